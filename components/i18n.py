@@ -1,0 +1,42 @@
+"""Two languages, one lookup: ``t("key", **params)`` in English (``en``) or Simplified Chinese (``zh``).
+
+Messages live in ``components/locale/*.py``, one catalog per area of the app, each
+mapping a key to ``{"en": ..., "zh": ...}``; a test checks that every key has both.
+The language of the current session is ``st.session_state["lang"]`` (set by the
+page from the ``lang`` URL parameter, the selector, or the browser's locale).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from components.locale import CATALOG
+
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "current_language", "language_from_locale", "t"]
+
+LANGUAGES = ("en", "zh")
+DEFAULT_LANGUAGE = "en"
+
+
+def language_from_locale(locale: str | None) -> str:
+    """``"zh"`` for any Chinese locale (``zh``, ``zh-CN``, ``zh-Hans-TW``...), else English."""
+    return "zh" if locale and locale.lower().startswith("zh") else DEFAULT_LANGUAGE
+
+
+def current_language() -> str:
+    """The session's language; English outside a Streamlit session."""
+    if get_script_run_ctx(suppress_warning=True) is None:  # plain Python, unit tests
+        return DEFAULT_LANGUAGE
+    lang = st.session_state.get("lang", DEFAULT_LANGUAGE)
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def t(key: str, lang: str | None = None, **params: object) -> str:
+    """The message ``key`` in ``lang`` (default: the session's), formatted with ``params``.
+
+    An unknown key raises ``KeyError``: a missing message is a bug, caught by the tests.
+    """
+    entry = CATALOG[key]
+    text = entry[lang or current_language()]
+    return text.format(**params) if params else text

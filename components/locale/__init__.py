@@ -1,0 +1,22 @@
+"""Message catalogs, one module per area; merged into ``CATALOG``. Keys must be unique."""
+
+from __future__ import annotations
+
+from components.locale import common
+
+__all__ = ["CATALOG"]
+
+_MODULES = (common,)
+
+
+def _merge() -> dict[str, dict[str, str]]:
+    merged: dict[str, dict[str, str]] = {}
+    for module in _MODULES:
+        for key, entry in module.MESSAGES.items():
+            if key in merged:
+                raise KeyError(f"message key {key!r} is defined twice (in {module.__name__})")
+            merged[key] = entry
+    return merged
+
+
+CATALOG = _merge()

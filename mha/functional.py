@@ -1,0 +1,94 @@
+"""The attention core: scaled dot-product attention, with no parameters of its own.
+
+Shape legend (used in every comment of this package):
+    B   batch size
+    H   number of heads
+    Lq  query length,  Lk  key/value length
+    Dh  size of one head, d_k = d_model / H
+
+Mask convention, everywhere in this package:
+    * a bool mask broadcastable to (B, H, Lq, Lk), ``True`` = may attend
+      (the tutorials' ``masked_fill(mask == 0, -inf)`` blocks the zeros; the same
+      meaning as a bool ``attn_mask`` of ``torch.nn.functional.scaled_dot_product_attention``);
+    * a float mask is added to the scaled scores (``-inf`` blocks).
+A query row with no key it may attend to gets all-zero weights and a zero context.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "apply_mask",
+    "default_scale",
+    "masked_softmax",
+    "scaled_dot_product_attention",
+]
+
+
+def default_scale(head_dim: int) -> float:
+    """The tutorials' ``1 / sqrt(d_k)``."""
+    return 1.0 / math.sqrt(head_dim)
+
+
+def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
+    """Apply a mask to scaled scores: block where a bool mask is False, add a float mask.
+
+    Args:
+        scores: scaled scores, shape (..., Lq, Lk).
+        mask: ``None``, a bool keep-mask (True = may attend) or an additive float mask,
+            broadcastable to ``scores``.
+
+    Returns:
+        A new tensor of the same shape; blocked cells hold ``-inf``.
+    """
+    if mask is None:
+        return scores
+    if mask.dtype == torch.bool:
+        return scores.masked_fill(~mask, float("-inf"))
+    return scores + mask.to(scores.dtype)
+
+
+def masked_softmax(masked_scores: Tensor) -> Tensor:
+    """Softmax over the last dim; a row that is entirely ``-inf`` gives zeros, not NaN.
+
+    Shape: (..., Lq, Lk) -> (..., Lq, Lk).
+    """
+    weights = torch.softmax(masked_scores, dim=-1)
+    empty_rows = torch.isneginf(masked_scores).all(dim=-1, keepdim=True)  # (..., Lq, 1)
+    return weights.masked_fill(empty_rows, 0.0)
+
+
+def scaled_dot_product_attention(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    mask: Tensor | None = None,
+    scale: float | None = None,
+) -> tuple[Tensor, Tensor]:
+    """softmax(Q Kᵀ · scale + mask) V, returning the weights too.
+
+    Args:
+        q: queries, shape (..., Lq, Dh), e.g. (B, H, Lq, Dh).
+        k: keys, shape (..., Lk, Dh).
+        v: values, shape (..., Lk, Dv).
+        mask: ``None``, a bool keep-mask (True = may attend) or an additive float mask,
+            broadcastable to (..., Lq, Lk).
+        scale: multiplier of the scores; default ``1 / sqrt(Dh)``.
+
+    Shape:
+        out (..., Lq, Dv), weights (..., Lq, Lk).
+
+    Returns:
+        ``(out, weights)``; a fully masked query row has zero weights and a zero output.
+    """
+    if scale is None:
+        scale = default_scale(q.size(-1))
+    # Scale q (Lq x Dh numbers) rather than the scores (Lq x Lk), as nn.MultiheadAttention does.
+    scores = torch.matmul(q * scale, k.transpose(-2, -1))  # (..., Lq, Dh) @ (..., Dh, Lk) -> (..., Lq, Lk)
+    weights = torch.softmax(scores, dim=-1) if mask is None else masked_softmax(apply_mask(scores, mask))
+    out = torch.matmul(weights, v)  # (..., Lq, Lk) @ (..., Lk, Dv) -> (..., Lq, Dv)
+    return out, weights

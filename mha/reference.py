@@ -1,0 +1,95 @@
+"""The live check: the same weights in ``torch.nn.MultiheadAttention``, compared number by number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from mha.masks import to_torch_mha_mask
+from mha.module import MultiHeadAttention
+
+__all__ = ["TorchCheck", "compare_with_torch", "to_torch_mha"]
+
+# float32 sums of up to 1024 products of O(1) numbers agree to ~1e-6; 1e-4 leaves room, still catches any bug.
+TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
+
+
+def to_torch_mha(model: MultiHeadAttention) -> nn.MultiheadAttention:
+    """An ``nn.MultiheadAttention`` (batch_first) holding copies of ``model``'s weights.
+
+    ``in_proj_weight`` packs W_q, W_k, W_v as rows [0:D], [D:2D], [2D:3D].
+    """
+    d_model = model.d_model
+    has_bias = model.W_q.bias is not None
+    weight = model.W_q.weight
+    torch_mha = nn.MultiheadAttention(
+        d_model, model.num_heads, bias=has_bias, batch_first=True, device=weight.device, dtype=weight.dtype
+    )
+    with torch.no_grad():
+        torch_mha.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))  # (3D, D)
+        torch_mha.out_proj.weight.copy_(model.W_o.weight)
+        if has_bias:
+            torch_mha.in_proj_bias.copy_(torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))  # (3D,)
+            torch_mha.out_proj.bias.copy_(model.W_o.bias)
+    return torch_mha
+
+
+@dataclass(frozen=True)
+class TorchCheck:
+    """How far our output and per-head weights are from ``nn.MultiheadAttention``'s."""
+
+    max_abs_output: float
+    max_abs_weights: float
+    tolerance: float
+    rows_compared: int
+    rows_total: int
+
+    @property
+    def passed(self) -> bool:
+        """Both differences within the tolerance."""
+        return self.max_abs_output <= self.tolerance and self.max_abs_weights <= self.tolerance
+
+
+def compare_with_torch(
+    model: MultiHeadAttention,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    mask: Tensor | None,
+    output: Tensor,
+    weights: Tensor,
+) -> TorchCheck:
+    """Run ``nn.MultiheadAttention`` with copied weights and compare with our ``(output, weights)``.
+
+    Our bool keep-mask (True = may attend) is inverted for it: its bool ``attn_mask``
+    means True = NOT allowed. Query rows with no allowed key are left out of the
+    comparison: ours gives zeros there by design, PyTorch gives NaN.
+    """
+    batch, length_q, _ = query.shape
+    length_k = key.size(1)
+    torch_mask = None
+    keep_rows = torch.ones(batch, length_q, dtype=torch.bool, device=query.device)  # (B, Lq)
+    if mask is not None:
+        full = (batch, model.num_heads, length_q, length_k)
+        if mask.dtype == torch.bool:
+            torch_mask = to_torch_mha_mask(mask, *full)  # (B*H, Lq, Lk), inverted: True = blocked
+            allowed = mask.expand(full)  # (B, H, Lq, Lk)
+        else:
+            torch_mask = mask.expand(full).reshape(-1, length_q, length_k)  # (B*H, Lq, Lk), additive as ours
+            allowed = ~torch.isneginf(mask.expand(full))  # (B, H, Lq, Lk)
+        keep_rows = allowed.any(dim=-1).all(dim=1)  # (B, Lq): rows with an allowed key in every head
+    with torch.inference_mode():
+        torch_out, torch_weights = to_torch_mha(model)(
+            query, key, value, attn_mask=torch_mask, need_weights=True, average_attn_weights=False
+        )  # (B, Lq, D), (B, H, Lq, Lk)
+    out_diff = (output - torch_out)[keep_rows]  # (rows, D)
+    weight_diff = (weights - torch_weights).transpose(1, 2)[keep_rows]  # (rows, H, Lk)
+    return TorchCheck(
+        max_abs_output=float(out_diff.abs().max()) if out_diff.numel() else 0.0,
+        max_abs_weights=float(weight_diff.abs().max()) if weight_diff.numel() else 0.0,
+        tolerance=TOLERANCE.get(query.dtype, 1e-2),
+        rows_compared=int(keep_rows.sum()),
+        rows_total=batch * length_q,
+    )

@@ -1,0 +1,86 @@
+"""Text -> tokens -> deterministic embeddings, with no downloads.
+
+Tokenising is deliberately simple, so a learner can predict it:
+    * whitespace separates words (English);
+    * CJK characters (Chinese, Japanese kana) are one token each, so Chinese text
+      without spaces becomes one token per character;
+    * punctuation is kept, one token per mark;
+    * bracketed special tokens such as ``[PAD]`` or ``[CLS]`` stay whole.
+
+Embeddings are random vectors seeded by (token, seed): the same token always gets
+the same vector for a given seed, so repeated words share a row pattern.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor
+
+__all__ = ["embed_tokens", "positional_encoding", "tokenize"]
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN_PATTERN = re.compile(
+    rf"\[[A-Za-z_]+\]"  # special tokens: [PAD], [CLS], [SEP], [MASK]
+    rf"|[{_CJK}]"  # one CJK character
+    rf"|(?:(?![{_CJK}])[\w'’-])+"  # a word (letters, digits, apostrophes, hyphens)
+    rf"|\S"  # any other visible character: punctuation, emoji, ...
+)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into tokens (see the module docstring for the rules).
+
+    >>> tokenize("Thinking Machines")
+    ['Thinking', 'Machines']
+    >>> tokenize("小明喜欢打球，他")
+    ['小', '明', '喜', '欢', '打', '球', '，', '他']
+    """
+    return _TOKEN_PATTERN.findall(text)
+
+
+def _token_seed(token: str, seed: int) -> int:
+    """A stable 63-bit seed from (token, seed); Python's ``hash`` is salted per process, so not that."""
+    digest = hashlib.blake2b(f"{seed}\x00{token}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & ((1 << 63) - 1)
+
+
+def embed_tokens(tokens: Sequence[str], d_model: int, seed: int = 0, dtype: torch.dtype = torch.float32) -> Tensor:
+    """One deterministic N(0, 1) vector per token.
+
+    Args:
+        tokens: the token strings, length L.
+        d_model: size of each vector.
+        seed: with the same seed, the same token always gets the same vector.
+
+    Shape:
+        (L, d_model), on the CPU (move it where the model is).
+    """
+    vectors: dict[str, Tensor] = {}
+    for token in dict.fromkeys(tokens):
+        generator = torch.Generator().manual_seed(_token_seed(token, seed))
+        vectors[token] = torch.randn(d_model, generator=generator, dtype=torch.float64)
+    if not tokens:
+        return torch.empty(0, d_model, dtype=dtype)
+    return torch.stack([vectors[token] for token in tokens]).to(dtype)  # (L, d_model)
+
+
+def positional_encoding(length: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """The sinusoidal encoding of "Attention Is All You Need".
+
+    PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)).
+
+    Shape:
+        (length, d_model).
+    """
+    position = torch.arange(length, dtype=torch.float64).unsqueeze(1)  # (L, 1)
+    even = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(D/2),)
+    div_term = torch.exp(even * (-math.log(10000.0) / d_model))  # 1 / 10000^(2i/D), (ceil(D/2),)
+    encoding = torch.zeros(length, d_model, dtype=torch.float64)
+    encoding[:, 0::2] = torch.sin(position * div_term)  # (L, ceil(D/2))
+    encoding[:, 1::2] = torch.cos(position * div_term[: d_model // 2])  # (L, floor(D/2))
+    return encoding.to(dtype)
