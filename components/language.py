@@ -1,0 +1,38 @@
+"""The interface language: the ``lang`` URL parameter, then the selector, then the browser's locale."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.i18n import LANGUAGES, language_from_locale, t
+from components.safe_text import md_escape
+
+__all__ = ["select_language"]
+
+_REMEMBERED = "_lang"  # survives page switches; the widget key "lang" does not
+
+
+def _initial_language() -> tuple[str, str | None]:
+    """Language for a session's first run, and the bad ``lang`` URL value if there was one."""
+    requested = st.query_params.get("lang")
+    if requested in LANGUAGES:
+        return requested, None
+    return language_from_locale(st.context.locale), requested
+
+
+def select_language() -> str:
+    """Render the language selector in the sidebar (key ``lang``), mirror it to the URL, return it."""
+    bad_value = None
+    if "lang" not in st.session_state:
+        remembered = st.session_state.get(_REMEMBERED)
+        if remembered in LANGUAGES:
+            st.session_state["lang"] = remembered
+        else:
+            st.session_state["lang"], bad_value = _initial_language()
+    st.sidebar.selectbox(t("lang.label"), LANGUAGES, key="lang", format_func=lambda code: t(f"lang.{code}", lang=code))
+    lang = st.session_state["lang"]
+    st.session_state[_REMEMBERED] = lang
+    st.query_params["lang"] = lang
+    if bad_value is not None:
+        st.sidebar.warning(t("lang.invalid", value=md_escape(bad_value), choices=", ".join(LANGUAGES)))
+    return lang
