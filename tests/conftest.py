@@ -1,0 +1,155 @@
+"""Shared fixtures: a real `streamlit run playground.py` on loopback and a Playwright page in Chromium.
+
+Browser tests skip with a reason where Chromium or Playwright is missing, except in CI
+(``CI=true``), where a missing browser is a failure: CI installs it (scripts/setup-tests.sh).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium (or ``$CHROMIUM_PATH``), if present."""
+    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def _missing_browser(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: the browser tests must run; scripts/setup-tests.sh installs it)")
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    """A free TCP port on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_streamlit(port: int, script: str = "playground.py", extra_env: dict[str, str] | None = None):
+    """Start ``streamlit run`` on 127.0.0.1:port and wait for its health check; returns the process."""
+    env = {**os.environ, **(extra_env or {})}
+    env.pop("PYTHONPATH", None)
+    command = [
+        sys.executable, "-m", "streamlit", "run", script,
+        "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--server.headless", "true", "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = (ARTIFACTS / f"streamlit-{port}.log").open("w")
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {process.returncode}; see {log.name}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return process
+        time.sleep(0.3)
+    process.kill()
+    raise RuntimeError(f"streamlit did not answer on port {port} within 90 s; see {log.name}")
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Terminate, then kill if needed."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def app_url() -> Iterator[str]:
+    """Base URL of a `streamlit run playground.py` started for this test session."""
+    port = free_port()
+    process = start_streamlit(port)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium driven by Playwright (Debian's /usr/bin/chromium)."""
+    executable = chromium_path()
+    if executable is None:
+        _missing_browser("no Chromium at /usr/bin/chromium (apt-get install chromium chromium-driver fonts-noto-cjk)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing_browser("the playwright package is not installed (pip install -r requirements-dev.txt)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page (1400x1000, en-US); ``page.collected_console`` collects console messages and page errors."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    new_page = context.new_page()
+    messages: list = []
+    new_page.on("console", lambda message: messages.append(message))
+    new_page.on("pageerror", lambda error: messages.append(error))
+    new_page.collected_console = messages
+    yield new_page
+    context.close()
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:
+    """Wait until Streamlit has rendered the page and finished running the script."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const state = app && app.getAttribute('data-test-script-state');
+            return state && state !== 'initial' && state !== 'running'
+                && document.querySelector('[data-testid="stMainBlockContainer"] *') !== null;
+        }""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)
+
+
+def console_errors(page) -> list[str]:
+    """Console errors and uncaught page errors seen so far, as text."""
+    errors = []
+    for message in page.collected_console:
+        if isinstance(message, Exception):
+            errors.append(f"pageerror: {message}")
+        elif message.type == "error":
+            errors.append(message.text)
+    return errors

@@ -1,0 +1,24 @@
+"""The CPU thread cap read from the environment."""
+
+import pytest
+import torch
+
+from mha.threads import THREADS_ENV, apply_thread_cap, thread_cap
+
+
+@pytest.mark.parametrize(
+    ("value", "cores", "expected"),
+    [(None, 2, 2), (None, 16, 4), ("1", 16, 1), ("8", 16, 8), ("64", 16, 16), ("0", 16, 4), ("-3", 2, 2), ("x", 2, 2)],
+)
+def test_thread_cap(value, cores, expected):
+    environ = {} if value is None else {THREADS_ENV: value}
+    assert thread_cap(environ, cores=cores) == expected
+
+
+def test_apply_thread_cap_sets_torch_threads():
+    before = torch.get_num_threads()
+    try:
+        assert apply_thread_cap({THREADS_ENV: "1"}) == 1
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
