@@ -1,0 +1,80 @@
+"""The export panel: download the trace (.npz, CSV) and copy a script that reproduces it in PyTorch.
+
+The files are built only when a button is clicked: ``st.download_button`` takes a
+callable for ``data`` and runs it on demand, so an ordinary rerun costs nothing
+but the (short) script text.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import streamlit as st
+
+from components.i18n import t
+from mha.export import export_basename, trace_csv_zip, trace_npz
+from mha.pipeline import AttentionRun
+from mha.reproduce import reproduce_script
+
+__all__ = ["Download", "export_downloads", "render_export"]
+
+
+@dataclass(frozen=True)
+class Download:
+    """One download button: message keys, file name, MIME type and a no-argument builder of the bytes."""
+
+    key: str
+    label_key: str
+    help_key: str
+    file_name: str
+    mime: str
+    build: Callable[[], bytes]
+
+
+def export_downloads(run: AttentionRun) -> list[Download]:
+    """The downloads offered for ``run``; nothing is built until ``build()`` is called.
+
+    File names name the configuration, e.g. ``attention_d512_h8_causal_seed0.npz``.
+    """
+    base = export_basename(run.config)
+    return [
+        Download(
+            key="export_npz",
+            label_key="export.npz.label",
+            help_key="export.npz.help",
+            file_name=f"{base}.npz",
+            mime="application/octet-stream",
+            build=functools.partial(trace_npz, run),
+        ),
+        Download(
+            key="export_csv",
+            label_key="export.csv.label",
+            help_key="export.csv.help",
+            file_name=f"{base}_csv.zip",
+            mime="application/zip",
+            build=functools.partial(trace_csv_zip, run),
+        ),
+    ]
+
+
+def render_export(run: AttentionRun) -> None:
+    """Render the export panel for ``run``: two download buttons and the reproduce script."""
+    st.subheader(t("export.title"))
+    st.caption(t("export.intro"))
+    downloads = export_downloads(run)
+    for column, download in zip(st.columns(len(downloads)), downloads, strict=True):
+        column.download_button(
+            t(download.label_key),
+            data=download.build,  # called on click only, on its own thread
+            file_name=download.file_name,
+            mime=download.mime,
+            key=download.key,
+            help=t(download.help_key),
+            on_click="ignore",  # downloading does not rerun the page
+            icon=":material/download:",
+        )
+    with st.expander(t("export.code.title")):
+        st.caption(t("export.code.caption"))
+        st.code(reproduce_script(run.config), language="python")

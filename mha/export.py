@@ -1,0 +1,138 @@
+"""Download formats for one forward pass: every tensor of the trace as ``.npz`` and as CSV.
+
+Both hold the same numbers, named after :meth:`mha.trace.AttentionTrace.tensors`
+(``"project.q_heads"``, ``"attend.weights"``, ...), with blocked cells of
+``attend.masked_scores`` kept as ``-inf``.
+
+``.npz`` (``np.load(path)``; no pickle needed):
+    * one array per trace tensor, by its dotted name, in the model's dtype; the mask,
+      when there is one, is ``"attend.mask"`` (bool, ``True`` = may attend);
+    * ``"attend.scale"``: the score multiplier 1/sqrt(d_k), a 0-d float64 array;
+    * ``"tokens"``: the tokens, a 1-d unicode array of length L;
+    * ``"config"``: the configuration as a JSON string, a 0-d unicode array
+      (``json.loads(str(data["config"]))``).
+
+CSV (a zip, for spreadsheets), UTF-8 with a byte-order mark so Excel shows Chinese:
+    * ``<name>.csv`` per tensor, in long form: one row per cell, one index column per
+      dimension, then ``value``. Index columns are named by :data:`DIMENSIONS`:
+      ``b`` batch, ``h`` head, ``i`` query position, ``j`` key position,
+      ``d`` feature of d_model, ``dh`` feature of one head. The mask has its broadcast
+      shape ((1, 1, L, L), or (1, 1, 1, L) for padding) and values ``1`` (may attend)
+      or ``0``; floats are written with enough digits to read back the exact number
+      (9 significant for float32, 17 for float64), ``-inf`` for blocked scores;
+    * ``tokens.csv``: columns ``position`` and ``token`` (positions are ``i`` and ``j``);
+    * ``config.json``: the configuration, as in the ``.npz``, plus ``scale``.
+A spreadsheet turns a long CSV into a matrix with a pivot table (rows ``i``, columns
+``j``, filter ``h``).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import zipfile
+
+import numpy as np
+from torch import Tensor
+
+from mha.config import AttentionConfig
+from mha.pipeline import AttentionRun
+
+__all__ = ["DIMENSIONS", "config_json", "export_basename", "trace_arrays", "trace_csv_zip", "trace_npz"]
+
+# Index column names of each trace tensor, in PyTorch order (see mha/trace.py for the shapes).
+DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "project.x_query": ("b", "i", "d"),
+    "project.x_key": ("b", "j", "d"),
+    "project.x_value": ("b", "j", "d"),
+    "project.q": ("b", "i", "d"),
+    "project.k": ("b", "j", "d"),
+    "project.v": ("b", "j", "d"),
+    "project.q_heads": ("b", "h", "i", "dh"),
+    "project.k_heads": ("b", "h", "j", "dh"),
+    "project.v_heads": ("b", "h", "j", "dh"),
+    "attend.mask": ("b", "h", "i", "j"),
+    "attend.raw_scores": ("b", "h", "i", "j"),
+    "attend.scaled_scores": ("b", "h", "i", "j"),
+    "attend.masked_scores": ("b", "h", "i", "j"),
+    "attend.weights": ("b", "h", "i", "j"),
+    "attend.context": ("b", "h", "i", "dh"),
+    "concat.concat": ("b", "i", "d"),
+    "out.output": ("b", "i", "d"),
+}
+
+_FLOAT_FORMAT = {np.dtype(np.float32): "%.9g", np.dtype(np.float64): "%.17g"}
+
+
+def export_basename(config: AttentionConfig) -> str:
+    """A file name stem that names the configuration, e.g. ``attention_d512_h8_causal_seed0``.
+
+    The window size is part of the mask name for ``window`` (``window2``).
+    """
+    mask = f"window{config.window}" if config.mask_type == "window" else config.mask_type
+    return f"attention_d{config.d_model}_h{config.num_heads}_{mask}_seed{config.seed}"
+
+
+def config_json(run: AttentionRun) -> str:
+    """The run's configuration as a JSON object (Chinese kept readable, not ``\\u`` escaped)."""
+    return json.dumps(dataclasses.asdict(run.config), ensure_ascii=False, indent=2)
+
+
+def _to_numpy(tensor: Tensor) -> np.ndarray:
+    return tensor.detach().cpu().numpy()
+
+
+def trace_arrays(run: AttentionRun) -> dict[str, np.ndarray]:
+    """Every array that goes into the ``.npz``, by name (see the module docstring).
+
+    Returns:
+        The trace tensors by dotted name, then ``"attend.scale"``, ``"tokens"`` and ``"config"``.
+    """
+    arrays = {name: _to_numpy(tensor) for name, tensor in run.trace.tensors().items()}
+    arrays["attend.scale"] = np.array(run.trace.attend.scale, dtype=np.float64)
+    arrays["tokens"] = np.array(run.tokens, dtype=np.str_)
+    arrays["config"] = np.array(config_json(run), dtype=np.str_)
+    return arrays
+
+
+def trace_npz(run: AttentionRun) -> bytes:
+    """The ``.npz`` file of :func:`trace_arrays`, compressed, as bytes."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **trace_arrays(run))
+    return buffer.getvalue()
+
+
+def _long_csv(name: str, array: np.ndarray) -> bytes:
+    """One tensor in long form: an index column per dimension, then ``value``."""
+    dims = DIMENSIONS.get(name, tuple(f"dim{axis}" for axis in range(array.ndim)))
+    index = np.indices(array.shape).reshape(array.ndim, -1).T  # (cells, ndim), row-major like array.ravel()
+    if array.dtype == np.bool_:
+        values, value_format = array.ravel().astype(np.int64), "%d"
+    else:
+        values, value_format = array.ravel(), _FLOAT_FORMAT.get(array.dtype, "%.17g")
+    row_format = ",".join(["%d"] * array.ndim + [value_format])
+    rows = (row_format % (*k, v) for k, v in zip(index.tolist(), values.tolist(), strict=True))
+    text = "\n".join((",".join((*dims, "value")), *rows)) + "\n"
+    return text.encode("utf-8-sig")
+
+
+def _tokens_csv(tokens: list[str]) -> bytes:
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["position", "token"])
+    writer.writerows(enumerate(tokens))
+    return text.getvalue().encode("utf-8-sig")
+
+
+def trace_csv_zip(run: AttentionRun) -> bytes:
+    """A zip of one long-form CSV per trace tensor, ``tokens.csv`` and ``config.json``, as bytes."""
+    config = dataclasses.asdict(run.config) | {"scale": run.trace.attend.scale}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, tensor in run.trace.tensors().items():
+            archive.writestr(f"{name}.csv", _long_csv(name, _to_numpy(tensor)))
+        archive.writestr("tokens.csv", _tokens_csv(run.tokens))
+        archive.writestr("config.json", json.dumps(config, ensure_ascii=False, indent=2))
+    return buffer.getvalue()

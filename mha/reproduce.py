@@ -1,0 +1,268 @@
+"""A standalone PyTorch script that rebuilds the page's computation for one configuration.
+
+The script needs only ``torch`` (not this repository): a learner copies it into a
+notebook and gets the same tokens, embeddings, weights, mask and output as the page
+(on the CPU). It re-implements, inline and in the same order:
+    * the embeddings of :func:`mha.tokens.embed_tokens` (blake2b seed per token ->
+      ``torch.Generator`` -> ``randn`` in float64) and the sinusoidal
+      :func:`mha.tokens.positional_encoding`;
+    * the weights of :func:`mha.pipeline.build_model` (one private generator,
+      U(-1/sqrt(D), 1/sqrt(D)) for W_q.weight, W_q.bias, W_k..., W_v..., W_o...);
+    * the mask of :func:`mha.masks.build_mask` (bool, ``True`` = may attend);
+then runs a tutorial-style ``MultiHeadAttention`` and cross-checks it against
+``torch.nn.MultiheadAttention``.
+
+User text only ever enters the script as Python literals made by ``repr`` (never in a
+comment), so quotes, backslashes, newlines and any Unicode are safe.
+"""
+
+from __future__ import annotations
+
+from mha.config import AttentionConfig
+from mha.masks import PAD_TOKENS
+from mha.pipeline import check_tokens
+from mha.tokens import tokenize
+
+__all__ = ["OUTPUT_ENV", "reproduce_script"]
+
+# When this environment variable names a file, the script saves {"output", "weights"} there with torch.save.
+OUTPUT_ENV = "ATTN_REPRODUCE_OUT"
+
+_HEADER = '''\
+"""Multi-head attention from scratch: the exact computation of the Attention Playground page.
+
+Needs only PyTorch; runs on the CPU (if the page ran on a GPU, expect differences ~1e-6).
+Made with torch 2.13.0. torch.Generator's random streams have been stable across releases,
+but PyTorch does not promise it: another version may give slightly different numbers.
+"""
+
+import hashlib
+import math
+import os
+
+import torch
+from torch import nn
+'''
+
+_EMBEDDINGS = '''
+# %% 1. Token vectors, (L, D)
+def token_seed(token, seed):
+    """A stable 63-bit seed per (token, seed), as the playground derives it."""
+    digest = hashlib.blake2b(f"{seed}\\x00{token}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & ((1 << 63) - 1)
+
+
+def embed_tokens(tokens, d_model, seed):
+    """One N(0, 1) vector per token: the same token always gets the same vector."""
+    rows = []
+    for token in tokens:
+        generator = torch.Generator().manual_seed(token_seed(token, seed))
+        rows.append(torch.randn(d_model, generator=generator, dtype=torch.float64))
+    return torch.stack(rows).to(DTYPE)  # (L, D)
+'''
+
+_POSITIONAL = '''
+
+def positional_encoding(length, d_model):
+    """Sinusoidal positions: PE[pos, 2i] = sin(pos / 10000^(2i/D)), PE[pos, 2i+1] = cos(...)."""
+    position = torch.arange(length, dtype=torch.float64).unsqueeze(1)  # (L, 1)
+    even = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(D/2),)
+    div_term = torch.exp(even * (-math.log(10000.0) / d_model))  # (ceil(D/2),)
+    encoding = torch.zeros(length, d_model, dtype=torch.float64)
+    encoding[:, 0::2] = torch.sin(position * div_term)  # (L, ceil(D/2))
+    encoding[:, 1::2] = torch.cos(position * div_term[: d_model // 2])  # (L, floor(D/2))
+    return encoding.to(DTYPE)  # (L, D)
+'''
+
+_MASKS = {
+    "none": """
+# %% 2. Mask: none, every token sees every token
+mask = None
+""",
+    "causal": """
+# %% 2. Mask: causal, True = may attend
+# query i may attend key j iff j <= i (no peeking ahead)
+mask = torch.ones(L, L, dtype=torch.bool).tril().view(1, 1, L, L)  # (1, 1, Lq, Lk)
+""",
+    "window": """
+# %% 2. Mask: sliding window, True = may attend
+# query i may attend key j iff |i - j| <= WINDOW
+i = torch.arange(L).view(-1, 1)  # (Lq, 1)
+j = torch.arange(L).view(1, -1)  # (1, Lk)
+mask = ((i - j).abs() <= WINDOW).view(1, 1, L, L)  # (1, 1, Lq, Lk)
+""",
+    "padding": """
+# %% 2. Mask: padding, True = may attend
+# every query may attend every key that is not a pad token
+keep = [token not in PAD_TOKENS for token in TOKENS]  # (Lk,)
+mask = torch.tensor(keep, dtype=torch.bool).view(1, 1, 1, L)  # (1, 1, 1, Lk)
+""",
+}
+
+_MODEL = '''
+
+# %% 3. The layer, from scratch
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_o.
+
+    Shapes: B batch, H heads, Lq / Lk query / key length, D = d_model, Dh = D / H.
+    """
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        if d_model % num_heads:
+            raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        self.d_model = d_model
+        self.num_heads = num_heads
+        self.d_k = d_model // num_heads
+        self.W_q = nn.Linear(d_model, d_model)
+        self.W_k = nn.Linear(d_model, d_model)
+        self.W_v = nn.Linear(d_model, d_model)
+        self.W_o = nn.Linear(d_model, d_model)
+
+    def forward(self, q, k, v, mask=None):
+        B, Lq, _ = q.shape
+        # 1) project and split into heads: (B, L, D) -> (B, L, H, Dh) -> (B, H, L, Dh)
+        Q = self.W_q(q).view(B, -1, self.num_heads, self.d_k).transpose(1, 2)  # (B, H, Lq, Dh)
+        K = self.W_k(k).view(B, -1, self.num_heads, self.d_k).transpose(1, 2)  # (B, H, Lk, Dh)
+        V = self.W_v(v).view(B, -1, self.num_heads, self.d_k).transpose(1, 2)  # (B, H, Lk, Dh)
+        # 2) scaled dot-product attention, every head at once
+        scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(self.d_k)  # (B, H, Lq, Lk)
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, float("-inf"))  # blocked cells: -inf
+        weights = torch.softmax(scores, dim=-1)  # (B, H, Lq, Lk)
+        # a row with no allowed key is all -inf: softmax gives NaN there, the page gives zeros
+        weights = weights.nan_to_num(0.0)
+        context = torch.matmul(weights, V)  # (B, H, Lq, Lk) @ (B, H, Lk, Dh) -> (B, H, Lq, Dh)
+        # 3) concatenate the heads: (B, H, Lq, Dh) -> (B, Lq, H, Dh) -> (B, Lq, D)
+        concat = context.transpose(1, 2).contiguous().view(B, Lq, self.d_model)
+        # 4) project out
+        return self.W_o(concat), weights  # (B, Lq, D), (B, H, Lq, Lk)
+
+
+def build_model(d_model, num_heads, seed):
+    """Weights as on the page: U(-1/sqrt(D), 1/sqrt(D)) from one private generator, in order."""
+    model = MultiHeadAttention(d_model, num_heads)
+    generator = torch.Generator().manual_seed(seed)
+    bound = 1.0 / math.sqrt(d_model)
+    with torch.no_grad():
+        for linear in (model.W_q, model.W_k, model.W_v, model.W_o):
+            linear.weight.uniform_(-bound, bound, generator=generator)
+            linear.bias.uniform_(-bound, bound, generator=generator)
+    return model.to(DTYPE).eval()
+
+
+model = build_model(D_MODEL, NUM_HEADS, SEED)
+with torch.no_grad():
+    output, weights = model(x, x, x, mask)  # self-attention: query = key = value = x
+print("x        ", list(x.shape), "[B, L, d_model]")
+print("weights  ", list(weights.shape), "[B, num_heads, L_q, L_k]")
+print("output   ", list(output.shape), "[B, L, d_model]")
+
+# %% 4. Cross-check with torch.nn.MultiheadAttention
+reference = nn.MultiheadAttention(D_MODEL, NUM_HEADS, batch_first=True, dtype=DTYPE)
+with torch.no_grad():
+    # in_proj_weight stacks W_q, W_k, W_v as rows [0:D], [D:2D], [2D:3D]
+    W_qkv = torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight])  # (3D, D)
+    b_qkv = torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias])  # (3D,)
+    reference.in_proj_weight.copy_(W_qkv)
+    reference.in_proj_bias.copy_(b_qkv)
+    reference.out_proj.weight.copy_(model.W_o.weight)
+    reference.out_proj.bias.copy_(model.W_o.bias)
+allowed = torch.ones(L, L, dtype=torch.bool)  # (Lq, Lk)
+if mask is not None:
+    allowed = mask[0, 0].expand(L, L)  # (1, Lk) or (Lq, Lk) -> (Lq, Lk)
+# nn.MultiheadAttention reads a bool attn_mask the OTHER way round (True = NOT allowed),
+# so ours is inverted with ~ before it goes in. The mask is the same for every head.
+blocked = ~allowed  # (Lq, Lk)
+with torch.no_grad():
+    ref_output, ref_weights = reference(
+        x, x, x, attn_mask=blocked, need_weights=True, average_attn_weights=False
+    )  # (B, L, D), (B, H, Lq, Lk)
+rows = allowed.any(dim=-1)  # (Lq,) rows with a key to attend; PyTorch gives NaN for the others
+diff_output = (output - ref_output)[:, rows].abs().max().item() if rows.any() else 0.0
+diff_weights = (weights - ref_weights)[:, :, rows].abs().max().item() if rows.any() else 0.0
+print(f"max |ours - nn.MultiheadAttention|: output {diff_output:.1e}, weights {diff_weights:.1e}")
+print("match" if max(diff_output, diff_weights) < 1e-4 else "MISMATCH")
+
+if os.environ.get("OUTPUT_ENV_NAME"):  # the playground's tests read the result here
+    torch.save({"output": output, "weights": weights}, os.environ["OUTPUT_ENV_NAME"])
+'''.replace("OUTPUT_ENV_NAME", OUTPUT_ENV)
+
+
+def _literal(text: str) -> str:
+    """``repr(text)``, in double quotes when that needs no escaping.
+
+    ``repr`` escapes quotes, backslashes, control and invisible characters (bidi
+    overrides included), so the literal reads back as exactly ``text``.
+    """
+    literal = repr(text)
+    if literal.startswith("'") and '"' not in text:  # then text has no ' either: swap the delimiters
+        return f'"{literal[1:-1]}"'
+    return literal
+
+
+def _literal_list(items: list[str], prefix: str, width: int = 88) -> str:
+    """``prefix`` + a list literal of :func:`_literal` strings: one line if it fits in ``width``, else wrapped."""
+    literals = [_literal(item) for item in items]
+    one_line = f"{prefix}[{', '.join(literals)}]"
+    if len(one_line) <= width:
+        return one_line
+    lines: list[str] = []
+    line = "   "
+    for literal in literals:
+        if len(line) + len(literal) + 2 > width and line.strip():
+            lines.append(line)
+            line = "   "
+        line += f" {literal},"
+    lines.append(line)
+    return prefix + "[\n" + "\n".join(lines) + "\n]"
+
+
+def reproduce_script(config: AttentionConfig) -> str:
+    """The source of a script that rebuilds the page's forward pass for ``config``.
+
+    Args:
+        config: a validated configuration (its tokens are tokenised here, as the page does).
+
+    Returns:
+        Python source that imports only the standard library and ``torch``; run as is, it
+        prints the shapes and the largest difference from ``torch.nn.MultiheadAttention``
+        and leaves ``x``, ``mask``, ``model``, ``output`` and ``weights`` defined. When the
+        environment variable :data:`OUTPUT_ENV` names a file, it also saves
+        ``{"output": ..., "weights": ...}`` there with ``torch.save``.
+
+    Raises:
+        ConfigError: the text has no tokens or more than the cap.
+    """
+    tokens = tokenize(config.tokens)
+    check_tokens(tokens)
+    settings = [
+        "",
+        "# %% 0. The page's settings",
+        f"D_MODEL = {config.d_model}",
+        f"NUM_HEADS = {config.num_heads}  # d_k = D_MODEL / NUM_HEADS = {config.d_k}",
+        f"SEED = {config.seed}",
+        f"DTYPE = torch.{config.dtype}",
+    ]
+    if config.mask_type == "window":
+        settings.append(f"WINDOW = {config.window}")
+    if config.mask_type == "padding":
+        settings.append(_literal_list(sorted(PAD_TOKENS), "PAD_TOKENS = "))
+    settings.append(_literal_list(tokens, "TOKENS = "))
+    settings.append("L = len(TOKENS)")
+    inputs = "\n\nx = embed_tokens(TOKENS, D_MODEL, SEED)  # (L, D)\n"
+    if config.positional:
+        inputs += "x = x + positional_encoding(L, D_MODEL)  # (L, D)\n"
+    inputs += "x = x.unsqueeze(0)  # (1, L, D): a batch of one sentence\n"
+    return "".join(
+        [
+            _HEADER,
+            "\n".join(settings) + "\n\n",
+            _EMBEDDINGS,
+            _POSITIONAL if config.positional else "",
+            inputs,
+            _MASKS[config.mask_type],
+            _MODEL,
+        ]
+    )

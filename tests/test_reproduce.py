@@ -1,0 +1,122 @@
+"""The "reproduce in PyTorch" script runs on its own (torch only) and gives the page's output."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from mha.config import AttentionConfig, ConfigError
+from mha.pipeline import run_attention
+from mha.reproduce import OUTPUT_ENV, reproduce_script
+
+ALLOWED_IMPORTS = {"hashlib", "math", "os", "torch"}
+ODD_TEXT = 'She said "it\'s" — a\\b \'\'\' """ 🙂 naïve ok\u202eevil {x} %s\n\t[PAD]'
+
+CONFIGS = {
+    "none": AttentionConfig(d_model=16, num_heads=4, mask_type="none", tokens="the cat sat on the mat"),
+    "causal_no_positions": AttentionConfig(
+        d_model=12, num_heads=3, mask_type="causal", positional=False, seed=5, tokens="one two three four"
+    ),
+    "padding": AttentionConfig(d_model=8, num_heads=2, mask_type="padding", tokens="hello world [PAD] <pad> [PAD]"),
+    "window": AttentionConfig(d_model=10, num_heads=5, mask_type="window", window=1, tokens="a b c d e f g"),
+    "chinese": AttentionConfig(
+        d_model=16, num_heads=2, mask_type="causal", seed=42, tokens="小明喜欢打球，因为他很累。"
+    ),
+    "odd_tokens": AttentionConfig(d_model=8, num_heads=4, mask_type="none", tokens=ODD_TEXT),
+    "float64_all_pad": AttentionConfig(
+        d_model=6, num_heads=3, mask_type="padding", dtype="float64", tokens="[PAD] [PAD] [PAD]"
+    ),
+}
+TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
+
+
+def _run_script(source: str, tmp_path) -> tuple[dict, str]:
+    """Run ``source`` as its own process with the repository out of reach; returns (saved, stdout)."""
+    script = tmp_path / "reproduce.py"
+    script.write_text(source, encoding="utf-8")
+    out_file = tmp_path / "out.pt"
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | {OUTPUT_ENV: str(out_file)}
+    # -I: no PYTHONPATH, no user site, no script directory on sys.path; cwd is the temp dir
+    result = subprocess.run(
+        [sys.executable, "-I", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return torch.load(out_file, weights_only=True), result.stdout
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_script_reproduces_the_page(name, tmp_path):
+    config = CONFIGS[name]
+    page = run_attention(config)
+    saved, stdout = _run_script(reproduce_script(config), tmp_path)
+    tolerance = TOLERANCE[page.trace.output.dtype]
+    assert saved["output"].dtype == page.trace.output.dtype
+    assert saved["output"].shape == page.trace.output.shape
+    torch.testing.assert_close(saved["output"], page.trace.output, atol=tolerance, rtol=0)
+    torch.testing.assert_close(saved["weights"], page.trace.weights, atol=tolerance, rtol=0)
+    assert f"output    {list(page.trace.output.shape)}" in stdout
+    assert stdout.rstrip().endswith("match"), stdout  # its own check against nn.MultiheadAttention
+
+
+def test_all_pad_rows_are_zero_weights_not_nan(tmp_path):
+    saved, _ = _run_script(reproduce_script(CONFIGS["float64_all_pad"]), tmp_path)
+    assert not saved["weights"].isnan().any()
+    assert (saved["weights"] == 0).all()
+
+
+def test_the_repository_is_out_of_reach_of_the_script(tmp_path):
+    """The premise of the test above: in that process `import mha` fails."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", "import mha"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode != 0
+    assert "ModuleNotFoundError" in result.stderr
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_script_imports_only_torch_and_the_standard_library(name):
+    tree = ast.parse(reproduce_script(CONFIGS[name]))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    assert imported <= ALLOWED_IMPORTS, imported
+    assert "mha" not in imported
+
+
+def test_tokens_are_embedded_as_exact_literals():
+    config = CONFIGS["odd_tokens"]
+    tree = ast.parse(reproduce_script(config))
+    [tokens_node] = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["TOKENS"]
+    ]
+    assert ast.literal_eval(tokens_node) == run_attention(config).tokens
+
+
+def test_raw_text_is_never_embedded():
+    """Only the token literals are: the raw text (newlines, line separators) could break out of a comment."""
+    source = reproduce_script(AttentionConfig(d_model=4, num_heads=2, tokens="x\nimport evil  # \u2028 y"))
+    assert "import evil" not in source
+    assert "\u2028" not in source
+
+
+def test_invisible_characters_are_escaped():
+    source = reproduce_script(CONFIGS["odd_tokens"])
+    assert "\u202e" not in source  # a right-to-left override would make the code read differently
+    assert '"\\u202e"' in source  # ... it appears as an escape instead
+
+
+def test_empty_text_is_refused():
+    with pytest.raises(ConfigError) as error:
+        reproduce_script(AttentionConfig(d_model=4, num_heads=2, tokens="   "))
+    assert error.value.field == "tokens"

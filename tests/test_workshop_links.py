@@ -1,0 +1,106 @@
+"""Every link of docs/WORKSHOP.md opens a valid configuration of the playground."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from mha.config import LIMITS, AttentionConfig
+from mha.counting import total_parameters
+from mha.masks import MASK_TYPES
+from mha.tokens import tokenize
+
+REPO = Path(__file__).resolve().parents[1]
+WORKSHOP = REPO / "docs" / "WORKSHOP.md"
+BASE = "http://localhost:8501/"
+# The widget keys of the contract (DESIGN.md section 2) and the language parameter.
+WIDGET_KEYS = {"d_model", "num_heads", "mask_type", "window", "tokens", "seed", "positional"}
+URL_KEYS = WIDGET_KEYS | {"lang"}
+INT_KEYS = {"d_model", "num_heads", "window", "seed"}
+BOOLEANS = {"true": True, "false": False}
+
+ALL_LINKS = re.findall(r"\]\((http://localhost:8501/[^)\s]*)\)", WORKSHOP.read_text(encoding="utf-8"))
+LINKS = [url for url in ALL_LINKS if urlsplit(url).path == "/"]  # the playground itself
+LAB_LINKS = [url for url in ALL_LINKS if urlsplit(url).path != "/"]  # pages/<n>_<name>.py at /<name>
+
+
+def _query(url: str) -> dict[str, str]:
+    parts = urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}/" == BASE, url
+    query = parse_qs(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
+    assert all(len(values) == 1 for values in query.values()), f"a parameter repeats in {url}"
+    return {name: values[0] for name, values in query.items()}
+
+
+def _config(query: dict[str, str]) -> AttentionConfig:
+    """The configuration a link asks for, parsed strictly (no clamping, no defaults for bad values)."""
+    values: dict[str, object] = {}
+    for name, raw in query.items():
+        if name in INT_KEYS:
+            assert re.fullmatch(r"\d+", raw), f"{name}={raw!r} is not a whole number"
+            values[name] = int(raw)
+        elif name == "positional":
+            assert raw in BOOLEANS, f"positional={raw!r} is not true/false"
+            values[name] = BOOLEANS[raw]
+        elif name == "mask_type":
+            assert raw in MASK_TYPES, f"mask_type={raw!r}"
+            values[name] = raw
+        elif name == "tokens":
+            values[name] = raw
+    return AttentionConfig(**values)
+
+
+def _lab_page(url_path: str) -> Path | None:
+    """The page file Streamlit serves at ``/<name>``: ``pages/<number>_<name>.py``."""
+    name = url_path.strip("/")
+    matches = [page for page in (REPO / "pages").glob("*.py") if re.fullmatch(rf"\d+_{re.escape(name)}\.py", page.name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def test_the_guide_has_links_in_both_languages():
+    langs = [_query(url).get("lang") for url in LINKS]
+    assert langs.count("en") >= 8 and langs.count("zh") >= 8, langs
+    assert langs.count("en") == langs.count("zh"), "each exercise has a link in both sections"
+
+
+@pytest.mark.parametrize("url", LINKS)
+def test_link_opens_a_valid_configuration(url):
+    query = _query(url)
+    assert set(query) <= URL_KEYS, f"unknown parameter(s) {set(query) - URL_KEYS} in {url}"
+    assert query.get("lang") in {"en", "zh"}, url
+    config = _config(query)  # raises ConfigError for an invalid combination (e.g. 512 / 7 heads)
+    tokens = tokenize(config.tokens)
+    assert 1 <= len(tokens) <= LIMITS.tokens_max, (url, len(tokens))
+
+
+@pytest.mark.parametrize("url", LINKS)
+def test_link_passes_the_app_url_parser_unchanged(url):
+    url_params = pytest.importorskip("components.url_params")
+    query = _query(url)
+    parsed = url_params.parse_query_params({k: v for k, v in query.items() if k != "lang"})
+    assert parsed.problems == [], parsed.problems
+    expected = _config(query)
+    for name, value in parsed.values.items():
+        assert getattr(expected, name) == value, name
+
+
+def test_exercise_facts_stated_in_the_guide():
+    """The numbers the guide quotes (token counts, d_k, parameter count) for its own links."""
+    configs = [_config(_query(url)) for url in LINKS]
+    by_text = {config.tokens: len(tokenize(config.tokens)) for config in configs}
+    assert by_text["The animal didn't cross the street because it was too tired"] == 11
+    assert by_text["I like to learn attention step by step"] == 8
+    assert by_text["小明喜欢打球，因为他很开心。"] == 14
+    assert tokenize("小明喜欢打球，因为他很开心。")[9] == "他"
+    assert sorted({c.d_k for c in configs if c.d_model == 512}) == [8, 64, 512]
+    text = WORKSHOP.read_text(encoding="utf-8")
+    assert f"{total_parameters(512):,}" in text  # 4·d² + 4·d for d = 512
+
+
+@pytest.mark.parametrize("url", LAB_LINKS)
+def test_lab_link_names_an_existing_page(url):
+    assert _lab_page(urlsplit(url).path) is not None, f"no pages/<n>_<name>.py for {url}"
+    assert _query(url).keys() == {"lang"}, url
