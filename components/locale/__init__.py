@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components.locale import common
+from components.locale import common, export, labs, playground
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common,)
+_MODULES = (common, export, playground, labs)
 
 
 def _merge() -> dict[str, dict[str, str]]:

@@ -1,0 +1,147 @@
+"""Trace tensors -> compact long-form DataFrames for the charts (pure: no Streamlit).
+
+One row per heatmap cell. Index columns are the smallest integer type that holds
+them (int8 up to 128 positions, else int16), values are float32: about 9 bytes a
+cell once Streamlit sends them as Arrow. Token labels are not repeated per cell:
+the charts look them up by position in :func:`tokens_frame`.
+
+Frame columns:
+    attention frame  head, q, k, value, masked   (value is NaN where the score is -inf)
+    feature frame    q, f, value                 (f = feature index within the shown matrix)
+    head summary     head, entropy, max_weight
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+__all__ = [
+    "CELL_BUDGET",
+    "attention_frame",
+    "concat_columns",
+    "feature_budget",
+    "feature_frame",
+    "head_summary_frame",
+    "index_dtype",
+    "to_numpy",
+    "token_labels",
+    "tokens_frame",
+]
+
+#: Cells one chart may hold and still draw quickly in a browser (DESIGN.md §4).
+CELL_BUDGET = 20_000
+
+
+def index_dtype(count: int) -> np.dtype:
+    """The smallest signed integer type that holds indices ``0 .. count - 1``."""
+    return np.dtype(np.int8) if count <= 128 else np.dtype(np.int16)
+
+
+def to_numpy(tensor: Tensor) -> np.ndarray:
+    """A float32 NumPy copy of a tensor on any device."""
+    return tensor.detach().to("cpu", torch.float32).numpy()
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """Position-prefixed labels (``"3:the"``), distinct even when tokens repeat."""
+    return [f"{i}:{token}" for i, token in enumerate(tokens)]
+
+
+def tokens_frame(tokens: Sequence[str]) -> pd.DataFrame:
+    """The lookup table of token labels: columns ``pos`` and ``label``."""
+    return pd.DataFrame({"pos": np.arange(len(tokens), dtype=index_dtype(len(tokens))), "label": token_labels(tokens)})
+
+
+def attention_frame(scores: Tensor | np.ndarray, blocked: Tensor | np.ndarray | None = None) -> pd.DataFrame:
+    """Per-head (Lq x Lk) matrices as one long frame.
+
+    Args:
+        scores: scores or weights of shape (H, Lq, Lk); ``-inf`` cells become NaN
+            (Vega cannot take infinities).
+        blocked: bool (H, Lq, Lk) (or broadcastable), ``True`` where the mask blocked the cell;
+            ``None`` marks nothing.
+
+    Returns:
+        Columns ``head``, ``q``, ``k`` (small ints), ``value`` (float32), ``masked`` (bool), row-major.
+    """
+    values = to_numpy(scores) if isinstance(scores, Tensor) else np.asarray(scores, dtype=np.float32)
+    heads, length_q, length_k = values.shape
+    if blocked is None:
+        masked = np.zeros(values.shape, dtype=bool)
+    else:
+        blocked_np = blocked.detach().cpu().numpy() if isinstance(blocked, Tensor) else np.asarray(blocked)
+        masked = np.broadcast_to(blocked_np.astype(bool), values.shape)
+    head, q, k = np.indices(values.shape)  # 3 x (H, Lq, Lk)
+    flat = values.reshape(-1)
+    return pd.DataFrame(
+        {
+            "head": head.reshape(-1).astype(index_dtype(heads)),
+            "q": q.reshape(-1).astype(index_dtype(length_q)),
+            "k": k.reshape(-1).astype(index_dtype(length_k)),
+            "value": np.where(np.isfinite(flat), flat, np.nan).astype(np.float32),
+            "masked": masked.reshape(-1),
+        }
+    )
+
+
+def feature_frame(matrix: Tensor | np.ndarray, columns: Sequence[int] | np.ndarray | None = None) -> pd.DataFrame:
+    """A (L, C) matrix of token vectors as a long frame, optionally only some columns.
+
+    Args:
+        matrix: shape (L, C), e.g. one head's Q (L, d_k) or the concatenation (L, d_model).
+        columns: feature indices to keep (in this order); all when ``None``.
+
+    Returns:
+        Columns ``q`` (token position), ``f`` (the kept feature's index in ``matrix``), ``value`` (float32).
+    """
+    values = to_numpy(matrix) if isinstance(matrix, Tensor) else np.asarray(matrix, dtype=np.float32)
+    length, width = values.shape
+    cols = np.arange(width) if columns is None else np.asarray(columns)
+    kept = values[:, cols]  # (L, C')
+    return pd.DataFrame(
+        {
+            "q": np.repeat(np.arange(length), len(cols)).astype(index_dtype(length)),
+            "f": np.tile(cols, length).astype(np.int16),
+            "value": kept.reshape(-1).astype(np.float32),
+        }
+    )
+
+
+def feature_budget(rows: int, width: int, parts: int = 1, budget: int = CELL_BUDGET) -> int:
+    """How many of ``width`` feature columns fit ``parts`` heatmaps of ``rows`` rows in ``budget`` cells (>= 1)."""
+    return max(1, min(width, budget // max(1, rows * parts)))
+
+
+def concat_columns(d_model: int, num_heads: int, per_head: int) -> np.ndarray:
+    """The first ``per_head`` feature indices of every head's block in a (L, d_model) concatenation."""
+    d_k = d_model // num_heads
+    shown = min(per_head, d_k)
+    return (np.arange(num_heads)[:, None] * d_k + np.arange(shown)[None, :]).reshape(-1)  # (H * shown,)
+
+
+def head_summary_frame(weights: Tensor | np.ndarray) -> pd.DataFrame:
+    """Per head: mean entropy (bits) of the query rows and mean of each row's largest weight.
+
+    Rows with no allowed key (all-zero weights) are left out of both means.
+
+    Args:
+        weights: (H, Lq, Lk) softmax weights.
+    """
+    w = to_numpy(weights) if isinstance(weights, Tensor) else np.asarray(weights, dtype=np.float32)
+    live = w.sum(axis=-1) > 0  # (H, Lq)
+    logs = np.log2(np.where(w > 0, w, 1.0))  # (H, Lq, Lk); 0·log 0 counts as 0
+    entropy = -(w * logs).sum(axis=-1)  # (H, Lq)
+    peak = w.max(axis=-1)  # (H, Lq)
+    rows = np.maximum(live.sum(axis=-1), 1)  # (H,)
+    return pd.DataFrame(
+        {
+            "head": np.arange(w.shape[0]).astype(index_dtype(w.shape[0])),
+            "entropy": ((entropy * live).sum(axis=-1) / rows).astype(np.float32),
+            "max_weight": ((peak * live).sum(axis=-1) / rows).astype(np.float32),
+        }
+    )

@@ -1,0 +1,389 @@
+"""One panel per pipeline step, the parameter summary and the live check against PyTorch.
+
+Each step has its own render function (``render_step_1`` .. ``render_step_4``) so a
+page can show them one at a time; steps 1 and 2 take the viewed head, chosen by
+:func:`select_head`. :func:`render_head_steps` puts the head selector and those two
+steps in a fragment: changing the head redraws them without recomputing anything.
+
+The code shown in each panel is read from ``mha/module.py`` at run time, so it is
+always the code that ran.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import cast
+
+import pandas as pd
+import streamlit as st
+import torch
+from torch import Tensor
+
+from components import charts, frames
+from components.controls import remember_query_value
+from components.i18n import t
+from components.safe_text import md_escape
+from mha import functional
+from mha.counting import projection_parameters, step_costs, total_parameters
+from mha.module import MultiHeadAttention
+from mha.pipeline import AttentionRun
+from mha.reference import TorchCheck, to_torch_mha
+
+__all__ = [
+    "chart_text",
+    "forward_block",
+    "method_source",
+    "render_head_steps",
+    "render_live_check",
+    "render_step_1",
+    "render_step_2",
+    "render_step_3",
+    "render_step_4",
+    "render_summary",
+    "select_head",
+    "step_code",
+]
+
+HEAD_COUNTS = (1, 2, 4, 8, 16, 32, 64)
+GRID_STAGES = ("raw", "scaled", "weights")
+_RADIO_HEADS_MAX = 16  # up to this many heads the selector is a row of radio buttons
+
+
+# ---------------------------------------------------------------- engine source shown in the panels
+@cache
+def method_source(func: Callable[..., object]) -> str:
+    """The source of a function or method without its docstring (signature and body)."""
+    source = textwrap.dedent(inspect.getsource(func))
+    node = cast(ast.FunctionDef, ast.parse(source).body[0])
+    lines = source.splitlines()
+    body = node.body
+    has_doc = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+    header = lines[: body[0].lineno - 1]
+    rest = lines[body[1].lineno - 1 :] if has_doc and len(body) > 1 else lines[body[0].lineno - 1 :]
+    return "\n".join(header + rest)
+
+
+@cache
+def forward_block(step: int) -> str:
+    """The lines of ``MultiHeadAttention.forward_traced`` under its ``# {step})`` comment."""
+    lines = textwrap.dedent(inspect.getsource(MultiHeadAttention.forward_traced)).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(f"# {step})"))
+    end = next(
+        (i for i, line in enumerate(lines[start + 1 :], start + 1) if line.strip().startswith(("# ", "return"))),
+        len(lines),
+    )
+    return textwrap.dedent("\n".join(lines[start:end]))
+
+
+def step_code(step: int) -> str:
+    """What the panel of ``step`` shows: the step in the traced forward, then the methods it calls."""
+    helpers: dict[int, Sequence[Callable[..., object]]] = {
+        1: (MultiHeadAttention._project_qkv, MultiHeadAttention.split_heads),
+        2: (functional.masked_softmax,),
+        3: (MultiHeadAttention.concat_heads,),
+        4: (MultiHeadAttention.project_out,),
+    }
+    return "\n\n".join([forward_block(step), *(method_source(func) for func in helpers[step])])
+
+
+# ---------------------------------------------------------------- small helpers
+def chart_text() -> charts.ChartText:
+    """Chart words in the session's language."""
+    return charts.ChartText(
+        query=t("chart.query"),
+        key=t("chart.key"),
+        token=t("chart.token"),
+        weight=t("chart.weight"),
+        score=t("chart.score"),
+        value=t("chart.value"),
+        head=t("chart.head"),
+        feature=t("chart.feature"),
+        masked=t("chart.masked"),
+        entropy=t("chart.entropy"),
+        max_weight=t("chart.max_weight"),
+        heads_axis=t("chart.heads_axis"),
+    )
+
+
+def _shape(value: Tensor | Sequence[int]) -> str:
+    """``[1, 8, 10, 64]``: a shape as the list PyTorch prints."""
+    return str(list(value.shape if isinstance(value, Tensor) else value))
+
+
+def _count(number: int) -> str:
+    return f"{number:,}"
+
+
+def _panel(step: int) -> st.delta_generator.DeltaGenerator:
+    box = st.container(border=True)
+    box.subheader(t(f"step{step}.title"))
+    return box
+
+
+def _explain(box: st.delta_generator.DeltaGenerator, step: int, shapes: str, params: str) -> None:
+    """What the step does | its shapes and parameters; below, the engine's code that does it."""
+    left, right = box.columns(2)
+    left.markdown(t(f"step{step}.what"))
+    right.markdown(shapes)
+    right.markdown(params)
+    box.code(step_code(step), language="python")
+
+
+def _draw(box: st.delta_generator.DeltaGenerator, chart: object, stretch: bool = True) -> None:
+    box.altair_chart(chart, theme=None, width="stretch" if stretch else "content")
+
+
+def _blocked(run: AttentionRun) -> Tensor:
+    """(H, Lq, Lk) bool: cells the mask blocked (their masked score is -inf)."""
+    return torch.isneginf(run.trace.attend.masked_scores[0])
+
+
+# ---------------------------------------------------------------- the head selector
+def select_head(num_heads: int) -> int:
+    """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL."""
+    if not 0 <= st.session_state.get("head", 0) < num_heads:
+        st.session_state["head"] = 0
+    options = list(range(num_heads))
+    label = t("steps.head", high=num_heads - 1)
+    if num_heads <= _RADIO_HEADS_MAX:
+        head = st.radio(label, options, key="head", horizontal=True, persist_state="session")
+    else:
+        head = st.selectbox(label, options, key="head", persist_state="session")
+    remember_query_value("head", head)
+    return int(head)
+
+
+@st.fragment
+def render_head_steps(run: AttentionRun) -> None:
+    """Head selector, step 1 and step 2, redrawn alone when the head changes."""
+    head = select_head(run.config.num_heads)
+    render_step_1(run, head)
+    render_step_2(run, head)
+
+
+# ---------------------------------------------------------------- the four steps
+def render_step_1(run: AttentionRun, head: int) -> None:
+    """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose."""
+    p = run.trace.project
+    batch, length, d_model = p.x_query.shape
+    num_heads, d_k = run.config.num_heads, run.config.d_k
+    box = _panel(1)
+    box.markdown(
+        t("step1.tokens", count=length) + " " + " · ".join(md_escape(x) for x in frames.token_labels(run.tokens))
+    )
+    shapes = t(
+        "step1.shapes",
+        x=_shape(p.x_query),
+        q=_shape(p.q),
+        view=_shape((batch, length, num_heads, d_k)),
+        heads=_shape(p.q_heads),
+        view_args=f"{batch}, {length}, {num_heads}, {d_k}",
+    )
+    one = projection_parameters(d_model)
+    params = t("step1.params", d=d_model, one=_count(one), total=_count(3 * one))
+    _explain(box, 1, shapes, params)
+    columns = frames.feature_budget(length, d_k, parts=3)
+    if columns < d_k:
+        box.caption(t("steps.features_cut", shown=columns, total=d_k))
+    named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
+    parts = [(name, frames.feature_frame(tensor[0, head], range(columns))) for name, tensor in named]
+    limit = charts.symmetric_limit(*(frame["value"] for _, frame in parts))
+    tokens, text = frames.tokens_frame(run.tokens), chart_text()
+    for column, (name, frame) in zip(box.columns(3), parts, strict=True):
+        title = t("step1.chart", name=name, head=head, length=length, d_k=d_k)
+        _draw(column, charts.feature_heatmap(frame, tokens, title, text, limit=limit))
+
+
+def render_step_2(run: AttentionRun, head: int) -> None:
+    """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid."""
+    a = run.trace.attend
+    length = len(run.tokens)
+    num_heads, d_k = run.config.num_heads, run.config.d_k
+    box = _panel(2)
+    shapes = t(
+        "step2.shapes",
+        q=_shape(run.trace.project.q_heads),
+        kt=_shape((1, num_heads, d_k, length)),
+        scores=_shape(a.raw_scores),
+        weights=_shape(a.weights),
+        context=_shape(a.context),
+        d_k=d_k,
+        scale=f"{a.scale:.4g}",
+    )
+    _explain(box, 2, shapes, t("step2.params"))
+    blocked = _blocked(run)
+    tokens = frames.tokens_frame(run.tokens)
+    text = chart_text()
+    stages = (
+        ("scores", t("step2.raw", head=head), frames.attention_frame(a.raw_scores[0, head : head + 1])),
+        (
+            "scores",
+            t("step2.scaled", head=head),
+            frames.attention_frame(a.masked_scores[0, head : head + 1], blocked[head : head + 1]),
+        ),
+        (
+            "weights",
+            t("step2.weights", head=head),
+            frames.attention_frame(a.weights[0, head : head + 1], blocked[head : head + 1]),
+        ),
+    )
+    height = 280 if length <= 24 else 400
+    for column, (kind, title, frame) in zip(box.columns(3), stages, strict=True):
+        column.markdown(f"**{title}**")
+        _draw(column, charts.attention_heatmap(frame, tokens, kind, text, height_px=height))
+    if float(a.weights[0].max()) < 0.3:
+        box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
+    if run.mask is not None:
+        box.caption(t("step2.masked_note"))
+    _render_grid(box, run, blocked, tokens, text)
+
+
+def _render_grid(
+    box: st.delta_generator.DeltaGenerator,
+    run: AttentionRun,
+    blocked: Tensor,
+    tokens: pd.DataFrame,
+    text: charts.ChartText,
+) -> None:
+    """Every head as small multiples, or a per-head summary when the grid would be too big to draw fast."""
+    a = run.trace.attend
+    num_heads, length = run.config.num_heads, len(run.tokens)
+    box.markdown(f"**{t('step2.grid_title', heads=num_heads)}**")
+    cells = num_heads * length * length
+    if cells > frames.CELL_BUDGET:
+        box.info(t("step2.grid_summarised", cells=_count(cells), budget=_count(frames.CELL_BUDGET)))
+        _draw(box, charts.head_summary_chart(frames.head_summary_frame(a.weights[0]), text), stretch=False)
+        return
+    if st.session_state.get("grid_stage") not in GRID_STAGES:
+        st.session_state["grid_stage"] = "weights"
+    stage = box.segmented_control(
+        t("step2.grid_stage"),
+        GRID_STAGES,
+        key="grid_stage",
+        required=True,
+        format_func=lambda name: t(f"step2.stage.{name}"),
+    )
+    tensor = {"raw": a.raw_scores, "scaled": a.masked_scores, "weights": a.weights}[stage][0]
+    frame = frames.attention_frame(tensor, None if stage == "raw" else blocked)
+    kind = "weights" if stage == "weights" else "scores"
+    columns = 4 if num_heads <= 8 else 8
+    grid = charts.attention_grid(frame, tokens, kind, text, columns=columns, size_px=190 if columns == 4 else 95)
+    _draw(box, grid, stretch=False)
+
+
+def render_step_3(run: AttentionRun) -> None:
+    """Step 3, concat: the heads' contexts side by side into (B, L, d_model), head boundaries drawn."""
+    a, c = run.trace.attend, run.trace.concat
+    batch, length, d_model = c.concat.shape
+    num_heads, d_k = run.config.num_heads, run.config.d_k
+    box = _panel(3)
+    shapes = t(
+        "step3.shapes",
+        context=_shape(a.context),
+        moved=_shape((batch, length, num_heads, d_k)),
+        concat=_shape(c.concat),
+        view_args=f"{batch}, {length}, {d_model}",
+    )
+    _explain(box, 3, shapes, t("step3.params"))
+    per_head = frames.feature_budget(length, d_model) // num_heads or 1
+    shown = min(per_head, d_k)
+    frame = frames.feature_frame(c.concat[0], frames.concat_columns(d_model, num_heads, shown))
+    if shown < d_k:
+        box.caption(t("step3.features_cut", shown=shown, d_k=d_k))
+    title = t("step3.chart", length=length, d_model=d_model)
+    chart = charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, title, chart_text())
+    _draw(box, chart)
+
+
+def render_step_4(run: AttentionRun) -> None:
+    """Step 4, output projection: the output (B, L, d_model) and W_o's parameter count."""
+    c, o = run.trace.concat, run.trace.out
+    _, length, d_model = o.output.shape
+    box = _panel(4)
+    shapes = t("step4.shapes", concat=_shape(c.concat), output=_shape(o.output), x=_shape(run.x))
+    params = t("step4.params", d=d_model, one=_count(projection_parameters(d_model)))
+    _explain(box, 4, shapes, params)
+    columns = frames.feature_budget(length, d_model)
+    if columns < d_model:
+        box.caption(t("steps.features_cut", shown=columns, total=d_model))
+    frame = frames.feature_frame(o.output[0], range(columns))
+    title = t("step4.chart", length=length, d_model=d_model)
+    text = chart_text()
+    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), title, text))
+
+
+# ---------------------------------------------------------------- summary and live check
+def render_summary(d_model: int, run: AttentionRun | None = None, counted: int | None = None) -> None:
+    """Parameters per matrix and per step, the total 4d²+4d, and a table showing it does not depend on h.
+
+    Args:
+        d_model: the width D (enough for every count here).
+        run: the page's run, for the per-step FLOPs; ``None`` when the config could not run.
+        counted: parameters actually held by the model, shown next to the formula when given.
+    """
+    box = st.container(border=True)
+    box.subheader(t("summary.title"))
+    one = projection_parameters(d_model)
+    total = total_parameters(d_model)
+    left, right = box.columns(2)
+    per_matrix = pd.DataFrame(
+        {
+            t("summary.matrix"): ["W_q", "W_k", "W_v", "W_o", t("summary.total_row")],
+            t("summary.weights"): [_count(d_model * d_model)] * 4 + [_count(4 * d_model * d_model)],
+            t("summary.biases"): [_count(d_model)] * 4 + [_count(4 * d_model)],
+            t("summary.params"): [_count(one)] * 4 + [_count(total)],
+        }
+    )
+    left.markdown(f"**{t('summary.per_matrix')}**")
+    left.table(per_matrix, hide_index=True)
+    left.markdown(t("summary.total", d=d_model, total=_count(total)))
+    if counted is not None:
+        left.caption(t("summary.counted", counted=_count(counted), ok="✓" if counted == total else "✗"))
+    if run is not None:
+        costs = step_costs(d_model, run.config.num_heads, len(run.tokens))
+        per_step = pd.DataFrame(
+            {
+                t("summary.step"): [t(f"step{cost.step}.title") for cost in costs],
+                t("summary.params"): [_count(cost.params) for cost in costs],
+                t("summary.flops"): [_count(cost.flops) for cost in costs],
+            }
+        )
+        right.markdown(f"**{t('summary.per_step')}**")
+        right.table(per_step, hide_index=True)
+    heads = [h for h in HEAD_COUNTS if d_model % h == 0]
+    by_heads = pd.DataFrame(
+        {
+            "h": [str(h) for h in heads],
+            "d_k": [str(d_model // h) for h in heads],
+            t("summary.params"): [_count(total_parameters(d_model)) for _ in heads],
+        }
+    )
+    right.markdown(f"**{t('summary.by_heads')}**")
+    right.table(by_heads, hide_index=True)
+    right.caption(t("summary.by_heads_note", d=d_model))
+
+
+def render_live_check(check: TorchCheck, run: AttentionRun) -> None:
+    """Our output and per-head weights against ``torch.nn.MultiheadAttention`` with the same weights."""
+    box = st.container(border=True)
+    box.subheader(t("check.title"))
+    box.markdown(t("check.what"))
+    numbers = {
+        "out": f"{check.max_abs_output:.2e}",
+        "weights": f"{check.max_abs_weights:.2e}",
+        "tol": f"{check.tolerance:.0e}",
+    }
+    if check.passed:
+        box.success(t("check.pass", **numbers))
+    else:
+        box.error(t("check.fail", **numbers))
+    if check.rows_compared < check.rows_total:
+        box.caption(t("check.rows", compared=check.rows_compared, total=check.rows_total))
+    if run.mask is not None:
+        box.info(t("check.mask_note"))
+    with box.expander(t("check.code")):
+        st.code(method_source(to_torch_mha), language="python")

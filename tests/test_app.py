@@ -1,0 +1,374 @@
+"""The playground page through Streamlit's AppTest: every control by its key, URL parameters, errors, languages.
+
+Small sizes (d_model 64, 4 heads, 6 tokens) keep each run well under a second; the
+expected numbers are computed here from the formulas, never copied from the page.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from mha.config import LIMITS
+from mha.counting import projection_parameters, total_parameters
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6
+
+
+def open_page(**params: str) -> AppTest:
+    """Run the page once with these URL query parameters."""
+    at = AppTest.from_file(SCRIPT, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def page_text(at: AppTest) -> str:
+    """All text of the page's markdown-like elements, joined."""
+    kinds = ("title", "header", "subheader", "markdown", "caption", "code", "error", "warning", "info", "success")
+    return "\n".join(str(element.value) for kind in kinds for element in at.get(kind))
+
+
+def chart_specs(at: AppTest) -> list[tuple[dict, dict[str, pd.DataFrame]]]:
+    """Every Altair chart on the page: its Vega-Lite spec and its datasets (Arrow -> pandas) by name."""
+    out = []
+    for element in at.get("vega_lite_chart"):
+        proto = element.proto
+        datasets = {d.name: pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas() for d in proto.datasets}
+        out.append((json.loads(proto.spec), datasets))
+    return out
+
+
+def _color_domains(node: object) -> list[list[float]]:
+    """Domains of every colour scale in a spec."""
+    if isinstance(node, list):
+        return [domain for item in node for domain in _color_domains(item)]
+    if not isinstance(node, dict):
+        return []
+    found = []
+    color = node.get("encoding", {}).get("color", {}) if isinstance(node.get("encoding"), dict) else {}
+    if "domain" in color.get("scale", {}):
+        found.append(color["scale"]["domain"])
+    return found + [domain for value in node.values() for domain in _color_domains(value)]
+
+
+def weight_frames(at: AppTest) -> list[pd.DataFrame]:
+    """Data of the charts drawn on the fixed 0-1 weights scale (one head large, or the all-heads grid)."""
+    found = []
+    for spec, datasets in chart_specs(at):
+        if [0.0, 1.0] in _color_domains(spec):
+            found.extend(frame for frame in datasets.values() if {"q", "k", "value", "masked"} <= set(frame.columns))
+    return found
+
+
+def no_problems(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+# ---------------------------------------------------------------- the default page
+def test_default_page_runs_and_shows_every_step():
+    at = open_page()
+    no_problems(at)
+    text = page_text(at)
+    assert "Attention Playground" in text
+    for step in ("1 ·", "2 ·", "3 ·", "4 ·"):
+        assert any(header.value.startswith(step) for header in at.subheader), step
+    # the default sentence has 11 tokens; d_model 512 with 8 heads of 64
+    assert "[1, 11, 512]" in text
+    assert "[1, 8, 11, 64]" in text
+    assert "[1, 8, 11, 11]" in text
+    assert f"{total_parameters(512):,}" in text
+    assert len(at.get("vega_lite_chart")) >= 7
+    assert at.success and "✓" in at.success[0].value
+
+
+def test_the_code_shown_is_the_engine_code():
+    at = open_page(**SMALL)
+    code = "\n".join(block.value for block in at.code)
+    assert "def split_heads" in code
+    assert "raw_scores = torch.matmul(q_heads, k_heads.transpose(-2, -1))" in code
+    assert "def concat_heads" in code
+    assert "return self.W_o(concat)" in code
+
+
+# ---------------------------------------------------------------- controls by key
+def test_d_model_and_heads_drive_the_shapes_and_counts():
+    at = open_page(**SMALL)
+    at.number_input(key="d_model").set_value(256).run()
+    at.number_input(key="num_heads").set_value(2).run()
+    no_problems(at)
+    text = page_text(at)
+    assert "[1, 6, 256]" in text
+    assert "[1, 2, 6, 128]" in text  # (B, h, L, d_k)
+    assert "[1, 6, 2, 128]" in text  # after view, before transpose
+    assert f"{4 * 256**2 + 4 * 256:,}" in text  # 263,168: the total, 4d² + 4d
+    assert f"{3 * projection_parameters(256):,}" in text  # step 1: W_q, W_k, W_v
+    assert f"{projection_parameters(256):,}" in text  # step 4: W_o
+    assert any("256 / 2 = **128**" in caption.value for caption in at.sidebar.caption)  # d_k
+
+
+def test_d_model_preset_is_one_click_away():
+    at = open_page(**SMALL)
+    at.button_group(key="d_model_preset").set_value(768).run()
+    no_problems(at)
+    assert at.number_input(key="d_model").value == 768
+    assert f"{4 * 768**2 + 4 * 768:,}" in page_text(at)
+    assert at.query_params["d_model"] == "768"
+
+
+def test_heads_that_do_not_divide_d_model_explain_themselves_and_the_page_keeps_working():
+    at = open_page(**SMALL)
+    at.number_input(key="num_heads").set_value(7).run()
+    assert not at.exception
+    (error,) = at.error
+    assert "64" in error.value and "7" in error.value
+    assert "4 or 8" in error.value  # the nearest divisors of 64 below and above 7
+    assert "9.14" in error.value  # 64 / 7
+    # the controls and the parameter summary (independent of h) are still there
+    assert at.number_input(key="num_heads").value == 7
+    assert f"{total_parameters(64):,}" in page_text(at)
+    assert at.table
+
+
+def test_empty_text_gives_a_clear_error():
+    at = open_page(**SMALL)
+    at.text_area(key="tokens").set_value("   ").run()
+    assert not at.exception
+    (error,) = at.error
+    assert "no tokens" in error.value
+    assert at.title[0].value == "Attention Playground"
+    assert f"{total_parameters(64):,}" in page_text(at)
+
+
+def test_too_many_tokens_gives_a_clear_error():
+    count = LIMITS.tokens_max + 1
+    at = open_page(**SMALL)
+    at.text_area(key="tokens").set_value(" ".join(["w"] * count)).run()
+    assert not at.exception
+    (error,) = at.error
+    assert str(count) in error.value and str(LIMITS.tokens_max) in error.value
+    assert f"{count} tokens" in at.sidebar.caption[-1].value or any(
+        f"{count} tokens" in c.value for c in at.sidebar.caption
+    )
+
+
+def test_window_wider_than_the_text_warns_and_still_runs():
+    at = open_page(**SMALL)
+    at.selectbox(key="mask_type").set_value("window").run()
+    at.number_input(key="window").set_value(5).run()  # L = 6: 5 >= L - 1 covers everything
+    no_problems(at)
+    assert any("covers the whole text" in w.value for w in at.warning)
+    for frame in weight_frames(at):
+        assert not frame["masked"].any()
+
+
+def test_window_mask_blocks_cells_outside_the_band():
+    at = open_page(**SMALL, mask_type="window", window="1")
+    no_problems(at)
+    frames = weight_frames(at)
+    assert frames
+    for frame in frames:
+        outside = (frame["q"].astype(int) - frame["k"].astype(int)).abs() > 1
+        assert (frame["masked"] == outside).all()
+        assert (frame.loc[outside, "value"] == 0).all()
+
+
+def test_causal_mask_zeroes_the_weights_above_the_diagonal():
+    at = open_page(**SMALL)
+    at.selectbox(key="mask_type").set_value("causal").run()
+    no_problems(at)
+    frames = weight_frames(at)
+    assert len(frames) == 2  # the chosen head large, and the all-heads grid
+    for frame in frames:
+        above = frame["k"].astype(int) > frame["q"].astype(int)
+        assert above.any()
+        assert (frame.loc[above, "value"] == 0).all()
+        assert frame.loc[above, "masked"].all()
+        assert not frame.loc[~above, "masked"].any()
+        group = ["head", "q"] if "head" in frame.columns else ["q"]
+        sums = frame.groupby(group)["value"].sum()
+        assert sums.sub(1.0).abs().max() < 1e-5  # each row of weights sums to 1
+
+
+def test_padding_example_is_one_click_away_and_blocks_pad_keys():
+    at = open_page(**SMALL)
+    at.button(key="example_padded").click().run()
+    no_problems(at)
+    assert "[PAD]" in at.text_area(key="tokens").value
+    assert at.selectbox(key="mask_type").value == "padding"
+    pad_positions = {6, 7, 8}  # "The cat sat on the mat [PAD] [PAD] [PAD]"
+    for frame in weight_frames(at):
+        is_pad = frame["k"].astype(int).isin(pad_positions)
+        assert (frame["masked"] == is_pad).all()
+        assert (frame.loc[is_pad, "value"] == 0).all()
+
+
+@pytest.mark.parametrize("name", ["thinking", "animal", "xiaoming", "cat"])
+def test_example_sentences_fill_the_text(name):
+    from components.controls import EXAMPLES
+
+    at = open_page(**SMALL)
+    at.button(key=f"example_{name}").click().run()
+    no_problems(at)
+    assert at.text_area(key="tokens").value == dict(EXAMPLES)[name]
+
+
+def test_padding_without_pad_tokens_says_so():
+    at = open_page(**SMALL, mask_type="padding")
+    no_problems(at)
+    assert any("[PAD]" in info.value for info in at.info)
+
+
+def test_head_selector_changes_the_head_shown_and_the_url():
+    at = open_page(**SMALL)
+    at.radio(key="head").set_value(3).run()
+    no_problems(at)
+    specs = [json.dumps(spec, ensure_ascii=False) for spec, _ in chart_specs(at)]
+    assert any("Q of head 3" in spec for spec in specs)
+    assert any("head 3" in m.value for m in at.markdown)
+    assert at.query_params["head"] == "3"
+
+
+def test_grid_stage_selector_shows_scores_for_every_head():
+    at = open_page(**SMALL, mask_type="causal")
+    at.button_group(key="grid_stage").set_value("scaled").run()
+    no_problems(at)
+    grids = [datasets for spec, datasets in chart_specs(at) if "facet" in spec]
+    (datasets,) = grids
+    (frame,) = [f for f in datasets.values() if "head" in f.columns]
+    assert sorted(frame["head"].unique()) == [0, 1, 2, 3]
+    assert frame.loc[frame["masked"], "value"].isna().all()  # -inf travels as null
+    assert frame.loc[~frame["masked"], "value"].notna().all()
+
+
+def test_seed_changes_the_numbers_and_the_url():
+    at = open_page(**SMALL)
+    before = chart_specs(at)[0][1]
+    at.number_input(key="seed").set_value(1).run()
+    no_problems(at)
+    after = chart_specs(at)[0][1]
+    values_before = [f["value"].to_numpy() for f in before.values() if "value" in f.columns]
+    values_after = [f["value"].to_numpy() for f in after.values() if "value" in f.columns]
+    assert values_before[0].shape == values_after[0].shape
+    assert abs(values_before[0] - values_after[0]).max() > 1e-3
+    assert at.query_params["seed"] == "1"
+
+
+def test_positional_encoding_toggle():
+    at = open_page(**SMALL)
+    at.toggle(key="positional").set_value(False).run()
+    no_problems(at)
+    assert at.query_params["positional"] == "false"
+    assert at.success  # still matches PyTorch
+
+
+def test_device_choice_shows_the_device_used():
+    at = open_page(**SMALL)
+    assert "cpu" in at.selectbox(key="device").options
+    at.selectbox(key="device").set_value("cpu").run()
+    no_problems(at)
+    assert any("Computed on **cpu**" in c.value for c in at.sidebar.caption)
+    assert at.query_params["device"] == "cpu"
+
+
+def test_live_check_passes_with_a_tolerance():
+    at = open_page(**{**SMALL, "d_model": "48", "num_heads": "3", "mask_type": "causal"})  # d_k = 16
+    no_problems(at)
+    (success,) = at.success
+    assert "✓" in success.value and "tolerance 1e-04" in success.value
+    assert any("True = blocked" in info.value for info in at.info)  # the inverted-mask note
+
+
+def test_many_heads_and_tokens_summarise_the_grid():
+    tokens = " ".join(f"w{i}" for i in range(64))
+    at = open_page(d_model="64", num_heads="8", tokens=tokens)  # 8 x 64 x 64 = 32768 cells > 20000
+    no_problems(at)
+    assert any("summarised" in info.value for info in at.info)
+    assert not [spec for spec, _ in chart_specs(at) if "facet" in spec]
+
+
+# ---------------------------------------------------------------- URL parameters
+def test_url_parameters_open_the_configuration_and_are_written_back():
+    at = open_page(d_model="128", num_heads="2", mask_type="causal", window="3", seed="5", tokens="a b c")
+    no_problems(at)
+    assert at.number_input(key="d_model").value == 128
+    assert at.number_input(key="num_heads").value == 2
+    assert at.selectbox(key="mask_type").value == "causal"
+    assert at.text_area(key="tokens").value == "a b c"
+    assert "[1, 2, 3, 64]" in page_text(at)
+    at.number_input(key="num_heads").set_value(4).run()
+    assert at.query_params["num_heads"] == "4"
+    assert at.query_params["d_model"] == "128"
+    assert at.query_params["lang"] == "en"
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "used"),
+    [
+        ({"d_model": "abc"}, "d_model", 512),
+        ({"d_model": "1000000000"}, "d_model", LIMITS.d_model_max),
+        ({"d_model": "-64"}, "d_model", LIMITS.d_model_min),
+        ({"num_heads": "1e9"}, "num_heads", 8),
+        ({"seed": "-1"}, "seed", 0),
+    ],
+)
+def test_bad_numbers_in_the_url_warn_and_use_a_safe_value(params, field, used):
+    at = open_page(**params)
+    assert not at.exception
+    warnings = [w.value for w in at.warning if f"“{field}”" in w.value]
+    assert len(warnings) == 1, [w.value for w in at.warning]
+    assert str(used) in warnings[0]
+    assert at.number_input(key=field).value == used
+    assert at.query_params[field] == str(used)
+
+
+def test_unknown_mask_and_control_characters_in_the_url():
+    at = open_page(**{**SMALL, "mask_type": "<script>", "tokens": "the\x00 cat\u202e sat"})
+    no_problems(at)
+    text = "\n".join(w.value for w in at.warning)
+    assert "“mask_type”" in text and "\\<script\\>" in text  # quoted, escaped: never HTML
+    assert "“tokens”" in text and "control characters" in text
+    assert at.selectbox(key="mask_type").value == "none"
+    assert at.text_area(key="tokens").value == "the cat sat"
+
+
+def test_too_many_tokens_in_the_url_are_cut_with_a_warning():
+    at = open_page(d_model="64", num_heads="4", tokens=" ".join(["w"] * 300))
+    no_problems(at)
+    assert any("300 tokens" in w.value for w in at.warning)
+    assert f"{LIMITS.tokens_max} tokens" in "\n".join(c.value for c in at.sidebar.caption)
+
+
+# ---------------------------------------------------------------- languages
+def test_chinese_interface():
+    at = open_page(**SMALL, lang="zh")
+    no_problems(at)
+    assert at.title[0].value == "注意力游乐场"
+    headings = [header.value for header in at.subheader]
+    assert any("线性投影" in h for h in headings)
+    assert any("缩放点积注意力" in h for h in headings)
+    assert "与 PyTorch 一致" in at.success[0].value
+    assert "因果掩码" in at.selectbox(key="mask_type").options  # labels translated, values plain
+
+
+def test_chinese_error_messages():
+    at = open_page(**{**SMALL, "lang": "zh", "num_heads": "5"})
+    (error,) = at.error
+    assert "不能被头数 5 整除" in error.value
+
+
+def test_language_selector_switches_the_page_and_keeps_the_controls():
+    at = open_page(**SMALL)
+    at.selectbox(key="lang").set_value("zh").run()
+    no_problems(at)
+    assert at.title[0].value == "注意力游乐场"
+    assert at.number_input(key="d_model").value == 64
+    assert at.query_params["lang"] == "zh"
