@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components.locale import common, export, labs, playground
+from components.locale import common, export, input_checks, labs, playground, teacher
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common, export, playground, labs)
+_MODULES = (common, export, playground, labs, teacher, input_checks)
 
 
 def _merge() -> dict[str, dict[str, str]]:

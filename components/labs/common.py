@@ -1,0 +1,74 @@
+"""Pieces every lab page shares: the header with its explanation, token input, charts, numbers."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import altair as alt
+import streamlit as st
+
+from components.i18n import t
+from components.labs.charts import styled
+from components.safe_text import md_escape
+from mha.tokens import tokenize
+
+__all__ = ["format_bytes", "lab_header", "measurement_slot", "show_chart", "token_input"]
+
+# One timing measurement at a time in this server process: concurrent ones would slow each
+# other down (wrong numbers) and could pile up on a shared machine.
+_MEASURING = threading.Lock()
+MEASUREMENT_WAIT_S = 20.0
+
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB")
+
+
+def lab_header(lab: str) -> None:
+    """Title, one-line question and the short explanation of lab ``lab`` (message keys ``lab.<lab>.*``)."""
+    st.title(t(f"lab.{lab}.title"))
+    st.markdown(t(f"lab.{lab}.intro"))
+    with st.expander(t("lab.common.explain"), expanded=False):
+        st.markdown(t(f"lab.{lab}.explain"))
+
+
+def token_input(label: str, default: str, key: str, max_tokens: int) -> list[str] | None:
+    """A text box tokenised like the playground; ``None`` (after an ``st.error``) when empty or too long."""
+    text = st.text_input(label, value=default, key=key, max_chars=400)
+    tokens = tokenize(text)
+    if not tokens:
+        st.error(t("lab.common.tokens_empty"))
+        return None
+    if len(tokens) > max_tokens:
+        st.error(t("lab.common.tokens_too_many", count=len(tokens), high=max_tokens))
+        return None
+    st.caption(t("lab.common.tokens_seen", count=len(tokens), tokens=md_escape(" · ".join(tokens), limit=300)))
+    return tokens
+
+
+def show_chart(chart: alt.TopLevelMixin) -> None:
+    """Draw an Altair chart at its own size with the labs' large fonts (``theme=None``: Streamlit's theme
+    would override them)."""
+    st.altair_chart(styled(chart), width="content", theme=None)
+
+
+def format_bytes(count: float) -> str:
+    """``1536`` -> ``"1.5 KiB"``: powers of 1024, one decimal (whole bytes below 1 KiB)."""
+    value, unit = float(count), 0
+    while abs(value) >= 1024 and unit < len(_BYTE_UNITS) - 1:
+        value /= 1024
+        unit += 1
+    return f"{value:.0f} B" if unit == 0 else f"{value:.1f} {_BYTE_UNITS[unit]}"
+
+
+@contextmanager
+def measurement_slot() -> Iterator[bool]:
+    """Hold the server-wide measurement lock; yields ``False`` (after a warning) if it stayed busy."""
+    acquired = _MEASURING.acquire(timeout=MEASUREMENT_WAIT_S)
+    try:
+        if not acquired:
+            st.warning(t("lab.common.busy"))
+        yield acquired
+    finally:
+        if acquired:
+            _MEASURING.release()

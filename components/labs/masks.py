@@ -1,0 +1,158 @@
+"""Lab 4: one mask in three spellings, run through three implementations; the fully masked row."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from components.i18n import t
+from components.labs.charts import fit_cell, heatmap, mask_grid, matrix_frame
+from components.labs.common import lab_header, show_chart, token_input
+from components.safe_text import md_escape
+from mha.experiments.inputs import token_inputs, token_labels
+from mha.experiments.mask_translate import MASK_PRESETS, mask_forms, preset_mask, run_mask_forms
+from mha.pipeline import build_model
+
+__all__ = ["forms_frame", "render", "runs_frame"]
+
+DEFAULT_TEXT = "The cat sat on the mat [PAD]"
+MAX_TOKENS = 10
+D_MODEL, NUM_HEADS = 16, 2
+
+
+def forms_frame(keep: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    """The three spellings of ``keep`` (L, L) as one long frame: ``panel, row, column, value, text``."""
+    forms = mask_forms(torch.tensor(keep))
+    texts = {
+        "keep": np.where(keep, "T", "F"),
+        "block": np.where(forms["block"].numpy(), "T", "F"),
+        "additive": np.where(keep, "0", "-∞"),
+    }
+    panels = [t(f"lab.masks.form.{form}") for form in texts]
+    frame = matrix_frame(np.stack([keep.astype(np.float32)] * 3), labels, labels, panels)
+    frame["text"] = np.concatenate([texts[form].ravel() for form in texts])
+    return frame
+
+
+def runs_frame(tokens: tuple[str, ...], keep: np.ndarray, seed: int) -> pd.DataFrame:
+    """One row per (implementation, spelling): ``implementation, form, diff, rows`` (masked-row behaviours)."""
+    model = build_model(D_MODEL, NUM_HEADS, seed)
+    runs = run_mask_forms(model, token_inputs(tokens, D_MODEL, seed), torch.tensor(keep))
+    return pd.DataFrame(
+        {
+            "implementation": [run.implementation for run in runs],
+            "form": [run.form for run in runs],
+            "diff": [run.max_abs_diff for run in runs],
+            "rows": [list(run.masked_rows) for run in runs],
+        }
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_runs(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: int) -> pd.DataFrame:
+    keep = np.frombuffer(keep_bytes, dtype=bool).reshape(length, length)
+    return runs_frame(tokens, keep, seed)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _our_weights(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: int) -> np.ndarray:
+    keep = torch.tensor(np.frombuffer(keep_bytes, dtype=bool).reshape(length, length))
+    model = build_model(D_MODEL, NUM_HEADS, seed)
+    x = token_inputs(tokens, D_MODEL, seed)
+    with torch.inference_mode():
+        return model(x, x, x, keep)[1][0].numpy()  # (H, L, L)
+
+
+def _behaviour_text(rows: list[str]) -> str:
+    if not rows:
+        return "—"
+    return ", ".join(dict.fromkeys(t(f"lab.masks.row.{row}") for row in rows))
+
+
+def _edited_mask(tokens: list[str], preset: str, window: int) -> np.ndarray:
+    """The preset as a grid of checkboxes the learner can click; returns the edited (L, L) keep-mask."""
+    labels = token_labels(tokens)
+    start = pd.DataFrame(preset_mask(preset, tokens, window).numpy(), index=labels, columns=labels)
+    digest = hashlib.blake2b("\x00".join(tokens).encode(), digest_size=6).hexdigest()
+    edited = st.data_editor(
+        start,
+        key=f"masks_editor_{preset}_{window}_{digest}",
+        column_config={label: st.column_config.CheckboxColumn(label, width="small") for label in labels},
+    )
+    return edited.to_numpy(dtype=bool)
+
+
+def render() -> None:
+    """Draw the lab."""
+    lab_header("masks")
+    left, middle, right = st.columns([3, 2, 2])
+    with left:
+        tokens = token_input(t("lab.common.text"), DEFAULT_TEXT, "masks_text", MAX_TOKENS)
+    preset = middle.selectbox(
+        t("lab.masks.preset"),
+        MASK_PRESETS,
+        index=MASK_PRESETS.index("blocked_row"),
+        key="masks_preset",
+        format_func=lambda p: t(f"lab.masks.preset.{p}"),
+    )
+    window = right.slider(t("lab.masks.window"), 0, 4, 1, key="masks_window", disabled=preset != "window")
+    seed = right.number_input(t("lab.common.seed"), 0, 9999, 0, key="masks_seed")
+    if tokens is None:
+        return
+    labels = token_labels(tokens)
+    st.subheader(t("lab.masks.edit_title"))
+    st.caption(t("lab.masks.edit_caption"))
+    keep = _edited_mask(tokens, preset, int(window))
+
+    st.subheader(t("lab.masks.forms_title"))
+    show_chart(
+        mask_grid(
+            forms_frame(keep, labels),
+            row_title=t("lab.common.query"),
+            column_title=t("lab.common.key"),
+            row_order=labels,
+            column_order=labels,
+            panel_order=[t(f"lab.masks.form.{form}") for form in ("keep", "block", "additive")],
+            cell=fit_cell(len(tokens), 3, largest=44),
+        )
+    )
+    st.caption(t("lab.masks.forms_caption"))
+
+    st.subheader(t("lab.masks.runs_title"))
+    runs = _cached_runs(tuple(tokens), keep.tobytes(), len(tokens), int(seed))
+    table = pd.DataFrame(
+        {
+            t("lab.masks.col.implementation"): [t(f"lab.masks.impl.{name}") for name in runs["implementation"]],
+            t("lab.masks.col.call"): [t(f"lab.masks.passed.{form}") for form in runs["form"]],
+            t("lab.masks.col.diff"): [f"{d:.1e}" for d in runs["diff"]],
+            t("lab.masks.col.masked_rows"): [_behaviour_text(rows) for rows in runs["rows"]],
+        }
+    )
+    st.dataframe(table, hide_index=True)
+    empty = [labels[i] for i in np.flatnonzero(~keep.any(axis=1))]
+    if empty:
+        st.warning(t("lab.masks.empty_rows", rows=md_escape(", ".join(empty), limit=300)))
+    else:
+        st.info(t("lab.masks.no_empty_rows"))
+    st.caption(t("lab.masks.runs_caption"))
+
+    st.subheader(t("lab.masks.weights_title"))
+    weights = _our_weights(tuple(tokens), keep.tobytes(), len(tokens), int(seed))
+    head_names = [t("lab.common.head", n=h + 1) for h in range(NUM_HEADS)]
+    show_chart(
+        heatmap(
+            matrix_frame(weights, labels, labels, head_names),
+            row_title=t("lab.common.query"),
+            column_title=t("lab.common.key"),
+            value_title=t("lab.common.weight"),
+            row_order=labels,
+            column_order=labels,
+            panel_order=head_names,
+            columns=NUM_HEADS,
+            cell=fit_cell(len(tokens), NUM_HEADS, largest=36),
+        )
+    )

@@ -1,0 +1,120 @@
+"""Lab 3: splitting heads with view but no transpose, the classic bug."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components.i18n import t
+from components.labs.charts import fit_cell, heatmap, matrix_frame, source_grid
+from components.labs.common import lab_header, show_chart, token_input
+from mha.experiments.inputs import token_inputs, token_labels
+from mha.experiments.reshape import compare_reshapes, head_sources
+from mha.pipeline import build_model
+
+__all__ = ["render", "sources_frame"]
+
+DEFAULT_TEXT = "I love cats and dogs too"
+MAX_TOKENS = 12
+D_MODELS = (8, 16, 32, 64)
+HEADS = (2, 4, 8)
+
+# Code shown to the learner: shape comments only, so that nothing in it needs translating.
+CORRECT_CODE = "q.view(B, L, H, d_k).transpose(1, 2)   # (B, L, H, d_k) -> (B, H, L, d_k)"
+WRONG_CODE = "q.view(B, H, L, d_k)                   # (B, L, D) -> (B, H, L, d_k)"
+
+
+def sources_frame(tokens: list[str], num_heads: int, transpose: bool) -> pd.DataFrame:
+    """Which token (and which slice of it) fills row i of head h: columns ``row, column, token, text``."""
+    sources = head_sources(len(tokens), num_heads, transpose).numpy()  # (H, L, 2)
+    rows = []
+    for head in range(num_heads):
+        for position in range(len(tokens)):
+            token, piece = sources[head, position]
+            rows.append(
+                {
+                    "row": f"{position}",
+                    "column": t("lab.common.head", n=head + 1),
+                    "token": f"{token}:{tokens[token]}",
+                    "text": t("lab.reshape.cell", token=tokens[token], index=token, piece=piece + 1),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _compare(tokens: tuple[str, ...], d_model: int, num_heads: int, seed: int) -> dict:
+    model = build_model(d_model, num_heads, seed)
+    result = compare_reshapes(model, token_inputs(tokens, d_model, seed))
+    return {
+        "correct": result.correct_weights.numpy(),
+        "wrong": result.wrong_weights.numpy(),
+        "correct_diff": (result.correct_check.max_abs_output, result.correct_check.max_abs_weights),
+        "wrong_diff": (result.wrong_check.max_abs_output, result.wrong_check.max_abs_weights),
+        "tolerance": result.correct_check.tolerance,
+    }
+
+
+def _verdict(diffs: tuple[float, float], tolerance: float) -> str:
+    diff = max(diffs)
+    key = "lab.common.max_diff_ok" if diff <= tolerance else "lab.common.max_diff_bad"
+    return t(key, diff=diff, tol=tolerance)
+
+
+def render() -> None:
+    """Draw the lab."""
+    lab_header("reshape")
+    left, middle, right = st.columns([3, 2, 2])
+    with left:
+        tokens = token_input(t("lab.common.text"), DEFAULT_TEXT, "reshape_text", MAX_TOKENS)
+    d_model = middle.select_slider(t("lab.common.d_model"), options=D_MODELS, value=16, key="reshape_d_model")
+    num_heads = middle.select_slider(t("lab.common.num_heads"), options=HEADS, value=4, key="reshape_heads")
+    bug = right.toggle(t("lab.reshape.toggle"), value=True, key="reshape_bug")
+    seed = right.number_input(t("lab.common.seed"), 0, 9999, 0, key="reshape_seed")
+    if tokens is None:
+        return
+    result = _compare(tuple(tokens), int(d_model), int(num_heads), int(seed))
+
+    st.code(WRONG_CODE if bug else CORRECT_CODE, language="python")
+    st.subheader(t("lab.reshape.check_title"))
+    ok, bad = st.columns(2)
+    ok.success(t("lab.reshape.correct_check") + "  \n" + _verdict(result["correct_diff"], result["tolerance"]))
+    bad.error(t("lab.reshape.wrong_check") + "  \n" + _verdict(result["wrong_diff"], result["tolerance"]))
+
+    st.subheader(t("lab.reshape.sources_title_bug" if bug else "lab.reshape.sources_title_ok"))
+    frame = sources_frame(tokens, int(num_heads), transpose=not bug)
+    show_chart(
+        source_grid(
+            frame,
+            row_title=t("lab.reshape.row_in_head"),
+            column_title="",
+            color_title=t("lab.reshape.source_token"),
+            row_order=[str(i) for i in range(len(tokens))],
+            column_order=[t("lab.common.head", n=h + 1) for h in range(int(num_heads))],
+            token_order=token_labels(tokens),
+            cell_width=min(130, 760 // int(num_heads)),
+        )
+    )
+    st.caption(t("lab.reshape.sources_caption"))
+
+    st.subheader(t("lab.reshape.weights_title_bug" if bug else "lab.reshape.weights_title_ok"))
+    weights: np.ndarray = result["wrong" if bug else "correct"]  # (H, L, L)
+    labels = token_labels(tokens)
+    row_labels = [str(i) for i in range(len(tokens))] if bug else labels
+    head_names = [t("lab.common.head", n=h + 1) for h in range(int(num_heads))]
+    show_chart(
+        heatmap(
+            matrix_frame(weights, row_labels, row_labels, head_names),
+            row_title=t("lab.reshape.row_query" if bug else "lab.common.query"),
+            column_title=t("lab.reshape.row_key" if bug else "lab.common.key"),
+            value_title=t("lab.common.weight"),
+            row_order=row_labels,
+            column_order=row_labels,
+            panel_order=head_names,
+            columns=4,
+            cell=fit_cell(len(tokens), 4),
+        )
+    )
+    if bug:
+        st.caption(t("lab.reshape.weights_caption_bug"))

@@ -1,0 +1,61 @@
+"""Sidebar navigation between the playground and the labs, with translated labels.
+
+Streamlit's own page list shows file names (English only), so the app hides it
+(``client.showSidebarNavigation = false``) and every page calls :func:`render_nav`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from components.i18n import t
+
+__all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_nav"]
+
+HOME_PAGE = "playground.py"
+# (file relative to the app's root, lab name: its messages are nav.lab.<name> and lab.<name>.*, icon)
+LAB_PAGES = (
+    ("pages/1_scaling.py", "scaling", ":material/thermostat:"),
+    ("pages/2_head_sweep.py", "heads", ":material/view_column:"),
+    ("pages/3_wrong_reshape.py", "reshape", ":material/bug_report:"),
+    ("pages/4_mask_translator.py", "masks", ":material/translate:"),
+    ("pages/5_loop_vs_fused.py", "loop", ":material/speed:"),
+    ("pages/6_complexity.py", "complexity", ":material/show_chart:"),
+    ("pages/7_cross_attention.py", "cross", ":material/compare_arrows:"),
+    ("pages/8_pattern_sculpting.py", "sculpt", ":material/brush:"),
+    ("pages/9_encoder_block.py", "encoder", ":material/layers:"),
+)
+
+
+def linkable(page: str, entry_script: str) -> bool:
+    """Whether ``page`` (relative to the app's root) exists next to the running entry script.
+
+    A page run on its own (``streamlit run pages/1_scaling.py``, or ``AppTest`` of one page)
+    knows no other page, and ``st.page_link`` would raise for them: they are left out.
+    """
+    return (Path(entry_script).parent / page).is_file()
+
+
+def render_nav() -> None:
+    """The sidebar links: the playground, then every lab, labelled in the session's language.
+
+    Pages that cannot be linked from the running entry script (see :func:`linkable`) are left
+    out; with none left, nothing is drawn.
+    """
+    ctx = get_script_run_ctx()
+    entry_script = ctx.main_script_path if ctx is not None else HOME_PAGE
+    labs = [(page, lab, icon) for page, lab, icon in LAB_PAGES if linkable(page, entry_script)]
+    home = linkable(HOME_PAGE, entry_script)
+    if not (home or labs):
+        return
+    with st.sidebar:
+        st.subheader(t("nav.title"))
+        if home:
+            st.page_link(HOME_PAGE, label=t("nav.home"), icon=":material/home:")
+        if labs:
+            st.caption(t("nav.labs"))
+        for page, lab, icon in labs:
+            st.page_link(page, label=t(f"nav.lab.{lab}"), icon=icon)

@@ -1,0 +1,132 @@
+"""The labs' chart builders, navigation table and messages, without a browser."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from components.i18n import LANGUAGES
+from components.labs.charts import (
+    bar_chart,
+    dot_chart,
+    fit_cell,
+    heatmap,
+    line_chart,
+    mask_grid,
+    matrix_frame,
+    source_grid,
+    styled,
+)
+from components.labs.common import format_bytes
+from components.locale import CATALOG
+from components.nav import HOME_PAGE, LAB_PAGES, linkable
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _frame() -> pd.DataFrame:
+    values = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) / 24  # (P, R, C)
+    return matrix_frame(values, ["r0", "r1", "r2"], ["c0", "c1", "c2", "c3"], ["A", "B"])
+
+
+def test_matrix_frame_is_long_form_in_panel_row_column_order():
+    frame = _frame()
+    assert len(frame) == 24 and list(frame.columns) == ["panel", "row", "column", "value"]
+    row = frame.iloc[1 * 12 + 2 * 4 + 3]  # panel B, row r2, column c3
+    assert (row["panel"], row["row"], row["column"]) == ("B", "r2", "c3")
+    assert row["value"] == pytest.approx((12 + 8 + 3) / 24)
+
+
+def test_matrix_frame_names_the_mismatch():
+    with pytest.raises(ValueError, match=r"need 2 panel, 3 row and 4 column labels"):
+        matrix_frame(np.zeros((2, 3, 4)), ["r"], ["c"], ["p"])
+
+
+def test_weights_heatmap_has_a_fixed_0_to_1_scale_and_keeps_the_label_order():
+    rows, columns = ["r2", "r0", "r1"], ["c3", "c2", "c1", "c0"]
+    spec = styled(heatmap(_frame(), row_title="q", column_title="k", value_title="w", row_order=rows,
+                          column_order=columns)).to_dict()  # fmt: skip
+    encoding = spec["spec"]["encoding"]
+    assert encoding["color"]["scale"]["domain"] == [0.0, 1.0]
+    assert encoding["y"]["sort"] == rows and encoding["x"]["sort"] == columns
+    assert spec["facet"]["sort"] == ["A", "B"]
+    assert spec["config"]["axis"]["labelFontSize"] >= 14
+
+
+def test_diverging_heatmap_is_symmetric_around_zero():
+    frame = _frame().assign(value=lambda f: f["value"] - 0.8)
+    spec = heatmap(frame, row_title="", column_title="", value_title="", row_order=["r0", "r1", "r2"],
+                   column_order=["c0", "c1", "c2", "c3"], diverging=True).to_dict()  # fmt: skip
+    low, high = spec["spec"]["encoding"]["color"]["scale"]["domain"]
+    assert low == -high and high == pytest.approx(0.8)
+
+
+def test_fit_cell_stays_within_its_bounds_and_fits_the_budget():
+    assert fit_cell(4, 1) == 28
+    assert fit_cell(200, 5) == 8
+    for cells, panels in [(10, 5), (16, 4), (12, 2)]:
+        cell = fit_cell(cells, panels, budget=860)
+        assert 110 + panels * (cells * cell + 20) <= 860
+
+
+def test_the_other_builders_produce_valid_specs():
+    lines = pd.DataFrame({"x": [16, 32, 16, 32], "y": [1.0, 2.0, 1.0, 4.0], "s": ["a", "a", "b", "b"],
+                          "d": [False, False, True, True]})  # fmt: skip
+    line_spec = line_chart(lines, x="x", y="y", series="s", dashed="d", x_title="X", y_title="Y", series_title="",
+                           log_x=True, log_y=True).to_dict()  # fmt: skip
+    assert line_spec["encoding"]["x"]["scale"]["type"] == "log"
+    assert line_spec["encoding"]["strokeDash"]["field"] == "d"
+    dots = dot_chart(pd.DataFrame({"h": [1, 2], "e": [0.5, 0.6]}), x="h", y="e", x_title="", y_title="", rule=1.0)
+    assert len(dots.to_dict()["layer"]) == 3
+    bars = bar_chart(pd.DataFrame({"n": [3, 1], "part": ["a", "b"]}), x="n", y="part", x_title="", y_title="")
+    assert bars.to_dict()["layer"][0]["encoding"]["y"]["sort"] == ["a", "b"]
+    masks = _frame().assign(text="T")
+    grid = mask_grid(masks, row_title="", column_title="", row_order=["r0", "r1", "r2"],
+                     column_order=["c0", "c1", "c2", "c3"], panel_order=["A", "B"]).to_dict()  # fmt: skip
+    assert grid["facet"]["sort"] == ["A", "B"] and len(grid["spec"]["layer"]) == 2
+    sources = pd.DataFrame({"row": ["0"], "column": ["head 1"], "token": ["0:a"], "text": ["0:a ·1"]})
+    assert source_grid(sources, row_title="", column_title="", color_title="", row_order=["0"],
+                       column_order=["head 1"], token_order=["0:a"]).to_dict()["layer"]  # fmt: skip
+
+
+@pytest.mark.parametrize(("count", "text"), [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (3 * 2**30, "3.0 GiB")])
+def test_format_bytes(count, text):
+    assert format_bytes(count) == text
+
+
+# ---------------------------------------------------------------- navigation and messages
+def test_every_page_in_the_navigation_exists_and_has_its_messages():
+    assert (REPO / HOME_PAGE).is_file()
+    for page, lab, icon in LAB_PAGES:
+        assert (REPO / page).is_file(), page
+        assert page.isascii() and icon.startswith(":material/")
+        for key in (f"nav.lab.{lab}", f"lab.{lab}.title", f"lab.{lab}.intro", f"lab.{lab}.explain"):
+            assert set(CATALOG[key]) == set(LANGUAGES), key
+    assert sorted(p.name for p in (REPO / "pages").glob("*.py")) == sorted(Path(p).name for p, _, _ in LAB_PAGES)
+
+
+def test_linkable_is_relative_to_the_entry_script():
+    assert linkable("pages/1_scaling.py", str(REPO / "playground.py"))
+    assert not linkable("playground.py", str(REPO / "pages" / "1_scaling.py"))
+
+
+def test_complexity_plot_joins_measured_and_estimated_pieces():
+    from components.labs.complexity import plot_frame
+
+    frame = pd.DataFrame(
+        {
+            "method": ["full", "full", "full", "full"],
+            "L": [64, 128, 256, 512],
+            "ms": [1.0, 4.0, 16.0, 64.0],
+            "measured": [True, True, False, False],
+        }
+    )
+    plotted = plot_frame(frame, "ms")
+    dashed_full = plotted[(plotted["method"] == "full") & plotted["estimated"]]
+    assert dashed_full["L"].tolist() == [128, 256, 512]  # starts at the last measured point
+    reference = plotted[plotted["method"] == "L²"]
+    assert reference["L"].tolist() == [64, 128]  # up to the last measured point, through it
+    assert reference["ms"].tolist() == pytest.approx([1.0, 4.0])

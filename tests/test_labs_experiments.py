@@ -1,0 +1,397 @@
+"""The labs' computations (mha.experiments): each checked against a definition, not against its own output.
+
+Tiny sizes throughout; no timing is asserted (speed belongs in bench/).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from mha.counting import count_parameters, total_parameters
+from mha.experiments.complexity import (
+    LIVE_MAX_LENGTH,
+    METHODS,
+    ComplexityRow,
+    block_diagonal_mask,
+    extrapolate,
+    measure_complexity,
+    score_bytes,
+    windowed_attention,
+)
+from mha.experiments.cross import run_cross_attention
+from mha.experiments.encoder import (
+    ACTIVATIONS,
+    PRESETS,
+    EncoderSizes,
+    build_encoder,
+    parameter_breakdown,
+    to_torch_encoder_layer,
+)
+from mha.experiments.heads import head_sweep
+from mha.experiments.inputs import token_inputs, token_labels
+from mha.experiments.loop_vs_fused import loop_from_fused, measure_loop_vs_fused
+from mha.experiments.mask_translate import (
+    FORMS_TAKEN,
+    IMPLEMENTATIONS,
+    MASK_PRESETS,
+    mask_forms,
+    preset_mask,
+    row_behaviour,
+    run_mask_forms,
+)
+from mha.experiments.reshape import compare_reshapes, forward_view_only, head_sources
+from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, scaling_stats, score_scale
+from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
+from mha.experiments.timing import MAX_REPEATS, best_seconds, peak_allocated_bytes
+from mha.functional import scaled_dot_product_attention
+from mha.pipeline import build_model
+from mha.tokens import positional_encoding
+
+TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
+EXACT32 = {"rtol": 0.0, "atol": 1e-6}
+
+
+# ---------------------------------------------------------------- inputs
+def test_token_labels_keep_repeated_tokens_apart():
+    labels = token_labels(TOKENS)
+    assert labels[0] == "0:the" and labels[4] == "4:the"
+    assert len(set(labels)) == len(TOKENS)
+
+
+def test_token_inputs_are_embeddings_plus_positions_as_a_batch_of_one():
+    x = token_inputs(TOKENS, 8)
+    assert list(x.shape) == [1, 6, 8]
+    # the two "the" differ only by their positional encodings
+    pe = positional_encoding(6, 8)
+    torch.testing.assert_close(x[0, 4] - x[0, 0], pe[4] - pe[0], **EXACT32)
+
+
+# ---------------------------------------------------------------- lab 1: scaling
+def test_score_scale_follows_its_definition():
+    assert score_scale("scaled", 64) == pytest.approx(1 / 8)
+    assert score_scale("unscaled", 64) == 1.0
+    assert score_scale("temperature", 64, 2.0) == pytest.approx(1 / 16)
+    with pytest.raises(ValueError, match="temperature"):
+        score_scale("temperature", 64, 0.0)
+    with pytest.raises(ValueError, match="unknown scaling mode"):
+        score_scale("cooled", 64)
+
+
+def test_row_entropy_is_log_l_for_uniform_and_zero_for_one_hot():
+    uniform = torch.full((3, 8), 1 / 8)
+    one_hot = torch.eye(8)[:3]
+    torch.testing.assert_close(row_entropy(uniform), torch.full((3,), math.log(8)), rtol=0, atol=1e-6)
+    torch.testing.assert_close(row_entropy(one_hot), torch.zeros(3), rtol=0, atol=1e-6)
+
+
+def test_measured_variance_of_q_dot_k_tracks_d_k_and_scaling_brings_it_to_one():
+    for stats in scaling_stats("scaled", num_queries=256, num_keys=32):
+        # 8192 dot products per d_k: the sample variance is within ~10% of d_k with overwhelming probability
+        assert stats.variance_raw == pytest.approx(stats.d_k, rel=0.15), stats
+        assert stats.variance_scaled == pytest.approx(1.0, rel=0.15), stats
+
+
+def test_without_scaling_the_softmax_saturates_as_d_k_grows():
+    unscaled = scaling_stats("unscaled")
+    scaled = scaling_stats("scaled")
+    entropies = [stats.entropy for stats in unscaled]
+    assert entropies == sorted(entropies, reverse=True), entropies
+    assert unscaled[-1].max_weight > 0.85 and unscaled[-1].entropy < 0.5
+    # with the scale the softmax looks the same at every d_k
+    assert max(s.entropy for s in scaled) - min(s.entropy for s in scaled) < 0.2
+    assert [s.d_k for s in scaled] == list(D_K_VALUES)
+
+
+def test_a_higher_temperature_flattens_the_weights():
+    cool, warm = scaling_stats("temperature", 0.5), scaling_stats("temperature", 2.0)
+    for low, high in zip(cool, warm, strict=True):
+        assert high.entropy > low.entropy and high.max_weight < low.max_weight
+
+
+def test_example_weights_are_softmax_rows():
+    weights = example_weights(TOKENS, 16, "unscaled")
+    assert list(weights.shape) == [6, 6]
+    torch.testing.assert_close(weights.sum(-1), torch.ones(6), rtol=0, atol=1e-6)
+
+
+# ---------------------------------------------------------------- lab 2: head sweep
+def test_head_sweep_keeps_the_weights_and_the_parameter_count():
+    runs = head_sweep(TOKENS, 32, seed=3, head_counts=(1, 2, 4, 8))
+    for run in runs:
+        assert run.params == run.params_formula == 4 * 32 * 32 + 4 * 32
+        assert run.d_k * run.num_heads == 32
+        assert list(run.weights.shape) == [run.num_heads, 6, 6]
+        assert run.weight_entries == run.num_heads * 36
+    # same weights, only the split differs: h = 1 equals a single-head model built from the same seed
+    single = build_model(32, 1, seed=3)
+    x = token_inputs(TOKENS, 32, 3)
+    torch.testing.assert_close(runs[0].output, single(x, x, x)[0][0], **EXACT32)
+    assert (runs[3].output - runs[0].output).abs().max() > 1e-3
+
+
+def test_query_gain_multiplies_every_score():
+    plain = head_sweep(TOKENS, 16, head_counts=(2,))[0]
+    sharp = head_sweep(TOKENS, 16, query_gain=4.0, head_counts=(2,))[0]
+    assert (sharp.entropy < plain.entropy).all()
+
+
+def test_head_sweep_names_both_numbers_when_h_does_not_divide():
+    with pytest.raises(ValueError, match=r"d_model=12 is not divisible by num_heads=8"):
+        head_sweep(TOKENS, 12, head_counts=(8,))
+
+
+# ---------------------------------------------------------------- lab 3: wrong reshape
+@pytest.mark.parametrize(("length", "heads"), [(6, 2), (5, 4), (3, 8)])
+def test_head_sources_match_the_memory_layout(length, heads):
+    d_k = 2
+    q = torch.arange(length * heads * d_k).view(1, length, heads * d_k)  # q[0, token, feature] = its flat index
+    wrong = q.view(1, heads, length, d_k)[0]  # (H, L, Dh)
+    right = q.view(1, length, heads, d_k).transpose(1, 2)[0]  # (H, L, Dh)
+    for transpose, split in ((True, right), (False, wrong)):
+        sources = head_sources(length, heads, transpose)
+        for h in range(heads):
+            for i in range(length):
+                token, piece = sources[h, i].tolist()
+                assert split[h, i].tolist() == q[0, token, piece * d_k : (piece + 1) * d_k].tolist()
+
+
+def test_view_only_no_longer_matches_torch_but_the_correct_split_does():
+    model = build_model(16, 4, seed=1)
+    result = compare_reshapes(model, token_inputs(TOKENS, 16, 1))
+    assert result.correct_check.passed
+    assert not result.wrong_check.passed
+    assert result.wrong_check.max_abs_output > 100 * result.wrong_check.tolerance
+
+
+def test_view_only_is_harmless_with_one_head():
+    model = build_model(8, 1, seed=0)
+    x = token_inputs(TOKENS, 8)
+    torch.testing.assert_close(forward_view_only(model, x)[0], model(x, x, x)[0], **EXACT32)
+
+
+# ---------------------------------------------------------------- lab 4: mask translator
+def test_mask_forms_are_the_same_cells_in_three_spellings():
+    keep = preset_mask("causal", TOKENS)
+    forms = mask_forms(keep)
+    assert torch.equal(forms["block"], ~keep)
+    assert torch.equal(torch.isneginf(forms["additive"]), ~keep)
+    assert torch.equal(forms["additive"][keep], torch.zeros(int(keep.sum())))
+
+
+@pytest.mark.parametrize("preset", MASK_PRESETS)
+def test_presets_are_square_bool_keep_masks(preset):
+    keep = preset_mask(preset, [*TOKENS, "[PAD]"])
+    assert keep.dtype == torch.bool and list(keep.shape) == [7, 7]
+    if preset == "padding":
+        assert not keep[:, -1].any() and keep[:, :-1].all()
+    if preset == "blocked_row":
+        assert not keep[-1].any() and keep[:-1].any(dim=-1).all()
+
+
+def test_every_implementation_and_spelling_agrees_on_rows_with_a_key():
+    model = build_model(16, 2, seed=0)
+    keep = preset_mask("blocked_row", TOKENS)
+    runs = run_mask_forms(model, token_inputs(TOKENS, 16), keep)
+    assert [(run.implementation, run.form) for run in runs] == [
+        (name, form) for name in IMPLEMENTATIONS for form in FORMS_TAKEN[name]
+    ]
+    for run in runs:
+        assert run.max_abs_diff < 1e-5, run
+        assert len(run.masked_rows) == 1  # the last row
+    ours = [run for run in runs if run.implementation == "ours"]
+    assert all(run.masked_rows == ("zero_context",) for run in ours)
+
+
+def test_row_behaviour_tells_nan_bias_and_numbers_apart():
+    bias = torch.tensor([0.5, -0.5])
+    assert row_behaviour(torch.tensor([float("nan"), 0.0]), bias) == "nan"
+    assert row_behaviour(bias.clone(), bias) == "zero_context"
+    assert row_behaviour(torch.zeros(2), None) == "zero_context"
+    assert row_behaviour(torch.tensor([0.1, 0.2]), bias) == "values"
+
+
+# ---------------------------------------------------------------- lab 5: loop vs fused
+@pytest.mark.parametrize("heads", [1, 2, 4, 8])
+def test_the_loop_over_heads_computes_the_same_function(heads):
+    model = build_model(16, heads, seed=2)
+    loop = loop_from_fused(model)
+    assert count_parameters(loop) == count_parameters(model)
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0))
+    y = torch.randn(2, 7, 16, generator=torch.Generator().manual_seed(1))
+    torch.testing.assert_close(loop(x, x, x), model(x, x, x)[0], **EXACT32)
+    torch.testing.assert_close(loop(x, y, y), model(x, y, y)[0], **EXACT32)
+
+
+def test_measure_loop_vs_fused_reports_each_length():
+    rows = measure_loop_vs_fused(8, 2, [4, 8], repeats=1)
+    assert [row.length for row in rows] == [4, 8]
+    for row in rows:
+        assert row.fused_s > 0 and row.loop_s > 0 and row.torch_s > 0
+        assert row.ratio == pytest.approx(row.loop_s / row.fused_s)
+        assert row.max_abs_diff < 1e-6
+
+
+# ---------------------------------------------------------------- lab 6: complexity
+@pytest.mark.parametrize(("length", "window"), [(16, 4), (12, 3), (8, 8), (4, 16)])
+def test_windowed_attention_is_full_attention_with_the_block_diagonal_mask(length, window):
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = torch.randn(3, 2, 3, length, 4, generator=generator)
+    out, weights = windowed_attention(q, k, v, window)
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=block_diagonal_mask(length, window))
+    torch.testing.assert_close(out, expected, rtol=0, atol=1e-6)
+    w = min(window, length)
+    assert list(weights.shape) == [2, 3, length // w, w, w]
+
+
+def test_windowed_attention_refuses_a_length_that_windows_do_not_tile():
+    q = torch.zeros(1, 1, 10, 4)
+    with pytest.raises(ValueError, match=r"L=10 must be a multiple of window=4"):
+        windowed_attention(q, q, q, 4)
+
+
+def test_score_bytes_follow_the_formulas():
+    assert score_bytes("full", 1024, 8, 64) == 8 * 1024 * 1024 * 4
+    assert score_bytes("windowed", 1024, 8, 64) == 8 * 1024 * 64 * 4
+    assert score_bytes("sdpa", 1024, 8, 64) == 0
+
+
+def test_measure_complexity_stops_at_the_live_cap():
+    with pytest.raises(ValueError, match="live cap"):
+        measure_complexity([16, 2 * LIVE_MAX_LENGTH])
+
+
+def test_measure_complexity_measures_the_score_matrix_of_full_attention():
+    rows = measure_complexity([16, 64], num_heads=2, head_dim=8, window=16, repeats=1)
+    assert [(row.method, row.length) for row in rows] == [(m, n) for n in (16, 64) for m in METHODS]
+    full64 = next(row for row in rows if row.method == "full" and row.length == 64)
+    # the (1, 2, 64, 64) float32 weights are allocated during the call
+    assert full64.peak_bytes >= score_bytes("full", 64, 2, 16)
+    assert all(row.measured and row.seconds > 0 for row in rows)
+
+
+def test_extrapolate_scales_time_and_memory_by_their_powers():
+    rows = [
+        ComplexityRow("full", 512, 1.0, 1000, True),
+        ComplexityRow("windowed", 512, 1.0, 1000, True),
+        ComplexityRow("sdpa", 512, 1.0, 1000, True),
+    ]
+    estimates = {(row.method, row.length): row for row in extrapolate(rows, [256, 512, 1024, 2048])}
+    assert set(estimates) == {(m, n) for m in METHODS for n in (1024, 2048)}
+    assert estimates[("full", 2048)].seconds == pytest.approx(16.0)
+    assert estimates[("full", 2048)].peak_bytes == 16000
+    assert estimates[("windowed", 2048)].seconds == pytest.approx(4.0)
+    assert estimates[("sdpa", 2048)].seconds == pytest.approx(16.0)
+    assert estimates[("sdpa", 2048)].peak_bytes == 4000
+    assert not any(row.measured for row in estimates.values())
+
+
+def test_peak_allocated_bytes_sees_a_known_allocation():
+    assert peak_allocated_bytes(lambda: torch.ones(1 << 18)) >= 4 * (1 << 18)
+
+
+def test_best_seconds_bounds_its_repeats():
+    assert len(best_seconds([lambda: None, lambda: None], 1)) == 2
+    for repeats in (0, MAX_REPEATS + 1):
+        with pytest.raises(ValueError, match="repeats"):
+            best_seconds([lambda: None], repeats)
+
+
+# ---------------------------------------------------------------- lab 7: cross-attention
+def test_cross_attention_scores_are_lq_by_lk_and_match_torch():
+    query = list("注意力就是你所需要的一切")
+    run = run_cross_attention(query, ["Attention", "is", "all", "you", "need"], 16, 4)
+    assert list(run.trace.weights.shape) == [1, 4, 12, 5]
+    assert list(run.trace.output.shape) == [1, 12, 16]
+    assert run.mask is None and run.check.passed
+
+
+def test_cross_attention_masks_pad_keys():
+    run = run_cross_attention(["a", "b", "c"], ["x", "y", "[PAD]"], 8, 2)
+    assert run.mask is not None and run.check.passed
+    assert torch.equal(run.trace.weights[..., -1], torch.zeros(1, 2, 3))
+
+
+# ---------------------------------------------------------------- lab 8: pattern sculpting
+def test_shift_rotation_moves_a_positional_encoding_by_the_shift():
+    pe = positional_encoding(12, 32)
+    for shift in (-1, 2):
+        rotation = shift_rotation(16, 32, shift)
+        for p in range(3, 9):
+            torch.testing.assert_close(rotation @ pe[p, :16], pe[p + shift, :16], rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="even"):
+        shift_rotation(5, 32, 1)
+
+
+@pytest.mark.parametrize("length", [4, 10, 24])
+def test_sculpted_heads_make_the_promised_patterns(length):
+    weights = run_sculpted(length, 64, sharpness=12.0).weights[0]  # (4, L, L)
+    argmax = weights.argmax(dim=-1)  # (4, L)
+    positions = torch.arange(length)
+    assert PATTERNS == ("self", "previous", "first", "uniform")
+    assert torch.equal(argmax[0], positions)
+    assert torch.equal(argmax[1, 1:], positions[:-1])
+    assert torch.equal(argmax[2], torch.zeros(length, dtype=torch.long))
+    torch.testing.assert_close(weights[3], torch.full((length, length), 1 / length), rtol=0, atol=1e-6)
+    assert (weights[0].diagonal() > 0.9).all()
+
+
+def test_zero_sharpness_makes_every_head_uniform_and_causal_keeps_the_past():
+    weights = run_sculpted(6, 64, sharpness=0.0).weights[0]
+    torch.testing.assert_close(weights, torch.full((4, 6, 6), 1 / 6), rtol=0, atol=1e-6)
+    causal = run_sculpted(6, 64, sharpness=12.0, causal=True).weights[0]
+    assert torch.equal(causal.triu(1), torch.zeros_like(causal))
+    assert causal[1, 0, 0] == pytest.approx(1.0)  # the previous-token head at position 0 can only see itself
+
+
+def test_sculpted_model_passes_values_through_unchanged():
+    model = sculpted_model(64, 1.0)
+    eye = torch.eye(64)
+    for linear in (model.W_v, model.W_o):
+        assert torch.equal(linear.weight, eye) and not linear.bias.any()
+
+
+# ---------------------------------------------------------------- lab 9: encoder block
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_encoder_parameter_count_matches_the_formulas_and_torch(preset):
+    sizes = PRESETS[preset]
+    block = build_encoder(sizes, norm_first=False, activation="gelu")
+    layer = to_torch_encoder_layer(block)
+    parts = parameter_breakdown(sizes)
+    assert parts["attention"] == total_parameters(sizes.d_model)
+    assert count_parameters(block) == sum(parts.values()) == count_parameters(layer)
+
+
+def test_bert_base_layer_has_the_published_size():
+    # 12 heads, d_model 768, d_ff 3072: 4·768² + 4·768 + 2·768·3072 + 3072 + 768 + 4·768
+    assert sum(parameter_breakdown(PRESETS["bert_base"]).values()) == 7_087_872
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_encoder_block_equals_torch_encoder_layer_with_copied_weights(norm_first, activation):
+    block = build_encoder(EncoderSizes(16, 4, 32), norm_first, activation, seed=5)
+    layer = to_torch_encoder_layer(block)
+    x = torch.randn(2, 5, 16, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        torch.testing.assert_close(block(x), layer(x), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(("norm_first", "last"), [(False, "norm2"), (True, "residual2")])
+def test_encoder_steps_are_in_computation_order(norm_first, last):
+    block = build_encoder(EncoderSizes(8, 2, 16), norm_first, "relu")
+    x = torch.randn(1, 3, 8, generator=torch.Generator().manual_seed(0))
+    steps = block.forward_steps(x)
+    names = [step.name for step in steps]
+    assert names[0] == "input" and names[-1] == last and len(set(names)) == 8
+    shapes = {step.name: list(step.tensor.shape) for step in steps}
+    assert shapes["ffn_hidden"] == [1, 3, 16] and shapes[last] == [1, 3, 8]
+    if not norm_first:  # Post-Norm output is LayerNorm'd: mean 0, variance 1 per token
+        torch.testing.assert_close(steps[-1].tensor.mean(-1), torch.zeros(1, 3), rtol=0, atol=1e-5)
+
+
+def test_unknown_activation_is_refused():
+    with pytest.raises(ValueError, match="unknown activation"):
+        build_encoder(EncoderSizes(8, 2, 16), False, "tanh")
