@@ -43,7 +43,8 @@ def apply_mask(scores: Tensor, mask: Tensor | None) -> Tensor:
             broadcastable to ``scores``.
 
     Returns:
-        A new tensor of the same shape; blocked cells hold ``-inf``.
+        A new tensor of the same shape (``scores`` itself when ``mask`` is ``None``);
+        blocked cells hold ``-inf``.
     """
     if mask is None:
         return scores
@@ -57,9 +58,30 @@ def masked_softmax(masked_scores: Tensor) -> Tensor:
 
     Shape: (..., Lq, Lk) -> (..., Lq, Lk).
     """
-    weights = torch.softmax(masked_scores, dim=-1)
-    empty_rows = torch.isneginf(masked_scores).all(dim=-1, keepdim=True)  # (..., Lq, 1)
-    return weights.masked_fill(empty_rows, 0.0)
+    empty_rows = masked_scores.amax(dim=-1, keepdim=True) == float("-inf")  # (..., Lq, 1): nothing to attend
+    if not empty_rows.any():
+        return torch.softmax(masked_scores, dim=-1)
+    # The softmax of an all -inf row is 0/0 = NaN. Give those rows finite scores first, so that
+    # neither the softmax nor its backward (which reads the softmax's output) sees a NaN; then zero them.
+    safe_scores = masked_scores.masked_fill(empty_rows, 0.0)
+    return torch.softmax(safe_scores, dim=-1).masked_fill(empty_rows, 0.0)
+
+
+def _softmax_in_place(scores: Tensor, mask: Tensor | None) -> Tensor:
+    """``masked_softmax(apply_mask(scores, mask))`` written into ``scores`` itself (no autograd only).
+
+    One (..., Lq, Lk) buffer instead of three: at L = 2048 each fresh one costs as much
+    as the softmax (the memory is new to the process and faulted in page by page).
+    """
+    if mask is not None and mask.dtype == torch.bool:
+        scores.masked_fill_(~mask, float("-inf"))
+    elif mask is not None:
+        scores.add_(mask.to(scores.dtype))
+    empty_rows = None if mask is None else scores.amax(dim=-1, keepdim=True) == float("-inf")  # (..., Lq, 1)
+    weights = torch.softmax(scores, dim=-1, out=scores)
+    if empty_rows is not None and empty_rows.any():
+        weights.masked_fill_(empty_rows, 0.0)  # their softmax was 0/0 = NaN
+    return weights
 
 
 def scaled_dot_product_attention(
@@ -89,6 +111,10 @@ def scaled_dot_product_attention(
         scale = default_scale(q.size(-1))
     # Scale q (Lq x Dh numbers) rather than the scores (Lq x Lk), as nn.MultiheadAttention does.
     scores = torch.matmul(q * scale, k.transpose(-2, -1))  # (..., Lq, Dh) @ (..., Dh, Lk) -> (..., Lq, Lk)
-    weights = torch.softmax(scores, dim=-1) if mask is None else masked_softmax(apply_mask(scores, mask))
+    needs_graph = torch.is_grad_enabled() and scores.requires_grad
+    if needs_graph or (mask is not None and torch.broadcast_shapes(scores.shape, mask.shape) != scores.shape):
+        weights = torch.softmax(scores, dim=-1) if mask is None else masked_softmax(apply_mask(scores, mask))
+    else:  # no autograd graph to keep: mask and softmax in the scores' own buffer
+        weights = _softmax_in_place(scores, mask)
     out = torch.matmul(weights, v)  # (..., Lq, Lk) @ (..., Lk, Dv) -> (..., Lq, Dv)
     return out, weights

@@ -34,8 +34,12 @@ def build_model(
 
     Weights and biases are drawn like ``nn.Linear``'s default, U(-1/sqrt(D), 1/sqrt(D)),
     from a private generator: no global RNG state is touched (the server is multi-threaded).
+    The layer is made on the ``meta`` device first, so ``nn.Linear``'s own initialisation
+    (which draws from the global RNG) never runs.
     """
-    model = MultiHeadAttention(d_model, num_heads)
+    with torch.device("meta"):
+        model = MultiHeadAttention(d_model, num_heads)
+    model = model.to_empty(device="cpu")
     generator = torch.Generator().manual_seed(seed)
     bound = 1.0 / math.sqrt(d_model)
     with torch.no_grad():

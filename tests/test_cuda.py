@@ -1,0 +1,70 @@
+"""GPU vs CPU: the same weights and inputs give the same forward and trace on CUDA.
+
+Skipped, with the reason, where ``torch.cuda.is_available()`` is False (this CPU-only machine).
+Tolerance: float32 on the GPU may use TF32 or another summation order; TF32 is switched off here
+and 1e-5 absolute on O(1) numbers (d_model 64) covers the different order; float64 agrees to 1e-12.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mha import AttentionConfig
+from mha.masks import causal_mask, padding_mask, to_additive_mask
+from mha.pipeline import build_model, run_attention
+
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU here (torch.cuda.is_available() is False)"),
+]
+
+TOL = {torch.float32: {"rtol": 1e-5, "atol": 1e-5}, torch.float64: {"rtol": 0.0, "atol": 1e-12}}
+
+
+@pytest.fixture(autouse=True)
+def _no_tf32(monkeypatch):
+    monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
+    monkeypatch.setattr(torch.backends.cudnn, "allow_tf32", False)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("mask_kind", ["none", "causal", "padding", "additive", "empty_rows"])
+def test_gpu_forward_and_trace_match_cpu(dtype, mask_kind):
+    length = 7
+    cpu_model = build_model(64, 8, seed=3, dtype=dtype)
+    gpu_model = build_model(64, 8, seed=3, device="cuda", dtype=dtype)
+    x = torch.randn(2, length, 64, generator=torch.Generator().manual_seed(4)).to(dtype)
+    keep = {
+        "none": None,
+        "causal": causal_mask(length),
+        "padding": padding_mask(["a", "b", "c", "d", "e", "[PAD]", "[PAD]"]),
+        "additive": causal_mask(length),
+        "empty_rows": causal_mask(length).clone().index_fill_(2, torch.tensor([0, 4]), False),
+    }[mask_kind]
+    mask = to_additive_mask(keep, dtype) if mask_kind == "additive" else keep
+    gpu_mask = None if mask is None else mask.cuda()
+
+    with torch.inference_mode():
+        out_cpu, w_cpu = cpu_model(x, x, x, mask=mask)
+        x_gpu = x.cuda()
+        out_gpu, w_gpu = gpu_model(x_gpu, x_gpu, x_gpu, mask=gpu_mask)
+        trace_cpu = cpu_model.forward_traced(x, x, x, mask=mask)
+        trace_gpu = gpu_model.forward_traced(x_gpu, x_gpu, x_gpu, mask=gpu_mask)
+
+    assert out_gpu.device.type == "cuda" and w_gpu.device.type == "cuda"
+    torch.testing.assert_close(out_gpu.cpu(), out_cpu, **TOL[dtype])
+    torch.testing.assert_close(w_gpu.cpu(), w_cpu, **TOL[dtype])
+    cpu_tensors = trace_cpu.tensors()
+    for name, tensor in trace_gpu.tensors().items():
+        assert tensor.device.type == "cuda", name
+        torch.testing.assert_close(tensor.cpu(), cpu_tensors[name], **TOL[dtype], msg=name)
+
+
+def test_run_attention_on_cuda_matches_cpu():
+    text = "小明喜欢打球，他放学后去了操场"
+    on_gpu = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=text, device="cuda"))
+    on_cpu = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=text, device="cpu"))
+    assert on_gpu.device.device.type == "cuda" and on_gpu.device.fallback_reason is None
+    torch.testing.assert_close(on_gpu.trace.output.cpu(), on_cpu.trace.output, **TOL[torch.float32])
+    torch.testing.assert_close(on_gpu.trace.weights.cpu(), on_cpu.trace.weights, **TOL[torch.float32])
