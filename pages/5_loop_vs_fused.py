@@ -1,13 +1,7 @@
 """Lab 5: the tutorials' per-head loop against the fused layer, timed."""
 
-import streamlit as st
-
-from components.i18n import t
 from components.labs import loop
-from components.language import select_language
-from components.nav import render_nav
+from components.page import setup_page
 
-st.set_page_config(page_title=t("nav.lab.loop"), page_icon="⏱️", layout="wide")
-select_language()
-render_nav()
+setup_page("nav.lab.loop", "⏱️")
 loop.render()

@@ -1,13 +1,7 @@
 """Lab 9: attention inside a Transformer encoder block."""
 
-import streamlit as st
-
-from components.i18n import t
 from components.labs import encoder
-from components.language import select_language
-from components.nav import render_nav
+from components.page import setup_page
 
-st.set_page_config(page_title=t("nav.lab.encoder"), page_icon="🧱", layout="wide")
-select_language()
-render_nav()
+setup_page("nav.lab.encoder", "🧱")
 encoder.render()

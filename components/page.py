@@ -1,0 +1,25 @@
+"""What every page does first: thread cap, language, page config, navigation."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.i18n import t
+from components.language import select_language
+from components.nav import render_nav
+from mha.threads import apply_thread_cap
+
+__all__ = ["setup_page"]
+
+
+def setup_page(title_key: str, icon: str) -> str:
+    """Set up a page of the app and return the session's language (``"en"`` or ``"zh"``).
+
+    The language is resolved before ``st.set_page_config`` so that the browser tab's
+    title is in that language from the first run.
+    """
+    apply_thread_cap()
+    lang = select_language()
+    st.set_page_config(page_title=t(title_key), page_icon=icon, layout="wide")
+    render_nav()
+    return lang
