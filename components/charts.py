@@ -1,4 +1,9 @@
-"""Altair chart builders: DataFrame in, ``alt.Chart`` out (no Streamlit, testable with ``to_dict()``).
+"""Vega-Lite chart builders: DataFrame in, Vega-Lite spec (a plain dict) out (no Streamlit, testable as data).
+
+The specs are written as dicts rather than built with Altair: Altair spends about
+50 ms a chart building and validating its object tree (nine charts were 90 % of a
+page rerun); a dict is built in tens of microseconds. The tests validate every
+builder's output against the Vega-Lite JSON schema that Altair ships.
 
 Conventions every chart keeps:
     * token axes show position-prefixed labels (``"3:the"``) looked up from the
@@ -9,8 +14,10 @@ Conventions every chart keeps:
     * fonts are large enough for a projector, and ``sans-serif`` so CJK labels fall back
       to a CJK font.
 
-Frames come from :mod:`components.frames`; all visible words come in a :class:`ChartText`
-so that the caller can translate them.
+Every spec carries its data in ``spec["datasets"]`` as DataFrames under fixed names
+(:data:`CELLS`, :data:`TOKENS`, ...), so two reruns with the same shapes give the same
+spec text and the browser only swaps the data. Frames come from :mod:`components.frames`;
+all visible words come in a :class:`ChartText` so that the caller can translate them.
 """
 
 from __future__ import annotations
@@ -18,13 +25,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CELLS",
+    "TOKENS",
+    "VEGA_LITE_SCHEMA",
     "ChartText",
+    "Spec",
     "attention_grid",
     "attention_heatmap",
     "cell_px",
@@ -36,12 +47,28 @@ __all__ = [
     "weights_scale",
 ]
 
+Spec = dict[str, Any]
+
+#: The Vega-Lite version the specs are written for (the one Altair 6.3 emits; checked by the tests).
+VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+CELLS = "cells"  # dataset: one row per heatmap cell (or per head, for the summary)
+TOKENS = "tokens"  # dataset: position -> label
+BOUNDS = "bounds"  # dataset: head boundaries of the concatenation
+
 FONT = "sans-serif"
 FONT_SIZE = 15
 MASKED_COLOR = "#d4d4d4"
 CROSS_COLOR = "#404040"
 WEIGHTS_SCHEME = "blues"
 DIVERGING_SCHEME = "redblue"  # reversed below: negative blue, positive red
+_CONFIG: Spec = {
+    "font": FONT,
+    "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "labelLimit": 140, "grid": False},
+    "header": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE + 1},
+    "legend": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 1},
+    "title": {"fontSize": FONT_SIZE + 2, "anchor": "start"},
+    "view": {"strokeWidth": 0},
+}
 
 
 @dataclass(frozen=True)
@@ -62,14 +89,14 @@ class ChartText:
     heads_axis: str = "head (each block is one head)"
 
 
-def weights_scale() -> alt.Scale:
+def weights_scale() -> Spec:
     """The fixed 0-1 scale of attention weights (comparable across heads and runs)."""
-    return alt.Scale(domain=[0.0, 1.0], scheme=WEIGHTS_SCHEME, clamp=True)
+    return {"domain": [0.0, 1.0], "scheme": WEIGHTS_SCHEME, "clamp": True}
 
 
-def diverging_scale(limit: float) -> alt.Scale:
+def diverging_scale(limit: float) -> Spec:
     """A diverging scale from ``-limit`` to ``limit`` with its middle colour at 0."""
-    return alt.Scale(domain=[-limit, limit], domainMid=0, scheme=DIVERGING_SCHEME, reverse=True, clamp=True)
+    return {"domain": [-limit, limit], "domainMid": 0, "scheme": DIVERGING_SCHEME, "reverse": True, "clamp": True}
 
 
 def symmetric_limit(*values: pd.Series | np.ndarray) -> float:
@@ -96,36 +123,31 @@ def _label_font(cell: int) -> int:
     return int(min(FONT_SIZE, max(9, cell * 0.8)))
 
 
-def _configure(chart: alt.TopLevelMixin, fit_width: bool = False) -> alt.TopLevelMixin:
-    """Fonts and sizes shared by every chart of the app.
+def _top_level(spec: Spec, datasets: dict[str, pd.DataFrame], fit_width: bool = False) -> Spec:
+    """The schema, the fonts and sizes shared by every chart of the app, and the data.
 
     ``fit_width``: the chart takes its container's width, but keeps its own height
     (Streamlit's default "fit" would squeeze the rows to make room for axes and title).
     """
+    top: Spec = {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": {"embedOptions": {"renderer": "canvas"}}}
     if fit_width:
-        chart = chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-    return (
-        chart.configure(font=FONT)
-        .configure_axis(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE, labelLimit=140, grid=False)
-        .configure_header(labelFontSize=FONT_SIZE, titleFontSize=FONT_SIZE + 1)
-        .configure_legend(labelFontSize=FONT_SIZE - 2, titleFontSize=FONT_SIZE - 1)
-        .configure_title(fontSize=FONT_SIZE + 2, anchor="start")
-        .configure_view(strokeWidth=0)
-    )
+        top["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return {**top, **spec, "datasets": datasets}
 
 
-def _with_labels(chart: alt.Chart, tokens: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> alt.Chart:
-    """Add lookup transforms: for each ``(index_field, label_field)``, label = tokens.label at tokens.pos."""
-    for index_field, label_field in pairs:
-        chart = chart.transform_lookup(
-            lookup=index_field, from_=alt.LookupData(tokens, "pos", ["label"]), as_=[label_field]
-        )
-    return chart
+def _field(name: str, kind: str, **extra: Any) -> Spec:
+    return {"field": name, "type": kind, **extra}
 
 
-def _legend() -> alt.Legend:
+def _lookups(pairs: Sequence[tuple[str, str]]) -> list[Spec]:
+    """Lookup transforms: for each ``(index_field, label_field)``, label = tokens.label at tokens.pos."""
+    source = {"data": {"name": TOKENS}, "key": "pos", "fields": ["label"]}
+    return [{"lookup": index_field, "from": source, "as": [label_field]} for index_field, label_field in pairs]
+
+
+def _legend() -> Spec:
     """A horizontal colour bar under the chart, so side-by-side charts keep their width for the matrix."""
-    return alt.Legend(orient="bottom", direction="horizontal", gradientLength=120, titleOrient="left")
+    return {"orient": "bottom", "direction": "horizontal", "gradientLength": 120, "titleOrient": "left"}
 
 
 def _x_label_angle(labels: Sequence[str]) -> int:
@@ -133,51 +155,48 @@ def _x_label_angle(labels: Sequence[str]) -> int:
 
 
 def _attention_layer(
-    tokens: pd.DataFrame, kind: str, text: ChartText, cell: int, limit: float, axes: bool, annotate: bool
-) -> alt.LayerChart:
+    labels: list[str], kind: str, text: ChartText, cell: int, limit: float, axes: bool, annotate: bool
+) -> Spec:
     """Rect layer for allowed cells, grey rect plus ``×`` for masked ones, optional numbers in cells."""
-    labels = tokens["label"].tolist()
     value_title = text.weight if kind == "weights" else text.score
     scale = weights_scale() if kind == "weights" else diverging_scale(limit)
     label_font = _label_font(cell)
     x_axis = (
-        alt.Axis(orient="top", labelAngle=_x_label_angle(labels), labelOverlap="greedy", labelFontSize=label_font)
+        {"orient": "top", "labelAngle": _x_label_angle(labels), "labelOverlap": "greedy", "labelFontSize": label_font}
         if axes
         else None
     )
-    y_axis = alt.Axis(labelOverlap="greedy", labelFontSize=label_font) if axes else None
-    base = alt.Chart().encode(
-        x=alt.X("key:O", sort=labels, title=text.key, axis=x_axis),
-        y=alt.Y("query:O", sort=labels, title=text.query, axis=y_axis),
-        tooltip=[
-            alt.Tooltip("query:N", title=text.query),
-            alt.Tooltip("key:N", title=text.key),
-            alt.Tooltip("value:Q", title=value_title, format=".4f"),
-            alt.Tooltip("masked:N", title=text.masked),
+    y_axis = {"labelOverlap": "greedy", "labelFontSize": label_font} if axes else None
+    shared = {  # every layer's position and tooltip
+        "x": _field("key", "ordinal", sort=labels, title=text.key, axis=x_axis),
+        "y": _field("query", "ordinal", sort=labels, title=text.query, axis=y_axis),
+        "tooltip": [
+            _field("query", "nominal", title=text.query),
+            _field("key", "nominal", title=text.key),
+            _field("value", "quantitative", title=value_title, format=".4f"),
+            _field("masked", "nominal", title=text.masked),
         ],
-    )
-    shown = (
-        base.mark_rect()
-        .encode(color=alt.Color("value:Q", scale=scale, title=value_title, legend=_legend()))
-        .transform_filter("!datum.masked")
-    )
-    blocked = base.mark_rect(color=MASKED_COLOR).transform_filter("datum.masked")
-    layers = [shown, blocked]
+    }
+    allowed = [{"filter": "!datum.masked"}]
+    masked = [{"filter": "datum.masked"}]
+    color = _field("value", "quantitative", scale=scale, title=value_title, legend=_legend())
+    layers: list[Spec] = [
+        {"mark": {"type": "rect"}, "encoding": {"color": color}, "transform": allowed},
+        {"mark": {"type": "rect", "color": MASKED_COLOR}, "transform": masked},
+    ]
     if cell >= 8:  # below that a × is noise: the grey alone marks the cell
-        cross = base.mark_text(text="×", color=CROSS_COLOR, fontSize=int(cell * 0.75)).transform_filter("datum.masked")
-        layers.append(cross)
+        cross = {"type": "text", "text": "×", "color": CROSS_COLOR, "fontSize": int(cell * 0.75)}
+        layers.append({"mark": cross, "transform": masked})
     if annotate:
         dark = 0.5 if kind == "weights" else 0.6 * limit
-        numbers = (
-            base.mark_text(fontSize=max(8, min(13, int(cell * 0.3))))
-            .encode(
-                text=alt.Text("value:Q", format=".2f"),
-                color=alt.when(f"abs(datum.value) > {dark}").then(alt.value("white")).otherwise(alt.value("black")),
-            )
-            .transform_filter("!datum.masked")
+        numbers = {
+            "text": _field("value", "quantitative", format=".2f"),
+            "color": {"condition": [{"test": f"abs(datum.value) > {dark}", "value": "white"}], "value": "black"},
+        }
+        layers.append(
+            {"mark": {"type": "text", "fontSize": max(8, min(13, int(cell * 0.3)))}, "encoding": numbers, "transform": allowed}
         )
-        layers.append(numbers)
-    return _with_labels(alt.layer(*layers), tokens, [("q", "query"), ("k", "key")])
+    return {"encoding": shared, "layer": layers, "transform": _lookups([("q", "query"), ("k", "key")])}
 
 
 def attention_heatmap(
@@ -187,7 +206,7 @@ def attention_heatmap(
     text: ChartText = ChartText(),
     height_px: int = 300,
     limit: float | None = None,
-) -> alt.LayerChart:
+) -> Spec:
     """One head's scores or weights, as wide as its container, with token labels on both axes.
 
     It has no title of its own (a title above a top axis gets clipped): put one above it on the page.
@@ -199,12 +218,16 @@ def attention_heatmap(
         text: axis / legend / tooltip words.
         height_px: height of the matrix; the width follows the container.
         limit: half-width of the diverging domain; from the data when ``None``.
+
+    Returns:
+        A layered Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens``.
     """
-    cell = cell_px(len(tokens), height_px)
+    labels = tokens["label"].tolist()
+    cell = cell_px(len(labels), height_px)
     limit = symmetric_limit(frame["value"]) if limit is None else limit
-    layer = _attention_layer(tokens, kind, text, cell, limit, axes=True, annotate=len(tokens) <= 8)
-    layer = layer.properties(data=frame, width="container", height=cell * len(tokens))
-    return _configure(layer, fit_width=True)
+    layer = _attention_layer(labels, kind, text, cell, limit, axes=True, annotate=len(labels) <= 8)
+    spec = {"data": {"name": CELLS}, "width": "container", "height": cell * len(labels), **layer}
+    return _top_level(spec, {CELLS: frame, TOKENS: tokens}, fit_width=True)
 
 
 def attention_grid(
@@ -214,78 +237,88 @@ def attention_grid(
     text: ChartText = ChartText(),
     columns: int = 4,
     size_px: int = 170,
-) -> alt.FacetChart:
+) -> Spec:
     """Small multiples: one matrix per head (facet on ``head``), no token axes (the tooltip names them)."""
-    cell = cell_px(len(tokens), size_px, low=1)
+    labels = tokens["label"].tolist()
+    cell = cell_px(len(labels), size_px, low=1)
     limit = symmetric_limit(frame["value"])
-    layer = _attention_layer(tokens, kind, text, cell, limit, axes=False, annotate=False)
-    side = cell * len(tokens)
-    faceted = layer.properties(data=frame, width=side, height=side).facet(
-        facet=alt.Facet("head:O", title=text.head, header=alt.Header(labelFontSize=FONT_SIZE)),
-        columns=columns,
-        spacing=12,
-    )
-    return _configure(faceted)
+    side = cell * len(labels)
+    layer = _attention_layer(labels, kind, text, cell, limit, axes=False, annotate=False)
+    spec = {
+        "data": {"name": CELLS},
+        "facet": _field("head", "ordinal", title=text.head, header={"labelFontSize": FONT_SIZE}),
+        "columns": columns,
+        "spacing": 12,
+        "spec": {"width": side, "height": side, **layer},
+    }
+    return _top_level(spec, {CELLS: frame, TOKENS: tokens})
 
 
-def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> alt.HConcatChart:
+def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> Spec:
     """Bars per head of mean entropy and mean largest weight, for when the full grid would be too big."""
-    base = alt.Chart(summary).encode(
-        x=alt.X("head:O", title=text.head, axis=alt.Axis(labelOverlap="greedy", labelAngle=0)),
-        tooltip=[
-            alt.Tooltip("head:O", title=text.head),
-            alt.Tooltip("entropy:Q", title=text.entropy, format=".3f"),
-            alt.Tooltip("max_weight:Q", title=text.max_weight, format=".3f"),
-        ],
-    )
-    entropy = base.mark_bar(color="#6b7280").encode(y=alt.Y("entropy:Q", title=text.entropy))
-    peak = base.mark_bar(color="#2563eb").encode(
-        y=alt.Y("max_weight:Q", title=text.max_weight, scale=alt.Scale(domain=[0.0, 1.0]))
-    )
-    return _configure(alt.hconcat(entropy.properties(width=380, height=200), peak.properties(width=380, height=200)))
+    x = _field("head", "ordinal", title=text.head, axis={"labelOverlap": "greedy", "labelAngle": 0})
+    tooltip = [
+        _field("head", "ordinal", title=text.head),
+        _field("entropy", "quantitative", title=text.entropy, format=".3f"),
+        _field("max_weight", "quantitative", title=text.max_weight, format=".3f"),
+    ]
+    entropy = _field("entropy", "quantitative", title=text.entropy)
+    peak = _field("max_weight", "quantitative", title=text.max_weight, scale={"domain": [0.0, 1.0]})
+    bars = [
+        {
+            "mark": {"type": "bar", "color": color},
+            "encoding": {"x": x, "y": y, "tooltip": tooltip},
+            "width": 380,
+            "height": 200,
+        }
+        for color, y in (("#6b7280", entropy), ("#2563eb", peak))
+    ]
+    return _top_level({"data": {"name": CELLS}, "hconcat": bars}, {CELLS: summary})
 
 
 def _feature_layer(
-    frame: pd.DataFrame,
-    tokens: pd.DataFrame,
+    labels: list[str],
     slots: int,
     title: str,
     text: ChartText,
     limit: float,
     row_px: int,
-    x_axis: alt.Axis,
+    x_axis: Spec,
     x_title: str,
     slot_expr: str = "datum.f",
     head_expr: str | None = None,
-) -> alt.Chart:
+) -> Spec:
     """Tokens x features heatmap on a quantitative x (``slot`` .. ``slot + 1``) so it can hold hundreds of columns."""
-    labels = tokens["label"].tolist()
     tooltip = [
-        alt.Tooltip("query:N", title=text.token),
-        alt.Tooltip("f:Q", title=text.feature),
-        alt.Tooltip("value:Q", title=text.value, format=".4f"),
+        _field("query", "nominal", title=text.token),
+        _field("f", "quantitative", title=text.feature),
+        _field("value", "quantitative", title=text.value, format=".4f"),
     ]
-    chart = alt.Chart(frame).transform_calculate(slot=slot_expr).transform_calculate(slot_end="datum.slot + 1")
+    transform = [{"calculate": slot_expr, "as": "slot"}, {"calculate": "datum.slot + 1", "as": "slot_end"}]
     if head_expr is not None:
-        chart = chart.transform_calculate(head=head_expr)
-        tooltip.insert(1, alt.Tooltip("head:Q", title=text.head))
-    chart = _with_labels(chart, tokens, [("q", "query")])
-    return (
-        chart.mark_rect()
-        .encode(
-            x=alt.X("slot:Q", scale=alt.Scale(domain=[0, slots], nice=False, zero=True), axis=x_axis, title=x_title),
-            x2="slot_end:Q",
-            y=alt.Y(
-                "query:O",
+        transform.append({"calculate": head_expr, "as": "head"})
+        tooltip.insert(1, _field("head", "quantitative", title=text.head))
+    return {
+        "data": {"name": CELLS},
+        "mark": {"type": "rect"},
+        "encoding": {
+            "x": _field(
+                "slot", "quantitative", scale={"domain": [0, slots], "nice": False, "zero": True}, axis=x_axis, title=x_title
+            ),
+            "x2": {"field": "slot_end"},
+            "y": _field(
+                "query",
+                "ordinal",
                 sort=labels,
                 title=text.token,
-                axis=alt.Axis(labelOverlap="greedy", labelFontSize=_label_font(row_px)),
+                axis={"labelOverlap": "greedy", "labelFontSize": _label_font(row_px)},
             ),
-            color=alt.Color("value:Q", scale=diverging_scale(limit), title=text.value, legend=_legend()),
-            tooltip=tooltip,
-        )
-        .properties(title=title, width="container", height=row_px * len(labels))
-    )
+            "color": _field("value", "quantitative", scale=diverging_scale(limit), title=text.value, legend=_legend()),
+            "tooltip": tooltip,
+        },
+        "title": title,
+        "transform": [*transform, *_lookups([("q", "query")])],
+    }
 
 
 def feature_heatmap(
@@ -295,7 +328,7 @@ def feature_heatmap(
     text: ChartText = ChartText(),
     limit: float | None = None,
     height_px: int = 300,
-) -> alt.Chart:
+) -> Spec:
     """Token vectors (e.g. one head's Q, or the output) as a tokens x features heatmap, as wide as its container.
 
     Args:
@@ -305,12 +338,18 @@ def feature_heatmap(
         limit: half-width of the diverging colour domain (pass one value to several charts to compare
             them); from the data when ``None``.
         height_px: about how tall the matrix is drawn.
+
+    Returns:
+        A Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens``.
     """
+    labels = tokens["label"].tolist()
     limit = symmetric_limit(frame["value"]) if limit is None else limit
-    row_px = cell_px(len(tokens), height_px, low=3, high=30)
+    row_px = cell_px(len(labels), height_px, low=3, high=30)
     slots = int(frame["f"].max()) + 1 if len(frame) else 1
-    axis = alt.Axis(labelOverlap="greedy", tickMinStep=1, format="d")
-    return _configure(_feature_layer(frame, tokens, slots, title, text, limit, row_px, axis, text.feature), True)
+    axis = {"labelOverlap": "greedy", "tickMinStep": 1, "format": "d"}
+    layer = _feature_layer(labels, slots, title, text, limit, row_px, axis, text.feature)
+    spec = {**layer, "width": "container", "height": row_px * len(labels)}
+    return _top_level(spec, {CELLS: frame, TOKENS: tokens}, fit_width=True)
 
 
 def concat_heatmap(
@@ -322,7 +361,7 @@ def concat_heatmap(
     title: str,
     text: ChartText = ChartText(),
     height_px: int = 300,
-) -> alt.LayerChart:
+) -> Spec:
     """The heads' contexts side by side (B, L, d_model), with a black rule at every head boundary.
 
     Args:
@@ -330,19 +369,25 @@ def concat_heatmap(
             features of every head (``f`` = true feature index in d_model).
         num_heads, d_k: the layer's head count and head size.
         shown_per_head: features drawn per head (``d_k`` unless the matrix is too big to draw whole).
+
+    Returns:
+        A layered Vega-Lite spec; ``datasets`` holds ``frame``, ``tokens`` and the boundaries.
     """
+    labels = tokens["label"].tolist()
     slots = num_heads * shown_per_head
-    row_px = cell_px(len(tokens), height_px, low=3, high=30)
+    row_px = cell_px(len(labels), height_px, low=3, high=30)
     # slot = position on screen: head h's block starts at h * shown_per_head
     slot_expr = f"datum.f - floor(datum.f / {d_k}) * {d_k - shown_per_head}"
     centres = [h * shown_per_head + shown_per_head / 2 for h in range(num_heads)]
-    axis = alt.Axis(
-        values=centres, labelExpr=f"floor(datum.value / {shown_per_head})", labelOverlap="greedy", ticks=False
-    )
+    axis = {
+        "values": centres,
+        "labelExpr": f"floor(datum.value / {shown_per_head})",
+        "labelOverlap": "greedy",
+        "ticks": False,
+    }
     limit = symmetric_limit(frame["value"])
     heat = _feature_layer(
-        frame,
-        tokens,
+        labels,
         slots,
         title,
         text,
@@ -354,5 +399,10 @@ def concat_heatmap(
         head_expr=f"floor(datum.f / {d_k})",
     )
     bounds = pd.DataFrame({"x": np.arange(1, num_heads, dtype=np.int16) * shown_per_head})
-    rules = alt.Chart(bounds).mark_rule(color="black", strokeWidth=2).encode(x="x:Q")
-    return _configure(alt.layer(heat, rules).properties(width="container"), fit_width=True)
+    rules = {
+        "data": {"name": BOUNDS},
+        "mark": {"type": "rule", "color": "black", "strokeWidth": 2},
+        "encoding": {"x": _field("x", "quantitative")},
+    }
+    spec = {"width": "container", "height": row_px * len(labels), "layer": [heat, rules]}
+    return _top_level(spec, {CELLS: frame, TOKENS: tokens, BOUNDS: bounds}, fit_width=True)

@@ -8,6 +8,7 @@ same names are the URL query parameters (see :mod:`components.url_params`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 
 import streamlit as st
@@ -15,7 +16,7 @@ import streamlit as st
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
-from components.url_params import DEFAULTS, URL_KEYS, Problem, parse_query_params, to_query_params
+from components.url_params import DEFAULTS, URL_KEYS, Problem, clean_text, parse_query_params, to_query_params
 from mha.config import LIMITS, AttentionConfig, ConfigError
 from mha.device import available_devices
 from mha.masks import MASK_TYPES, PAD_TOKENS
@@ -49,6 +50,7 @@ EXAMPLES = (
 )
 _WRITTEN = "_playground_url"  # the query values this session last wrote
 _PERSIST = "session"  # widget values survive a visit to another page
+_RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def load_url_state() -> list[Problem]:
     written = st.session_state.get(_WRITTEN, {})
     incoming = {key: value for key, value in st.query_params.to_dict().items() if key in URL_KEYS}
     changed = {key: value for key, value in incoming.items() if written.get(key) != value}
-    parsed = parse_query_params(changed, device_options())
+    parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
     for key, value in parsed.values.items():
         st.session_state[key] = value
     for key in URL_KEYS:
@@ -120,6 +122,18 @@ def remember_query_value(key: str, value: object) -> None:
     st.session_state[_WRITTEN] = {**st.session_state.get(_WRITTEN, {}), key: text}
 
 
+def _restore_default(key: str) -> None:
+    """An emptied number field (or one sent a value outside its range) gets its default back, with a note."""
+    if st.session_state.get(key) is None:
+        st.session_state[key] = DEFAULTS[key]
+        st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
+
+
+def _show_restored_numbers() -> None:
+    for key in st.session_state.pop(_RESTORED, []):
+        st.sidebar.warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
+
+
 def _apply_preset() -> None:
     preset = st.session_state.get("d_model_preset")
     if preset is not None:
@@ -132,28 +146,37 @@ def _use_example(text: str, mask_type: str | None) -> None:
         st.session_state["mask_type"] = mask_type
 
 
-def _render_size_controls() -> tuple[int, int]:
+def _render_size_controls(hidden: frozenset[str]) -> tuple[int, int]:
     sidebar = st.sidebar
-    d_model = st.session_state["d_model"]
-    st.session_state["d_model_preset"] = d_model if d_model in D_MODEL_PRESETS else None
-    sidebar.segmented_control(
-        t("controls.d_model_presets"), D_MODEL_PRESETS, key="d_model_preset", on_change=_apply_preset
-    )
-    d_model = sidebar.number_input(
-        t("controls.d_model"),
-        min_value=LIMITS.d_model_min,
-        max_value=LIMITS.d_model_max,
-        step=1,
-        key="d_model",
-        help=t("controls.d_model_help", low=LIMITS.d_model_min, high=LIMITS.d_model_max),
-        persist_state=_PERSIST,
-    )
+    d_model, num_heads = st.session_state["d_model"], st.session_state["num_heads"]
+    if "d_model" not in hidden:
+        st.session_state["d_model_preset"] = d_model if d_model in D_MODEL_PRESETS else None
+        sidebar.segmented_control(
+            t("controls.d_model_presets"), D_MODEL_PRESETS, key="d_model_preset", on_change=_apply_preset
+        )
+        d_model = sidebar.number_input(
+            t("controls.d_model"),
+            min_value=LIMITS.d_model_min,
+            max_value=LIMITS.d_model_max,
+            step=1,
+            value=None,  # an emptied field gives None: _restore_default puts the default back
+            key="d_model",
+            on_change=_restore_default,
+            args=("d_model",),
+            help=t("controls.d_model_help", low=LIMITS.d_model_min, high=LIMITS.d_model_max),
+            persist_state=_PERSIST,
+        )
+    if "num_heads" in hidden:
+        return int(d_model), int(num_heads)
     num_heads = sidebar.number_input(
         t("controls.num_heads"),
         min_value=1,
         max_value=LIMITS.num_heads_max,
         step=1,
+        value=None,  # an emptied field gives None: _restore_default puts the default back
         key="num_heads",
+        on_change=_restore_default,
+        args=("num_heads",),
         help=t("controls.num_heads_help", high=LIMITS.num_heads_max),
         persist_state=_PERSIST,
     )
@@ -164,22 +187,29 @@ def _render_size_controls() -> tuple[int, int]:
     return int(d_model), int(num_heads)
 
 
-def _render_mask_controls() -> tuple[str, int]:
+def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int]:
     sidebar = st.sidebar
-    mask_type = sidebar.selectbox(
-        t("controls.mask_type"),
-        MASK_TYPES,
-        key="mask_type",
-        format_func=lambda name: t(f"mask.{name}"),
-        persist_state=_PERSIST,
-    )
-    sidebar.caption(t(f"mask.{mask_type}.help"))
+    mask_type, window = st.session_state["mask_type"], st.session_state["window"]
+    if "mask_type" not in hidden:
+        mask_type = sidebar.selectbox(
+            t("controls.mask_type"),
+            MASK_TYPES,
+            key="mask_type",
+            format_func=lambda name: t(f"mask.{name}"),
+            persist_state=_PERSIST,
+        )
+        sidebar.caption(t(f"mask.{mask_type}.help"))
+    if "window" in hidden:
+        return mask_type, int(window)
     window = sidebar.number_input(
         t("controls.window"),
         min_value=0,
         max_value=LIMITS.tokens_max,
         step=1,
+        value=None,  # an emptied field gives None: _restore_default puts the default back
         key="window",
+        on_change=_restore_default,
+        args=("window",),
         disabled=mask_type != "window",
         help=t("controls.window_help"),
         persist_state=_PERSIST,
@@ -187,8 +217,10 @@ def _render_mask_controls() -> tuple[str, int]:
     return mask_type, int(window)
 
 
-def _render_text_controls() -> str:
+def _render_text_controls(hidden: frozenset[str]) -> str:
     sidebar = st.sidebar
+    if "tokens" in hidden:
+        return st.session_state["tokens"]
     text = sidebar.text_area(
         t("controls.tokens"),
         key="tokens",
@@ -205,28 +237,39 @@ def _render_text_controls() -> str:
             on_click=_use_example,
             args=(example, "padding" if name == "padded" else None),
         )
+    text, removed = clean_text(text)  # typed or pasted text is user input just like a link
+    if removed:
+        sidebar.warning(t("input.control_chars", count=removed))
     count = len(tokenize(text))
     sidebar.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
     return text
 
 
-def _render_run_controls() -> tuple[int, bool, str]:
+def _render_run_controls(hidden: frozenset[str]) -> tuple[int, bool, str]:
     sidebar = st.sidebar
-    seed = sidebar.number_input(
-        t("controls.seed"),
-        min_value=0,
-        max_value=LIMITS.seed_max,
-        step=1,
-        key="seed",
-        help=t("controls.seed_help"),
-        persist_state=_PERSIST,
-    )
-    positional = sidebar.toggle(
-        t("controls.positional"), key="positional", help=t("controls.positional_help"), persist_state=_PERSIST
-    )
+    seed, positional = st.session_state["seed"], st.session_state["positional"]
+    if "seed" not in hidden:
+        seed = sidebar.number_input(
+            t("controls.seed"),
+            min_value=0,
+            max_value=LIMITS.seed_max,
+            step=1,
+            value=None,  # an emptied field gives None: _restore_default puts the default back
+            key="seed",
+            on_change=_restore_default,
+            args=("seed",),
+            help=t("controls.seed_help"),
+            persist_state=_PERSIST,
+        )
+    if "positional" not in hidden:
+        positional = sidebar.toggle(
+            t("controls.positional"), key="positional", help=t("controls.positional_help"), persist_state=_PERSIST
+        )
     options = device_options()
     if st.session_state.get("device") not in options:
         st.session_state["device"] = "auto"
+    if "device" in hidden:
+        return int(seed), bool(positional), st.session_state["device"]
     device = sidebar.selectbox(
         t("controls.device"),
         options,
@@ -237,13 +280,20 @@ def _render_run_controls() -> tuple[int, bool, str]:
     return int(seed), bool(positional), device
 
 
-def render_controls() -> Choices:
-    """Draw the sidebar controls (call :func:`load_url_state` first) and return their values."""
+def render_controls(hidden: Collection[str] = ()) -> Choices:
+    """Draw the sidebar controls (call :func:`load_url_state` first) and return their values.
+
+    Args:
+        hidden: widget keys not to draw (teacher mode); their values come from the session
+            (the link or the defaults) all the same.
+    """
+    hidden = frozenset(hidden)
     st.sidebar.header(t("controls.header"))
-    d_model, num_heads = _render_size_controls()
-    mask_type, window = _render_mask_controls()
-    text = _render_text_controls()
-    seed, positional, device = _render_run_controls()
+    _show_restored_numbers()
+    d_model, num_heads = _render_size_controls(hidden)
+    mask_type, window = _render_mask_controls(hidden)
+    text = _render_text_controls(hidden)
+    seed, positional, device = _render_run_controls(hidden)
     return Choices(d_model, num_heads, mask_type, window, text, seed, positional, device)
 
 

@@ -12,7 +12,7 @@ from mha.threads import apply_thread_cap
 __all__ = ["setup_page"]
 
 
-def setup_page(title_key: str, icon: str) -> str:
+def setup_page(title_key: str, icon: str, initial_sidebar_state: str = "auto") -> str:
     """Set up a page of the app and return the session's language (``"en"`` or ``"zh"``).
 
     The language is resolved before ``st.set_page_config`` so that the browser tab's
@@ -20,6 +20,8 @@ def setup_page(title_key: str, icon: str) -> str:
     """
     apply_thread_cap()
     lang = select_language()
-    st.set_page_config(page_title=t(title_key), page_icon=icon, layout="wide")
+    st.set_page_config(
+        page_title=t(title_key), page_icon=icon, layout="wide", initial_sidebar_state=initial_sidebar_state
+    )
     render_nav()
     return lang

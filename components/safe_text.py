@@ -9,13 +9,22 @@ import unicodedata
 __all__ = ["md_escape", "printable"]
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_SCAN_FACTOR = 8  # look at most this many characters per shown one: a 10 MB link value costs no more than 80 B
 
 
 def printable(text: str, limit: int = 80) -> str:
-    """Drop control and format characters (incl. bidi overrides), fold newlines, cut to ``limit`` characters."""
-    kept = "".join(ch if ch not in "\r\n\t" else " " for ch in text)
-    kept = "".join(ch for ch in kept if unicodedata.category(ch) not in {"Cc", "Cf", "Cs", "Co", "Cn"})
-    return kept if len(kept) <= limit else kept[: limit - 1] + "…"
+    """Drop control and format characters (incl. bidi overrides), fold newlines, cut to ``limit`` characters.
+
+    Only the first ``_SCAN_FACTOR * limit`` characters are looked at, so the cost does not
+    grow with the length of the text (a link value can be megabytes long).
+    """
+    head = text[: _SCAN_FACTOR * limit]
+    folded = "".join(" " if ch in "\r\n\t" else ch for ch in head)
+    kept = "".join(ch for ch in folded if unicodedata.category(ch) not in _HIDDEN)
+    if len(kept) <= limit and len(head) == len(text):
+        return kept
+    return kept[: limit - 1] + "…"
 
 
 def md_escape(text: object, limit: int = 80) -> str:

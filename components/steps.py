@@ -133,8 +133,10 @@ def _explain(box: st.delta_generator.DeltaGenerator, step: int, shapes: str, par
     box.code(step_code(step), language="python")
 
 
-def _draw(box: st.delta_generator.DeltaGenerator, chart: object, stretch: bool = True) -> None:
-    box.altair_chart(chart, theme=None, width="stretch" if stretch else "content")
+def _draw(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, stretch: bool = True) -> None:
+    """Send a chart: the spec as it is, its datasets as compact Arrow under their fixed names."""
+    datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
+    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="stretch" if stretch else "content")
 
 
 def _blocked(run: AttentionRun) -> Tensor:

@@ -68,6 +68,7 @@ _FALSE = frozenset({"false", "0", "off", "no"})
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: a plain \d would also take "３" or "٣"
 _MAX_DIGITS = 18  # more digits than this is out of every range; never hand int() a 5000-digit string
 _KEPT_CONTROLS = frozenset("\n\t")
+_SCAN_CHARS = 4 * LIMITS.text_chars_max  # a longer value is cut before cleaning: 200 MB would take seconds
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,13 @@ def clean_text(text: str) -> tuple[str, int]:
     return "".join(kept), len(text) - len(kept)
 
 
-def _parse_int(key: str, raw: str) -> tuple[int, Problem | None]:
-    low, high = INT_RANGES[key]
+def _head_range(num_heads: object) -> tuple[int, int]:
+    """``head`` must name one of the page's heads: 0 .. num_heads - 1 (when the head count is known)."""
+    low, high = INT_RANGES["head"]
+    return (low, high) if not isinstance(num_heads, int) else (low, min(high, max(num_heads, 1) - 1))
+
+
+def _parse_int(key: str, raw: str, low: int, high: int) -> tuple[int, Problem | None]:
     text = raw.strip()
     if not _INTEGER.fullmatch(text):
         default = int(DEFAULTS[key])  # type: ignore[call-overload]
@@ -133,10 +139,10 @@ def _parse_bool(key: str, raw: str) -> tuple[bool, Problem | None]:
 
 def _parse_tokens(raw: str) -> tuple[str, list[Problem]]:
     problems = []
-    text, removed = clean_text(raw)
+    text, removed = clean_text(raw[:_SCAN_CHARS])
     if removed:
         problems.append(Problem("tokens", "control_chars", {"value": raw, "count": removed}))
-    if len(text) > LIMITS.text_chars_max:
+    if len(raw) > _SCAN_CHARS or len(text) > LIMITS.text_chars_max:
         problems.append(Problem("tokens", "too_long_text", {"value": raw, "high": LIMITS.text_chars_max}))
         text = text[: LIMITS.text_chars_max]
     tokens = tokenize(text)
@@ -148,13 +154,17 @@ def _parse_tokens(raw: str) -> tuple[str, list[Problem]]:
     return text, problems
 
 
-def parse_query_params(params: Mapping[str, str], devices: Sequence[str] = DEVICE_CHOICES) -> ParsedParams:
+def parse_query_params(
+    params: Mapping[str, str], devices: Sequence[str] = DEVICE_CHOICES, num_heads: int | None = None
+) -> ParsedParams:
     """Parse the control values present in a query string.
 
     Args:
         params: query parameter name -> raw string (the last value when a name repeats).
             Names outside :data:`URL_KEYS` are ignored.
         devices: the device choices offered on this machine (e.g. ``("auto", "cpu")``).
+        num_heads: the page's head count, which ``head`` must stay below (the link's own
+            ``num_heads`` wins); when neither is known, ``head`` is clamped to the largest head count.
 
     Returns:
         Values for the keys present (clamped or defaulted where needed) and one
@@ -168,7 +178,8 @@ def parse_query_params(params: Mapping[str, str], devices: Sequence[str] = DEVIC
         raw = str(params[key])
         problem: Problem | None = None
         if key in INT_RANGES:
-            values[key], problem = _parse_int(key, raw)
+            low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
+            values[key], problem = _parse_int(key, raw, low, high)
         elif key == "mask_type":
             values[key], problem = _parse_choice(key, raw, MASK_TYPES)
         elif key == "device":

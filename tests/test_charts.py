@@ -1,11 +1,15 @@
-"""Chart builders without Streamlit: the Vega-Lite they produce, read through ``chart.to_dict()``."""
+"""Chart builders without Streamlit: the Vega-Lite specs they produce, read as data and checked against the schema."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
+import altair as alt
+import jsonschema
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import torch
 
@@ -36,10 +40,10 @@ def _filters(spec: dict) -> list[str]:
 
 
 def _dataset(spec: dict, columns: set[str]) -> list[dict]:
-    """The inline dataset whose rows have exactly these columns."""
-    for rows in spec["datasets"].values():
-        if rows and set(rows[0]) == columns:
-            return rows
+    """The rows of the dataset that has exactly these columns."""
+    for frame in spec["datasets"].values():
+        if set(frame.columns) == columns:
+            return frame.to_dict("records")
     raise AssertionError(f"no dataset with columns {columns}")
 
 
@@ -51,7 +55,7 @@ def causal_frame() -> pd.DataFrame:
 
 
 def test_weights_use_a_fixed_zero_to_one_scale(causal_frame):
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights").to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights")
     scales = [enc["scale"] for enc in _encodings(spec, "color") if "field" in enc]
     assert scales
     assert all(scale["domain"] == [0.0, 1.0] for scale in scales)
@@ -59,7 +63,7 @@ def test_weights_use_a_fixed_zero_to_one_scale(causal_frame):
 
 def test_scores_use_a_diverging_scale_symmetric_around_zero():
     scores = torch.tensor([[[-3.0, 1.0], [0.5, 2.0]]])
-    spec = charts.attention_heatmap(frames.attention_frame(scores), frames.tokens_frame(["a", "b"]), "scores").to_dict()
+    spec = charts.attention_heatmap(frames.attention_frame(scores), frames.tokens_frame(["a", "b"]), "scores")
     (scale,) = [enc["scale"] for enc in _encodings(spec, "color") if "field" in enc]
     low, high = scale["domain"]
     assert scale["domainMid"] == 0
@@ -68,7 +72,7 @@ def test_scores_use_a_diverging_scale_symmetric_around_zero():
 
 
 def test_repeated_tokens_get_distinct_labels_sorted_by_position(causal_frame):
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights").to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights")
     expected = ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]
     for channel in ("x", "y"):
         sorts = [enc["sort"] for enc in _encodings(spec, channel)]
@@ -79,7 +83,7 @@ def test_repeated_tokens_get_distinct_labels_sorted_by_position(causal_frame):
 
 
 def test_labels_are_looked_up_by_position_not_repeated_per_cell(causal_frame):
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights").to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights")
     lookups = {d["lookup"]: d["as"] for d in _walk(spec) if "lookup" in d}
     assert lookups == {"q": ["query"], "k": ["key"]}
     cells = _dataset(spec, {"head", "q", "k", "value", "masked"})
@@ -87,7 +91,7 @@ def test_labels_are_looked_up_by_position_not_repeated_per_cell(causal_frame):
 
 
 def test_masked_cells_are_drawn_grey_with_a_cross(causal_frame):
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights").to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights")
     layers = spec["layer"]
     marks = [(layer["mark"]["type"], layer["mark"].get("color"), layer["mark"].get("text")) for layer in layers]
     assert ("rect", charts.MASKED_COLOR, None) in marks
@@ -103,14 +107,14 @@ def test_masked_cells_are_drawn_grey_with_a_cross(causal_frame):
 def test_tiny_cells_are_marked_grey_without_a_cross():
     keep = torch.ones(60, 60, dtype=torch.bool).tril()
     frame = frames.attention_frame(torch.zeros(1, 60, 60), ~keep)
-    spec = charts.attention_heatmap(frame, frames.tokens_frame(["w"] * 60), "weights", height_px=200).to_dict()
+    spec = charts.attention_heatmap(frame, frames.tokens_frame(["w"] * 60), "weights", height_px=200)
     marks = [(layer["mark"]["type"], layer["mark"].get("color")) for layer in spec["layer"]]
     assert marks == [("rect", None), ("rect", charts.MASKED_COLOR)]
 
 
 def test_tooltip_names_query_key_and_value(causal_frame):
     text = charts.ChartText(query="查询词元", key="键词元", weight="权重")
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights", text).to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights", text)
     tooltips = _encodings(spec, "tooltip")
     assert tooltips
     fields = {(item["field"], item["title"]) for tooltip in tooltips for item in tooltip}
@@ -120,14 +124,15 @@ def test_tooltip_names_query_key_and_value(causal_frame):
 def test_scores_with_minus_inf_reach_vega_as_null():
     scores = torch.tensor([[[0.5, float("-inf")], [0.25, -1.0]]])
     frame = frames.attention_frame(scores, torch.isneginf(scores))
-    spec = charts.attention_heatmap(frame, frames.tokens_frame(["a", "b"]), "scores").to_dict()
-    values = [row["value"] for row in _dataset(spec, {"head", "q", "k", "value", "masked"})]
+    spec = charts.attention_heatmap(frame, frames.tokens_frame(["a", "b"]), "scores")
+    sent = pa.ipc.open_stream(frames.arrow_bytes(spec["datasets"][charts.CELLS])).read_all()  # what the page sends
+    values = sent.column("value").to_pylist()
     assert values[1] is None
     assert all(np.isfinite(v) for v in values if v is not None)
 
 
 def test_fonts_are_projector_sized_and_fall_back_to_cjk(causal_frame):
-    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights").to_dict()
+    spec = charts.attention_heatmap(causal_frame, frames.tokens_frame(TOKENS), "weights")
     config = spec["config"]
     assert config["font"] == "sans-serif"
     assert config["axis"]["labelFontSize"] >= 14
@@ -138,7 +143,7 @@ def test_grid_has_one_facet_per_head_without_token_axes():
     weights = torch.softmax(torch.randn(8, 5, 5), dim=-1)  # (H, Lq, Lk)
     spec = charts.attention_grid(
         frames.attention_frame(weights), frames.tokens_frame(list("abcde")), "weights"
-    ).to_dict()
+    )
     assert spec["facet"]["field"] == "head"
     assert spec["columns"] == 4
     assert {row["head"] for row in _dataset(spec, {"head", "q", "k", "value", "masked"})} == set(range(8))
@@ -147,7 +152,7 @@ def test_grid_has_one_facet_per_head_without_token_axes():
 
 def test_feature_heatmap_is_diverging_and_names_token_feature_value():
     matrix = torch.linspace(-2, 1, 3 * 4).reshape(3, 4)  # (L, d_k)
-    spec = charts.feature_heatmap(frames.feature_frame(matrix), frames.tokens_frame(["x", "y", "x"]), "Q").to_dict()
+    spec = charts.feature_heatmap(frames.feature_frame(matrix), frames.tokens_frame(["x", "y", "x"]), "Q")
     (color,) = _encodings(spec, "color")
     assert color["scale"]["domainMid"] == 0
     assert color["scale"]["domain"][0] == -color["scale"]["domain"][1]
@@ -158,7 +163,7 @@ def test_feature_heatmap_is_diverging_and_names_token_feature_value():
 
 def test_shared_limit_gives_side_by_side_charts_the_same_colours():
     small = frames.feature_frame(torch.full((2, 2), 0.1))
-    spec = charts.feature_heatmap(small, frames.tokens_frame(["a", "b"]), "K", limit=3.0).to_dict()
+    spec = charts.feature_heatmap(small, frames.tokens_frame(["a", "b"]), "K", limit=3.0)
     (color,) = _encodings(spec, "color")
     assert color["scale"]["domain"] == [-3.0, 3.0]
 
@@ -166,7 +171,7 @@ def test_shared_limit_gives_side_by_side_charts_the_same_colours():
 def test_concat_marks_every_head_boundary():
     concat = torch.randn(4, 12)  # (L, d_model) with 3 heads of d_k = 4
     frame = frames.feature_frame(concat, frames.concat_columns(12, 3, 4))
-    spec = charts.concat_heatmap(frame, frames.tokens_frame(list("abcd")), 3, 4, 4, "concat").to_dict()
+    spec = charts.concat_heatmap(frame, frames.tokens_frame(list("abcd")), 3, 4, 4, "concat")
     rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
     assert len(rules) == 1
     bounds = [row["x"] for row in _dataset(spec, {"x"})]
@@ -175,7 +180,7 @@ def test_concat_marks_every_head_boundary():
 
 def test_head_summary_chart_bars_per_head():
     summary = frames.head_summary_frame(torch.softmax(torch.randn(16, 4, 4), dim=-1))
-    spec = charts.head_summary_chart(summary).to_dict()
+    spec = charts.head_summary_chart(summary)
     ys = {enc["field"] for enc in _encodings(spec, "y")}
     assert ys == {"entropy", "max_weight"}
 
@@ -184,3 +189,39 @@ def test_head_summary_chart_bars_per_head():
 def test_symmetric_limit(values, expected):
     assert charts.symmetric_limit(np.array(values)) == pytest.approx(expected)
     assert charts.symmetric_limit(np.array([np.nan, -np.inf, *values])) == pytest.approx(expected)
+
+
+def _inline(spec: dict) -> dict:
+    """The spec with its DataFrames as inline rows (NaN as null), as Vega-Lite's schema describes datasets."""
+    rows = {name: json.loads(frame.to_json(orient="records")) for name, frame in spec["datasets"].items()}
+    return {**spec, "datasets": rows}
+
+
+def test_every_chart_is_valid_vega_lite_of_the_version_altair_ships():
+    assert charts.VEGA_LITE_SCHEMA == alt.SCHEMA_URL
+    validator = jsonschema.Draft7Validator(alt.vegalite.v6.schema.core.load_schema())
+    keep = torch.ones(6, 6, dtype=torch.bool).tril()
+    scores = torch.randn(3, 6, 6).masked_fill(~keep, float("-inf"))  # (H, Lq, Lk)
+    weights = torch.softmax(scores, dim=-1)
+    tokens = frames.tokens_frame(TOKENS)
+    concat = torch.randn(6, 12)  # (L, d_model) with 3 heads of d_k = 4
+    specs = [
+        charts.attention_heatmap(frames.attention_frame(weights[:1], ~keep), tokens, "weights"),
+        charts.attention_heatmap(frames.attention_frame(scores[:1], ~keep), tokens, "scores", height_px=40),
+        charts.attention_grid(frames.attention_frame(scores, ~keep), tokens, "scores"),
+        charts.head_summary_chart(frames.head_summary_frame(weights)),
+        charts.feature_heatmap(frames.feature_frame(concat), tokens, "Q"),
+        charts.concat_heatmap(frames.feature_frame(concat, frames.concat_columns(12, 3, 2)), tokens, 3, 4, 2, "c"),
+    ]
+    for spec in specs:
+        errors = [error.message for error in validator.iter_errors(_inline(spec))]
+        assert not errors, errors[:3]
+
+
+def test_same_shapes_give_the_same_spec_so_the_browser_only_swaps_data():
+    tokens = frames.tokens_frame(TOKENS)
+    first, second = (torch.softmax(torch.randn(1, 6, 6), dim=-1) for _ in range(2))
+    specs = [charts.attention_heatmap(frames.attention_frame(w), tokens, "weights") for w in (first, second)]
+    texts = [json.dumps({k: v for k, v in spec.items() if k != "datasets"}) for spec in specs]
+    assert texts[0] == texts[1]
+    assert not specs[0]["datasets"][charts.CELLS].equals(specs[1]["datasets"][charts.CELLS])

@@ -106,3 +106,16 @@ def test_head_summary_leaves_out_fully_masked_rows():
     summary = frames.head_summary_frame(weights)
     np.testing.assert_allclose(summary["entropy"], [1.0], atol=1e-6)
     np.testing.assert_allclose(summary["max_weight"], [0.5], atol=1e-6)
+
+
+def test_arrow_bytes_are_compact_and_carry_minus_inf_as_null():
+    scores = torch.randn(8, 64, 64).tril()  # (H, Lq, Lk)
+    blocked = torch.ones(64, 64, dtype=torch.bool).triu(1)
+    frame = frames.attention_frame(scores.masked_fill(blocked, float("-inf")), blocked)
+    sent = frames.arrow_bytes(frame)
+    table = pa.ipc.open_stream(sent).read_all()
+    assert table.schema.metadata is None  # no pandas metadata travels
+    assert table.column_names == ["head", "q", "k", "value", "masked"]
+    assert table.column("value").null_count == int(blocked.sum()) * 8
+    np.testing.assert_array_equal(table.column("q").to_numpy(), frame["q"].to_numpy())
+    assert len(sent) / len(frame) <= 7.5  # 3 x int8 + float32 + bits for the mask and the nulls

@@ -14,9 +14,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "export.csv.label": {"en": "Download tensors (CSV, zip)", "zh": "下载张量（CSV，zip）"},
     "export.csv.help": {
-        "en": "One CSV per tensor for a spreadsheet: one row per cell, index columns b, h, i, j, d, dh, then value; "
+        "en": "One CSV per tensor for a spreadsheet: one row per cell, index columns b, h, i, j, d, dh, then `value`; "
         "plus tokens.csv and config.json.",
-        "zh": "每个张量一个 CSV，可用电子表格打开：每个元素一行，先是下标列 b、h、i、j、d、dh，再是 value；"
+        "zh": "每个张量一个 CSV，可用电子表格打开：每个元素一行，先是下标列 b、h、i、j、d、dh，再是 `value`；"
         "另附 tokens.csv 和 config.json。",
     },
     "export.code.title": {"en": "Reproduce in PyTorch", "zh": "用 PyTorch 复现"},

@@ -17,8 +17,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------------ shared by the labs
     "lab.common.explain": {"en": "Why? The explanation", "zh": "为什么？看解释"},
     "lab.common.text": {"en": "Sentence", "zh": "句子"},
-    "lab.common.query": {"en": "query token", "zh": "查询 token"},
-    "lab.common.key": {"en": "key token", "zh": "键 token"},
+    "lab.common.query": {"en": "query token", "zh": "查询词元"},
+    "lab.common.key": {"en": "key token", "zh": "键词元"},
     "lab.common.weight": {"en": "weight", "zh": "权重"},
     "lab.common.head": {"en": "head {n}", "zh": "头 {n}"},
     "lab.common.seed": {"en": "Seed", "zh": "随机种子"},
@@ -26,13 +26,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.common.num_heads": {"en": "Heads h", "zh": "头数 h"},
     "lab.common.tokens_empty": {
         "en": "The sentence has no tokens: type a few words.",
-        "zh": "这个句子没有 token：请输入几个词。",
+        "zh": "这个句子没有词元：请输入几个词。",
     },
     "lab.common.tokens_too_many": {
         "en": "The sentence has {count} tokens; this lab takes at most {high}. Shorten it.",
-        "zh": "这个句子有 {count} 个 token；本实验最多 {high} 个，请缩短。",
+        "zh": "这个句子有 {count} 个词元；本实验最多 {high} 个，请缩短。",
     },
-    "lab.common.tokens_seen": {"en": "{count} tokens: {tokens}", "zh": "{count} 个 token：{tokens}"},
+    "lab.common.tokens_seen": {"en": "{count} tokens: {tokens}", "zh": "{count} 个词元：{tokens}"},
     "lab.common.measured_at": {
         "en": "Measured on this server's CPU at {time} (results are kept for 10 minutes and shared by everyone).",
         "zh": "于 {time} 在本服务器的 CPU 上测得（结果保留 10 分钟，所有人共享）。",
@@ -110,7 +110,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.scaling.example_caption": {
         "en": "Queries and keys here are random N(0, 1) vectors per token (no training): only the scaling differs "
         "between the panels.",
-        "zh": "这里每个 token 的查询和键都是随机的 N(0, 1) 向量（未经训练）：各图之间只有缩放方式不同。",
+        "zh": "这里每个词元的查询和键都是随机的 N(0, 1) 向量（未经训练）：各图之间只有缩放方式不同。",
     },
     # ------------------------------------------------------------------ lab 2: head sweep
     "lab.heads.title": {"en": "Lab 2 · One layer, 1 to 16 heads", "zh": "实验 2 · 同一层，1 到 16 个头"},
@@ -130,7 +130,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "h·L² numbers instead of L².\n\n"
         "Fresh random weights give almost uniform attention; the *score gain* multiplies W_q to imitate "
         "the larger scores of a trained model (the same gain for every h).",
-        "zh": "每个头得到每个 token 的 d_k = d_model / h 个特征。四个投影矩阵无论 h 是多少都是 d_model × d_model，"
+        "zh": "每个头得到每个词元的 d_k = d_model / h 个特征。四个投影矩阵无论 h 是多少都是 d_model × d_model，"
         "所以参数量始终是 **4·d² + 4·d**：头越多并不增加参数，只是把同样的数切成更多、更窄的块。\n\n"
         "改变的是每个头能做什么：每个头在自己的切片上做自己的 softmax，所以头越多，这一层就能同时关注更多位置"
         "（每个头负责一种关系）。每个头的分数来自更少的特征，因此噪声更大。权重图也变多了：h·L² 个数，而不是 L²。\n\n"
@@ -176,11 +176,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         'whole, cut into d_k-sized pieces. Each "row" of a head is now a piece of some token, so the heads '
         "mix tokens and a row no longer means one token. The comparison with `nn.MultiheadAttention` "
         "(same weights) catches it at once: that is why the playground checks against PyTorch.",
-        "zh": "`view` 从不移动数据，只是用新的形状去读同一块内存。内存里依次是 token 0 的 d_model 个特征、token 1 "
+        "zh": "`view` 从不移动数据，只是用新的形状去读同一块内存。内存里依次是词元 0 的 d_model 个特征、词元 1 "
         "的、……。"
-        "`view(B, L, H, d_k)` 把每个 token 切成 H 段，`transpose(1, 2)` 再让头 h 收集*每个* token 的第 h 段。\n\n"
-        "而 `view(B, H, L, d_k)` 把最前面的 L·d_k 个数当作头 0：那是前几个完整的 token，被切成 d_k 大小的碎片。"
-        "于是头里的每一“行”只是某个 token 的一段，各个头把 token 混在了一起，一行不再代表一个 token。"
+        "`view(B, L, H, d_k)` 把每个词元切成 H 段，`transpose(1, 2)` 再让头 h 收集*每个*词元的第 h 段。\n\n"
+        "而 `view(B, H, L, d_k)` 把最前面的 L·d_k 个数当作头 0：那是前几个完整的词元，被切成 d_k 大小的碎片。"
+        "于是头里的每一“行”只是某个词元的一段，各个头把词元混在了一起，一行不再代表一个词元。"
         "与 `nn.MultiheadAttention`（相同权重）一比就露馅：这正是游乐场要和 PyTorch 对照的原因。",
     },
     "lab.reshape.toggle": {"en": "Split with view only (the bug)", "zh": "只用 view 切分（这个 bug）"},
@@ -200,11 +200,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.reshape.cell": {"en": "{index}:{token} ·{piece}", "zh": "{index}:{token} ·{piece}"},
     "lab.reshape.row_in_head": {"en": "row in the head", "zh": "头内的行"},
-    "lab.reshape.source_token": {"en": "comes from token", "zh": "来自 token"},
+    "lab.reshape.source_token": {"en": "comes from token", "zh": "来自词元"},
     "lab.reshape.sources_caption": {
         "en": "Each cell: the token that fills this row of this head, and ·n: which of its d_model / d_k parts "
         "(part n = features (n−1)·d_k … n·d_k − 1).",
-        "zh": "每个格子：填入该头这一行的 token，·n 表示它的第几段（共 d_model / d_k 段；第 n 段 = 第 (n−1)·d_k … "
+        "zh": "每个格子：填入该头这一行的词元，·n 表示它的第几段（共 d_model / d_k 段；第 n 段 = 第 (n−1)·d_k … "
         "n·d_k − 1 个特征）。",
     },
     "lab.reshape.weights_title_bug": {"en": "The weights the bug computes", "zh": "这个 bug 算出的权重"},
@@ -213,7 +213,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.reshape.row_key": {"en": "key row", "zh": "键行"},
     "lab.reshape.weights_caption_bug": {
         "en": "Rows and columns are numbered, not named: with the bug, row i of a head is not token i.",
-        "zh": "行和列只标了编号而不是 token：有这个 bug 时，头的第 i 行并不是第 i 个 token。",
+        "zh": "行和列只标了编号而不是词元：有这个 bug 时，头的第 i 行并不是第 i 个词元。",
     },
     # ------------------------------------------------------------------ lab 4: mask translator
     "lab.masks.title": {"en": "Lab 4 · Mask translator", "zh": "实验 4 · 掩码翻译器"},
@@ -335,7 +335,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.loop.repeats": {"en": "Timed repeats (fastest counts)", "zh": "计时重复次数（取最快一次）"},
     "lab.loop.same_numbers": {
         "en": "Same numbers: max |loop − fused| = {diff:.1e} on a 16-token input.",
-        "zh": "数值相同：在 16 个 token 的输入上，最大 |循环 − 融合| = {diff:.1e}。",
+        "zh": "数值相同：在 16 个词元的输入上，最大 |循环 − 融合| = {diff:.1e}。",
     },
     "lab.loop.timing_title": {"en": "Measured speed", "zh": "实测速度"},
     "lab.loop.timing_caption": {
@@ -385,8 +385,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "the profiler.",
         "zh": "**完整注意力**要建立 H × L × L 的分数矩阵和同样大的权重矩阵：L 翻倍，时间和内存都变成 4 倍。"
         "这就是注意力的 O(L²)。\n\n"
-        "**窗口注意力**（如 Swin Transformer）把序列切成每块 w 个 token，每个 token 只在自己的块内关注。"
-        "逐块计算时只需要 H × L × w 个分数：在 w 固定时与 L 成线性关系。代价是：不同块里的 token 在这一层互相看不见。"
+        "**窗口注意力**（如 Swin Transformer）把序列切成每块 w 个词元，每个词元只在自己的块内关注。"
+        "逐块计算时只需要 H × L × w 个分数：在 w 固定时与 L 成线性关系。代价是：不同块里的词元在这一层互相看不见。"
         "\n\n"
         "**F.scaled_dot_product_attention** 仍然计算全部 L × L 个分数（结果与完整注意力相同），"
         "但它的内核分块（tile）计算，从不保存整个矩阵：时间仍按 L² 增长，内存却少得多。"
@@ -439,7 +439,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.cross.intro": {
         "en": "In a translation model the sentence being written (queries) looks at the source sentence "
         "(keys and values). Two different token sequences: the score matrix is no longer square but **L_q × L_k**.",
-        "zh": "在翻译模型里，正在生成的句子（查询）去看源句子（键和值）。两个不同的 token 序列："
+        "zh": "在翻译模型里，正在生成的句子（查询）去看源句子（键和值）。两个不同的词元序列："
         "分数矩阵不再是方阵，而是 **L_q × L_k**。",
     },
     "lab.cross.explain": {
@@ -449,10 +449,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "L_k source tokens, and the output has **one row per query token** (L_q), each a mix of source values.\n\n"
         "The weights here are random, not trained: do not read meaning into which word lights up. A "
         "trained translator would put 注意力 on “Attention”. `[PAD]` keys are masked out automatically.",
-        "zh": "自注意力把同一个 x 同时作为查询、键和值。交叉注意力把解码器的 token 作为查询、编码器的 token "
+        "zh": "自注意力把同一个 x 同时作为查询、键和值。交叉注意力把解码器的词元作为查询、编码器的词元"
         "作为键和值："
         "Q = x_q W_q 有 L_q 行，K = x_kv W_k 和 V = x_kv W_v 有 L_k 行。于是 QKᵀ 是 L_q × L_k，"
-        "每一行 softmax 在 L_k 个源 token 上进行，输出**每个查询 token 一行**（共 L_q 行），"
+        "每一行 softmax 在 L_k 个源词元上进行，输出**每个查询词元一行**（共 L_q 行），"
         "每行都是源句值向量的加权混合。\n\n"
         "这里的权重是随机的、未经训练：不要从哪个词亮起来解读含义。训练好的翻译模型会让“注意力”对准 “Attention”。"
         "`[PAD]` 键会被自动屏蔽。",
@@ -469,7 +469,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.cross.padding": {
         "en": "The source sentence has [PAD] tokens: their columns are masked (weight 0).",
-        "zh": "源句子里有 [PAD] token：它们所在的列被屏蔽（权重为 0）。",
+        "zh": "源句子里有 [PAD] 词元：它们所在的列被屏蔽（权重为 0）。",
     },
     "lab.cross.weights_title": {
         "en": "Weights: one row per query, one column per key",
@@ -479,7 +479,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.cross.axis.key": {"en": "key (source)", "zh": "键（源句）"},
     "lab.cross.caption": {
         "en": "Every row sums to 1 over the source tokens. Untrained random weights: the pattern has no meaning yet.",
-        "zh": "每一行在源 token 上的和为 1。未经训练的随机权重：这个图案还没有含义。",
+        "zh": "每一行在源词元上的和为 1。未经训练的随机权重：这个图案还没有含义。",
     },
     # ------------------------------------------------------------------ lab 8: pattern sculpting
     "lab.sculpt.title": {"en": "Lab 8 · Sculpt attention heads by hand", "zh": "实验 8 · 手工雕刻注意力头"},
@@ -487,7 +487,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Tutorials show heads that attend to the token itself, to the previous token, to the first token, or "
         "evenly. Here four heads are *built* that way: W_q and W_k are written by hand, the input is nothing but "
         "the positional encodings. No training, no words: the weights alone make the patterns.",
-        "zh": "教程里常见这样的头：关注自己、关注前一个 token、关注第一个 token，或者平均关注。"
+        "zh": "教程里常见这样的头：关注自己、关注前一个词元、关注第一个词元，或者平均关注。"
         "这里直接*构造*出这四个头："
         "W_q 和 W_k 由手工写出，输入只有位置编码。没有训练，也没有词：图案完全由权重产生。",
     },
@@ -505,11 +505,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "1. PE_i · PE_j = 对所有频率求和 cos(ω(i − j))：**当 i = j 时最大**。\n"
         "2. 把每一对旋转角度 −ω，PE_i 就变成 PE_(i−1)：旋转就是一个矩阵。\n\n"
         "于是：**关注自己**——W_q = W_k = “取前 d_k 个特征”，q_i·k_j 在 j = i 处最大。"
-        "**关注前一个 token**——W_q 再往回旋转一步，q_i = PE_(i−1)，峰值移到 j = i − 1。"
-        "**关注第一个 token**——W_q = 0，偏置 b_q = PE_0：每个查询问的都是同一个问题，“是位置 0 吗？”。"
+        "**关注前一个词元**——W_q 再往回旋转一步，q_i = PE_(i−1)，峰值移到 j = i − 1。"
+        "**关注第一个词元**——W_q = 0，偏置 b_q = PE_0：每个查询问的都是同一个问题，“是位置 0 吗？”。"
         "**平均关注**——W_q = 0 且 b_q = 0：所有分数都是 0，softmax 平均分配。\n\n"
         "锐度把 W_q 和 b_q 放大：分数越大，softmax 越尖锐（相当于反过来做实验 1）。"
-        "位置 0 没有前一个 token；加上因果掩码后它只能关注自己。",
+        "位置 0 没有前一个词元；加上因果掩码后它只能关注自己。",
     },
     "lab.sculpt.length": {"en": "Positions L", "zh": "位置数 L"},
     "lab.sculpt.sharpness": {"en": "Sharpness (× W_q)", "zh": "锐度（× W_q）"},
@@ -519,8 +519,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.sculpt.causal": {"en": "Causal mask", "zh": "因果掩码"},
     "lab.sculpt.pattern.self": {"en": "itself (diagonal)", "zh": "关注自己（对角线）"},
-    "lab.sculpt.pattern.previous": {"en": "previous token", "zh": "关注前一个 token"},
-    "lab.sculpt.pattern.first": {"en": "first token", "zh": "关注第一个 token"},
+    "lab.sculpt.pattern.previous": {"en": "previous token", "zh": "关注前一个词元"},
+    "lab.sculpt.pattern.first": {"en": "first token", "zh": "关注第一个词元"},
     "lab.sculpt.pattern.uniform": {"en": "uniform", "zh": "平均关注"},
     "lab.sculpt.weights_title": {
         "en": "Four hand-built heads, input = positional encodings only",
@@ -587,7 +587,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "**Post-Norm**（原始 Transformer、BERT）在相加*之后*归一化：LayerNorm(x + sublayer(x))。"
         "**Pre-Norm**（GPT-2 及多数新模型）对*进入*子层的输入归一化：x + sublayer(LayerNorm(x))；"
         "残差流本身在层内从不被归一化，这让很深的网络更容易训练。\n\n"
-        "**FFN**：两个线性层，中间一个激活函数，对每个 token 单独作用：d_model → d_ff → d_model。"
+        "**FFN**：两个线性层，中间一个激活函数，对每个词元单独作用：d_model → d_ff → d_model。"
         "当 d_ff = 4·d_model 时，它的参数约为注意力的两倍（8·d² 对 4·d²）。\n\n"
         "BERT-base：12 个头，d_model 768，d_ff 3072，GELU，Post-Norm，共 12 层这样的结构。",
     },

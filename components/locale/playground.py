@@ -300,9 +300,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ step 4
     "step4.title": {"en": "4 · Output projection", "zh": "4 · 输出投影"},
     "step4.what": {
-        "en": "A last learned matrix mixes the heads: output = concat W_oᵀ + b_o. The output has the same shape "
+        "en": "A last learned matrix mixes the heads: `output = concat W_oᵀ + b_o`. The output has the same shape "
         "as the input x, so layers can be stacked.",
-        "zh": "最后一个可学习矩阵把各个头的信息混合起来：output = concat W_oᵀ + b_o。输出与输入 x 形状相同，"
+        "zh": "最后一个可学习矩阵把各个头的信息混合起来：`output = concat W_oᵀ + b_o`。输出与输入 x 形状相同，"
         "所以层可以一层层叠起来。",
     },
     "step4.shapes": {

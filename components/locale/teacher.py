@@ -1,0 +1,38 @@
+"""Messages of teacher (presentation) mode: the switch, the slide navigation, the controls a host can hide."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "teacher.settings": {"en": "Presentation mode", "zh": "演示模式"},
+    "teacher.toggle": {"en": "Present one step at a time", "zh": "逐步演示"},
+    "teacher.toggle_help": {
+        "en": "For a projector: one pipeline step per slide, large type, Previous / Next (or the ← → keys). "
+        "The link keeps the mode, the slide and the hidden controls.",
+        "zh": "适合投影：每页一个步骤，大号字体，用“上一步 / 下一步”（或 ← → 键）翻页。"
+        "链接会记住演示模式、当前页和隐藏的控件。",
+    },
+    "teacher.hide": {"en": "Controls hidden while presenting", "zh": "演示时隐藏的控件"},
+    "teacher.hide_help": {
+        "en": "Hidden controls keep their values (from the link or the defaults); they are just not shown.",
+        "zh": "隐藏的控件仍保留其取值（来自链接或默认值），只是不显示出来。",
+    },
+    "teacher.hidden_now": {"en": "Hidden for this presentation: {names}", "zh": "本次演示隐藏了：{names}"},
+    "teacher.step_of": {"en": "Step {step} / {steps}", "zh": "第 {step} 步 / 共 {steps} 步"},
+    "teacher.final": {"en": "Summary and live check", "zh": "小结与实时核对"},
+    "teacher.previous": {"en": "Previous", "zh": "上一步"},
+    "teacher.next": {"en": "Next", "zh": "下一步"},
+    "teacher.leave": {"en": "Leave presentation", "zh": "退出演示"},
+    "teacher.control.d_model": {"en": "d_model (model width)", "zh": "d_model（模型维度）"},
+    "teacher.control.num_heads": {"en": "number of heads", "zh": "头数"},
+    "teacher.control.mask_type": {"en": "mask", "zh": "掩码"},
+    "teacher.control.window": {"en": "window width", "zh": "窗口宽度"},
+    "teacher.control.tokens": {"en": "text and examples", "zh": "文本与例句"},
+    "teacher.control.seed": {"en": "seed", "zh": "随机种子"},
+    "teacher.control.positional": {"en": "positional encoding", "zh": "位置编码"},
+    "teacher.control.device": {"en": "device", "zh": "设备"},
+    "teacher.control.head": {"en": "head selector", "zh": "注意力头选择"},
+    # A problem in the link's "hide" list (the other link problems use the url.* messages of the playground).
+    "url.unknown_names": {
+        "en": "Link parameter “{name}” names controls that do not exist: {value}; they are ignored. "
+        "Controls that can be hidden: {choices}.",
+        "zh": "链接参数“{name}”中有不存在的控件：{value}；已忽略。可以隐藏的控件：{choices}。",
+    },
+}

@@ -1,0 +1,337 @@
+"""Teacher (presentation) mode: the link's ``teacher``, ``step`` and ``hide``, one slide at a time, large type.
+
+Pure parsing first, then the page through AppTest (small sizes: d_model 64, 4 heads, 6 tokens),
+then a real Chromium at a projector's 1280x720, which saves test-artifacts/teacher-{en,zh}.png.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.i18n import LANGUAGES, t
+from components.teacher import (
+    HIDEABLE,
+    LARGE_TYPE_CSS,
+    SLIDES,
+    STEPS,
+    TeacherView,
+    parse_teacher_params,
+    to_teacher_params,
+)
+from components.url_params import URL_KEYS
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6, d_k = 16
+
+
+# ---------------------------------------------------------------- the link, parsed
+def _codes(parsed) -> dict[str, str]:
+    return {problem.field: problem.code for problem in parsed.problems}
+
+
+def test_valid_presentation_values_parse_without_problems():
+    parsed = parse_teacher_params({"teacher": "1", "step": "3", "hide": "seed,device,positional", "d_model": "64"})
+    assert parsed.problems == []
+    assert parsed.values == {"teacher": True, "step": 3, "hide": ("seed", "positional", "device")}  # HIDEABLE order
+
+
+@pytest.mark.parametrize(("raw", "on"), [("1", True), ("true", True), (" ON ", True), ("yes", True), ("0", False),
+                                         ("false", False), ("off", False), ("no", False)])  # fmt: skip
+def test_teacher_switch_words(raw, on):
+    parsed = parse_teacher_params({"teacher": raw})
+    assert parsed.values == {"teacher": on}
+    assert parsed.problems == []
+
+
+def test_a_bad_switch_word_leaves_presentation_mode_off_with_a_problem():
+    parsed = parse_teacher_params({"teacher": "please"})
+    assert parsed.values == {"teacher": False}
+    (problem,) = parsed.problems
+    assert (problem.field, problem.code, problem.params["value"]) == ("teacher", "not_boolean", "please")
+
+
+@pytest.mark.parametrize("raw", ["two", "", "2.5", "３", "1e1", "--2"])
+def test_a_step_that_is_not_a_whole_number_opens_the_first_slide(raw):
+    parsed = parse_teacher_params({"step": raw})
+    assert parsed.values == {"step": 1}
+    assert _codes(parsed) == {"step": "not_integer"}
+    assert parsed.problems[0].params == {"value": raw, "used": 1}
+
+
+@pytest.mark.parametrize(("raw", "used"), [("0", 1), ("-3", 1), ("6", SLIDES), ("99", SLIDES),
+                                           ("9" * 5000, SLIDES), ("-" + "9" * 5000, 1)])  # fmt: skip
+def test_a_step_out_of_range_is_clamped(raw, used):
+    parsed = parse_teacher_params({"step": raw})
+    assert parsed.values == {"step": used}
+    (problem,) = parsed.problems
+    assert problem.code == "out_of_range"
+    assert (problem.params["low"], problem.params["high"], problem.params["used"]) == (1, SLIDES, used)
+
+
+def test_hide_is_forgiving_about_case_spaces_and_repeats():
+    parsed = parse_teacher_params({"hide": " Seed, seed ,DEVICE,,"})
+    assert parsed.values == {"hide": ("seed", "device")}
+    assert parsed.problems == []
+    assert parse_teacher_params({"hide": ""}).values == {"hide": ()}
+
+
+def test_unknown_names_in_hide_are_reported_and_the_known_ones_kept():
+    parsed = parse_teacher_params({"hide": "colour,seed,<b>x</b>"})
+    assert parsed.values == {"hide": ("seed",)}
+    (problem,) = parsed.problems
+    assert (problem.field, problem.code) == ("hide", "unknown_names")
+    assert problem.params["value"] == "<b>x</b>, colour"
+    assert problem.params["choices"] == ", ".join(HIDEABLE)
+
+
+def test_every_control_can_be_hidden():
+    assert set(HIDEABLE) == set(URL_KEYS)  # every control mirrored in the URL, the head selector included
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_presentation_problem_has_a_message(lang):
+    parsed = parse_teacher_params({"teacher": "maybe", "step": "x", "hide": "colour"})
+    parsed_range = parse_teacher_params({"step": "7"})
+    for problem in parsed.problems + parsed_range.problems:
+        text = t(f"url.{problem.code}", lang=lang, name=problem.field, **problem.params)
+        assert f"“{problem.field}”" in text
+        assert str(problem.params["value"]) in text
+
+
+@pytest.mark.parametrize(
+    "view",
+    [TeacherView(True, 4, ("seed", "head")), TeacherView(True, SLIDES, ()), TeacherView(True, 1, HIDEABLE)],
+)
+def test_a_view_survives_its_own_link(view):
+    params = {name: value for name, value in to_teacher_params(view).items() if value is not None}
+    parsed = parse_teacher_params(params)
+    assert parsed.problems == []
+    assert TeacherView(parsed.values["teacher"], parsed.values["step"], parsed.values.get("hide", ())) == view
+
+
+def test_off_the_link_keeps_only_the_hide_list_and_nothing_is_hidden():
+    view = TeacherView(False, 3, ("seed",))
+    assert to_teacher_params(view) == {"teacher": None, "step": None, "hide": "seed"}
+    assert view.hidden == frozenset()
+    assert TeacherView(True, 3, ("seed",)).hidden == {"seed"}
+
+
+# ---------------------------------------------------------------- the page
+def open_page(**params: str) -> AppTest:
+    at = AppTest.from_file(SCRIPT, default_timeout=30)
+    for key, value in {**SMALL, **params}.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def step_headings(at: AppTest, lang: str = "en") -> list[str]:
+    """Headings of the pipeline panels, the summary and the live check on the page."""
+    names = [f"step{n}.title" for n in range(1, STEPS + 1)] + ["summary.title", "check.title"]
+    titles = [t(name, lang=lang) for name in names]
+    return [h.value for h in at.subheader if h.value in titles]
+
+
+def chart_data(at: AppTest) -> list:
+    """Every chart's datasets as pandas frames."""
+    return [
+        pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas()
+        for e in at.get("vega_lite_chart")
+        for d in e.proto.datasets
+    ]
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    """Every ``title`` text in the charts' specs (chart, axis and legend titles)."""
+
+    def titles(node: object) -> list[str]:
+        if isinstance(node, list):
+            return [title for item in node for title in titles(item)]
+        if not isinstance(node, dict):
+            return []
+        own = [node["title"]] if isinstance(node.get("title"), str) else []
+        return own + [title for key, value in node.items() if key != "title" for title in titles(value)]
+
+    return [title for e in at.get("vega_lite_chart") for title in titles(json.loads(e.proto.spec))]
+
+
+def slide_label(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown if m.value in {t("teacher.final")} or "/ 4" in m.value)
+
+
+@pytest.mark.parametrize("step", range(1, STEPS + 1))
+def test_each_slide_shows_one_step(step):
+    at = open_page(teacher="1", step=str(step))
+    assert not at.exception and not at.error
+    assert step_headings(at) == [t(f"step{step}.title")]
+    assert t("teacher.step_of", step=step, steps=STEPS) in slide_label(at)
+    assert not at.title  # no page title or intro on a slide: room for the step
+    assert not at.get("download_button")  # the export stays on the normal page
+
+
+def test_the_last_slide_is_the_summary_and_the_live_check():
+    at = open_page(teacher="1", step=str(SLIDES))
+    assert not at.exception
+    assert step_headings(at) == [t("summary.title"), t("check.title")]
+    assert at.success and "✓" in at.success[0].value
+    assert t("teacher.final") in slide_label(at)
+
+
+def test_next_and_previous_move_one_slide_and_the_link_follows():
+    at = open_page(teacher="1")
+    assert at.query_params["step"] == "1"
+    assert at.button(key="teacher_previous_top").disabled
+    at.button(key="teacher_next_top").click().run()
+    assert step_headings(at) == [t("step2.title")]
+    assert at.query_params["step"] == "2"
+    at.button(key="teacher_next_bottom").click().run()
+    assert at.query_params["step"] == "3"
+    at.button(key="teacher_previous_bottom").click().run()
+    assert step_headings(at) == [t("step2.title")]
+    for _ in range(2, SLIDES):
+        at.button(key="teacher_next_top").click().run()
+    assert at.query_params["step"] == str(SLIDES)
+    assert at.button(key="teacher_next_top").disabled  # nothing after the last slide
+    assert not at.exception
+
+
+def test_hidden_controls_are_not_drawn_but_the_link_values_are_used():
+    hidden = "seed,positional,device,head,tokens,window"
+    at = open_page(teacher="1", step="1", hide=hidden, seed="7", positional="false", head="2", window="1")
+    assert not at.exception and not at.error
+    drawn = {w.key for kind in ("number_input", "selectbox", "toggle", "text_area", "radio") for w in at.get(kind)}
+    assert drawn.isdisjoint(hidden.split(","))
+    assert {"d_model", "num_heads", "mask_type"} <= drawn  # what the host did not hide is still there
+    assert not [b for b in at.button if b.key.startswith("example_")]  # the examples go with the text box
+    # the numbers are those of a normal page with the same settings
+    normal = open_page(seed="7", positional="false", head="2", window="1")
+    step_1 = [f for f in chart_data(normal) if "value" in f.columns][:3]  # Q, K, V of the viewed head
+    slide = [f for f in chart_data(at) if "value" in f.columns][:3]
+    assert len(slide) == 3
+    for ours, theirs in zip(slide, step_1, strict=True):
+        assert ours["value"].sub(theirs["value"]).abs().max() < 1e-6
+    assert t("step1.chart", name="Q", head=2, length=6, d_k=16) in chart_titles(at)
+    assert at.query_params["seed"] == "7" and at.query_params["head"] == "2"
+    assert any("seed" in c.value and "device" in c.value.lower() for c in at.sidebar.caption)
+
+
+def test_hide_does_nothing_outside_presentation_mode():
+    at = open_page(hide="seed,device")
+    assert at.number_input(key="seed") is not None and at.selectbox(key="device") is not None
+    assert len(step_headings(at)) == 6
+    assert at.query_params["hide"] == "seed,device"  # kept in the link for when the mode is switched on
+
+
+@pytest.mark.parametrize(
+    ("params", "field", "used"),
+    [({"step": "9"}, "step", "5"), ({"step": "two"}, "step", "1"), ({"hide": "seed,colour"}, "hide", "seed")],
+)
+def test_bad_presentation_values_warn_and_use_a_safe_value(params, field, used):
+    at = open_page(teacher="1", **params)
+    assert not at.exception
+    warnings = [w.value for w in at.warning if f"“{field}”" in w.value]
+    assert len(warnings) == 1, [w.value for w in at.warning]
+    assert at.query_params[field] == used
+
+
+def test_warnings_about_the_link_are_translated_and_quote_the_value_as_text():
+    at = open_page(lang="zh", teacher="yes please", hide="<img src=x>,seed", step="0")
+    assert not at.exception
+    texts = [w.value for w in at.warning]
+    assert len(texts) == 3, texts
+    assert all("链接参数" in text for text in texts)
+    assert any("\\<img src\\=x\\>" in text for text in texts)  # escaped: shown as text, never as HTML
+    assert not any(re.search(r"(?<!\\)<img", text) for text in texts)
+    assert "teacher" not in at.query_params  # a bad switch word leaves the normal page
+
+
+def test_leaving_brings_back_the_whole_page_and_a_plain_link():
+    at = open_page(teacher="1", step="3", hide="seed")
+    at.button(key="teacher_leave").click().run()
+    assert not at.exception
+    assert at.title[0].value == t("app.title")
+    assert len(step_headings(at)) == 6
+    assert at.number_input(key="seed").value == 0
+    assert "teacher" not in at.query_params and "step" not in at.query_params
+    assert at.query_params["hide"] == "seed"
+
+
+def test_the_switch_in_the_sidebar_starts_a_presentation():
+    at = open_page()
+    at.toggle(key="teacher").set_value(True).run()
+    at.multiselect(key="hide").set_value(["seed", "device"]).run()
+    assert not at.exception
+    assert step_headings(at) == [t("step1.title")]
+    assert (at.query_params["teacher"], at.query_params["step"], at.query_params["hide"]) == ("1", "1", "seed,device")
+    drawn = {w.key for w in at.number_input} | {w.key for w in at.selectbox}
+    assert "seed" not in drawn and "device" not in drawn
+
+
+def test_large_type_is_constant_css_only_in_presentation_mode():
+    hostile = "</style><script>alert(1)</script>"
+    at = open_page(teacher="1", tokens=f"the {hostile} cat")
+    (html,) = at.get("html")
+    assert html.proto.body == LARGE_TYPE_CSS  # the same constant string whatever the link says
+    assert "<script" not in LARGE_TYPE_CSS
+    assert not open_page().get("html")
+
+
+def test_presentation_in_chinese():
+    at = open_page(lang="zh", teacher="1", step="2")
+    assert not at.exception
+    assert at.button(key="teacher_previous_top").label == "上一步"
+    assert at.button(key="teacher_next_top").label == "下一步"
+    assert "第 2 步 / 共 4 步" in "\n".join(m.value for m in at.markdown)
+    assert step_headings(at, "zh") == [t("step2.title", lang="zh")]
+
+
+def test_a_presentation_link_from_one_session_opens_the_same_slide_in_another():
+    first = open_page(teacher="1", hide="seed,head", head="3", seed="5")
+    first.button(key="teacher_next_top").click().run()
+    link = dict(first.query_params)
+    second = AppTest.from_file(SCRIPT, default_timeout=30)
+    for key, value in link.items():
+        second.query_params[key] = value
+    second.run()
+    assert dict(second.query_params) == link
+    assert step_headings(second) == step_headings(first) == [t("step2.title")]
+    assert f"**{t('step2.raw', head=3)}**" in [m.value for m in second.markdown]  # the hidden head, from the link
+    assert [e.proto.spec for e in second.get("vega_lite_chart")] == [e.proto.spec for e in first.get("vega_lite_chart")]
+    assert [f.to_dict() for f in chart_data(second)] == [f.to_dict() for f in chart_data(first)]
+
+
+# ---------------------------------------------------------------- in a real browser, at projector size
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_presentation_in_the_browser_with_keyboard_and_screenshot(app_url, page, lang):
+    from conftest import ARTIFACTS, console_errors, wait_for_app
+
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?lang={lang}&teacher=1&step=2&hide=seed,device,positional&d_model=64&num_heads=4"
+              "&mask_type=causal&tokens=the cat sat on the mat")  # fmt: skip
+    wait_for_app(page)
+    label = t("teacher.step_of", lang=lang, step=2, steps=STEPS)
+    assert page.get_by_text(label).first.is_visible()
+    assert page.get_by_role("heading", name=t("step2.title", lang=lang)).count() == 1
+    assert page.get_by_test_id("stSidebar").get_attribute("data-collapsed") == "true"  # the slide gets the width
+    # projector type for the step's explanation (Streamlit's own is 16 px); the style lands just after the text
+    page.wait_for_function(
+        """(start) => [...document.querySelectorAll(
+            '[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p')]
+            .some(p => p.textContent.startsWith(start) && parseFloat(getComputedStyle(p).fontSize) >= 22)""",
+        arg=t("step2.what", lang=lang)[:12],
+        timeout=30_000,
+    )
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"teacher-{lang}.png"))
+    page.keyboard.press("ArrowRight")  # a presenter's clicker or the arrow keys
+    page.wait_for_url("**step=3**", timeout=30_000)
+    wait_for_app(page)
+    assert page.get_by_role("heading", name=t("step3.title", lang=lang)).count() == 1
+    assert console_errors(page) == []

@@ -1,0 +1,166 @@
+"""The link round trip: every control read from the URL, written back when it changes, and restored elsewhere.
+
+For every control (the contract's widget keys, ``lang``, and teacher mode's ``teacher``, ``hide``,
+``step``) a link sets it before the first run, changing it updates ``at.query_params``, and the
+link one session ends with opens the same page in a fresh session: same widget values, same
+text (token line, shapes, counts), same chart data, same link.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.i18n import t
+from components.url_params import URL_KEYS
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+BASE = {"d_model": "48", "num_heads": "4", "tokens": "the cat sat on the mat"}  # d_k = 12, L = 6
+
+
+def open_page(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(SCRIPT, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+_KINDS = ("number_input", "selectbox", "text_area", "toggle", "radio", "multiselect")
+
+
+def widget(at: AppTest, key: str):
+    """The widget with this key, whatever its kind."""
+    (found,) = [w for kind in _KINDS for w in at.get(kind) if w.key == key]
+    return found
+
+
+def page_texts(at: AppTest) -> list[str]:
+    """Every markdown-like text of the page, in order."""
+    kinds = ("title", "header", "subheader", "markdown", "caption", "code", "error", "warning", "info", "success")
+    return [str(e.value) for kind in kinds for e in at.get(kind)]
+
+
+def chart_frames(at: AppTest) -> list[pd.DataFrame]:
+    """Every chart's datasets."""
+    return [
+        pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas()
+        for e in at.get("vega_lite_chart")
+        for d in e.proto.datasets
+    ]
+
+
+# (key, value in the link, the widget's value it gives, a new widget value, how the link then reads it)
+CONTEXT = {"window": {"mask_type": "window"}}  # the window width can be changed only with the window mask
+CONTROLS = [
+    ("d_model", "96", 96, 144, "144"),
+    ("num_heads", "6", 6, 3, "3"),
+    ("mask_type", "window", "window", "causal", "causal"),
+    ("window", "1", 1, 3, "3"),
+    ("tokens", "a b c", "a b c", "小明喜欢打球", "小明喜欢打球"),
+    ("seed", "7", 7, 11, "11"),
+    ("positional", "false", False, True, "true"),
+    ("device", "cpu", "cpu", "auto", "auto"),
+    ("head", "2", 2, 3, "3"),
+    ("hide", "seed,device", ["seed", "device"], ["head"], "head"),
+    ("teacher", "1", True, False, None),  # None: leaving presentation mode takes the name out of the link
+]
+
+
+def test_every_url_control_is_covered():
+    assert {key for key, *_ in CONTROLS} >= set(URL_KEYS)
+
+
+@pytest.mark.parametrize(("key", "raw", "value", "new", "written"), CONTROLS, ids=[c[0] for c in CONTROLS])
+def test_a_link_sets_the_control_and_changing_it_updates_the_link(key, raw, value, new, written):
+    at = open_page({**BASE, **CONTEXT.get(key, {}), key: raw})
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert widget(at, key).value == value
+    assert at.query_params[key] == raw
+    widget(at, key).set_value(new).run()
+    assert not at.exception
+    assert widget(at, key).value == new
+    assert at.query_params.get(key) == written
+    assert at.query_params["d_model"] == ("144" if key == "d_model" else BASE["d_model"])  # the rest is kept
+
+
+def test_lang_from_the_link_and_the_selector_to_the_link():
+    at = open_page({**BASE, "lang": "zh"})
+    assert widget(at, "lang").value == "zh"
+    assert at.title[0].value == t("app.title", lang="zh")
+    english = open_page(BASE)
+    assert english.query_params["lang"] == "en"
+    english.selectbox(key="lang").set_value("zh").run()
+    assert english.query_params["lang"] == "zh"
+    assert english.title[0].value == t("app.title", lang="zh")
+
+
+def test_step_from_the_link_and_next_to_the_link():
+    at = open_page({**BASE, "teacher": "1", "step": "3"})
+    assert [h.value for h in at.subheader if h.value.startswith(("1 ·", "2 ·", "3 ·", "4 ·"))] == [t("step3.title")]
+    at.button(key="teacher_next_top").click().run()
+    assert at.query_params["step"] == "4"
+    assert t("step4.title") in [h.value for h in at.subheader]
+
+
+def _same_page(first: AppTest, second: AppTest) -> None:
+    assert not second.exception
+    assert dict(second.query_params) == dict(first.query_params)
+    assert page_texts(second) == page_texts(first)  # title, token line, shapes, counts, notes
+    charts = chart_frames(first)
+    assert charts
+    assert len(chart_frames(second)) == len(charts)
+    for ours, theirs in zip(chart_frames(second), charts, strict=True):
+        assert ours.equals(theirs)  # masked cells are NaN in both
+    drawn = [key for key in URL_KEYS if any(w.key == key for kind in _KINDS for w in first.get(kind))]
+    assert drawn
+    for key in drawn:
+        assert widget(second, key).value == widget(first, key).value, key
+
+
+def test_a_link_written_by_one_session_opens_the_same_page_in_another():
+    first = open_page(BASE)
+    first.number_input(key="d_model").set_value(96).run()
+    first.number_input(key="num_heads").set_value(6).run()
+    first.selectbox(key="mask_type").set_value("window").run()
+    first.number_input(key="window").set_value(1).run()
+    first.text_area(key="tokens").set_value("Thinking Machines think").run()
+    first.number_input(key="seed").set_value(3).run()
+    first.toggle(key="positional").set_value(False).run()
+    first.selectbox(key="device").set_value("cpu").run()
+    first.radio(key="head").set_value(5).run()
+    first.multiselect(key="hide").set_value(["seed"]).run()
+    first.selectbox(key="lang").set_value("zh").run()  # last: AppTest cannot send a Chinese page's widgets back
+    assert not first.exception and not first.error
+    link = dict(first.query_params)
+    assert link | {"tokens": "Thinking Machines think"} == link
+    assert (link["d_model"], link["num_heads"], link["head"], link["lang"], link["hide"]) == (
+        "96",
+        "6",
+        "5",
+        "zh",
+        "seed",
+    )
+    assert "[1, 6, 3, 16]" in "\n".join(page_texts(first))  # (B, h, L, d_k) for 3 tokens, 6 heads of 16
+    second = open_page(link)
+    _same_page(first, second)
+    assert widget(second, "head").value == 5
+
+
+def test_a_presentation_link_opens_the_same_slide_in_another_session():
+    first = open_page({**BASE, "head": "1"})
+    first.toggle(key="teacher").set_value(True).run()
+    first.multiselect(key="hide").set_value(["seed", "device", "head"]).run()
+    first.button(key="teacher_next_top").click().run()
+    first.number_input(key="num_heads").set_value(2).run()
+    assert not first.exception and not first.error
+    link = dict(first.query_params)
+    assert (link["teacher"], link["step"], link["hide"], link["head"]) == ("1", "2", "seed,device,head", "1")
+    second = open_page(link)
+    _same_page(first, second)
+    assert [h.value for h in second.subheader if h.value.startswith("2 ·")] == [t("step2.title")]
+    assert not [w for w in second.number_input if w.key == "seed"]
