@@ -18,7 +18,7 @@ import bench
 from bench.table import format_table
 
 FRAMEWORK_MODULES = {"table", "__main__"}
-PREFERRED_ORDER = ("app_rerun", "browser", "engine", "payload")
+PREFERRED_ORDER = ("limits", "app_rerun", "browser", "engine", "payload")
 
 
 def section_names() -> list[str]:

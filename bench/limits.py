@@ -7,7 +7,7 @@ case's caches and allocator pools cannot hide another's memory:
 
 * engine: ``build_model`` + traced ``run_attention`` + the live check against
   ``nn.MultiheadAttention`` (what ``components/runner.py`` caches per config), first call;
-  then the median of 3 warm calls of the traced forward alone;
+  then the median of 7 warm calls of the traced forward alone;
 * page: the whole playground script through Streamlit's ``AppTest`` (engine, frames, Altair
   charts, Arrow serialisation), first run with cold caches: the server-side cost of one
   new visitor. The browser's drawing time is not included (see the ``browser`` section).
@@ -41,6 +41,7 @@ CASES = (
     (D_MODEL_MAX, 16, "none"),
 )
 QUICK_CASES = ((D_MODEL_MAX, HEADS_MAX, "none"),)
+WARM_REPEATS = 7
 _MB = 2**20
 
 
@@ -92,7 +93,7 @@ def measure_case(d_model: int, num_heads: int, mask_type: str, with_page: bool) 
     tensor_mib = _storage_bytes(tensors) / _MB
     warm = []
     with torch.inference_mode():
-        for _ in range(3):
+        for _ in range(WARM_REPEATS):
             begin = time.perf_counter()
             model.forward_traced(run.x, run.x, run.x, run.mask)
             warm.append(time.perf_counter() - begin)
@@ -150,8 +151,8 @@ def run(quick: bool) -> list[Table]:
         )
     notes = (
         "d_model / heads / tokens / batch; float32 on the CPU; seed 0; window 2; padding: the last 8 tokens are [PAD].",
-        "engine s: first build_model + traced run_attention + live check (compare_with_torch); warm ms: median of 3 "
-        "traced forwards on the built model. page s: one AppTest run of playground.py with cold caches.",
+        "engine s: first build_model + traced run_attention + live check (compare_with_torch); warm ms: median "
+        f"of {WARM_REPEATS} traced forwards on the built model. page s: one AppTest run of playground.py, cold caches.",
         "tensors MiB: the model's parameters + every distinct storage of the trace. peak MiB: ru_maxrss minus the "
         "psutil RSS after a tiny warm-up page run, in a fresh process per case (engine, then the page).",
         f"torch.get_num_threads() = {int(threads)}; the page runs one sentence at a time (batch 1, no batch control).",
