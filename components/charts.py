@@ -5,6 +5,15 @@ The specs are written as dicts rather than built with Altair: Altair spends abou
 page rerun); a dict is built in tens of microseconds. The tests validate every
 builder's output against the Vega-Lite JSON schema that Altair ships.
 
+Fast in the browser too:
+    * the spec depends on the shapes and the words, never on the numbers: the colour
+      limit travels in the data (see :func:`with_limit`) and titles go above the chart
+      on the page, so a rerun that only changes numbers (seed, mask, head, d_model for
+      most charts) sends the same spec and the browser swaps the data instead of
+      compiling and embedding the chart again (about 30 ms a chart);
+    * charts draw on a canvas (thousands of rects as SVG elements are several times
+      slower) and without per-mark ARIA descriptions (a canvas has no marks to label).
+
 Conventions every chart keeps:
     * token axes show position-prefixed labels (``"3:the"``) looked up from the
       tokens frame by position, sorted by position, so repeated words stay apart;
@@ -15,9 +24,8 @@ Conventions every chart keeps:
       to a CJK font.
 
 Every spec carries its data in ``spec["datasets"]`` as DataFrames under fixed names
-(:data:`CELLS`, :data:`TOKENS`, ...), so two reruns with the same shapes give the same
-spec text and the browser only swaps the data. Frames come from :mod:`components.frames`;
-all visible words come in a :class:`ChartText` so that the caller can translate them.
+(:data:`CELLS`, :data:`TOKENS`, ...). Frames come from :mod:`components.frames`; all
+visible words come in a :class:`ChartText` so that the caller can translate them.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ __all__ = [
     "head_summary_chart",
     "symmetric_limit",
     "weights_scale",
+    "with_limit",
 ]
 
 Spec = dict[str, Any]
@@ -52,8 +61,10 @@ Spec = dict[str, Any]
 #: The Vega-Lite version the specs are written for (the one Altair 6.3 emits; checked by the tests).
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 CELLS = "cells"  # dataset: one row per heatmap cell (or per head, for the summary)
-TOKENS = "tokens"  # dataset: position -> label
+TOKENS = "tokens"  # dataset: position -> label (and the colour limit, see with_limit)
 BOUNDS = "bounds"  # dataset: head boundaries of the concatenation
+#: The diverging scales' half-width, read from the tokens dataset (1 until the data arrives).
+LIMIT_PARAM = {"name": "limit", "expr": f"length(data('{TOKENS}')) ? data('{TOKENS}')[0].limit : 1"}
 
 FONT = "sans-serif"
 FONT_SIZE = 15
@@ -68,7 +79,9 @@ _CONFIG: Spec = {
     "legend": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 1},
     "title": {"fontSize": FONT_SIZE + 2, "anchor": "start"},
     "view": {"strokeWidth": 0},
+    "aria": False,
 }
+_CANVAS = {"embedOptions": {"renderer": "canvas"}}
 
 
 @dataclass(frozen=True)
@@ -94,9 +107,23 @@ def weights_scale() -> Spec:
     return {"domain": [0.0, 1.0], "scheme": WEIGHTS_SCHEME, "clamp": True}
 
 
-def diverging_scale(limit: float) -> Spec:
-    """A diverging scale from ``-limit`` to ``limit`` with its middle colour at 0."""
-    return {"domain": [-limit, limit], "domainMid": 0, "scheme": DIVERGING_SCHEME, "reverse": True, "clamp": True}
+def diverging_scale() -> Spec:
+    """A diverging scale from ``-limit`` to ``limit`` with its middle colour at 0 (``limit``: :func:`with_limit`)."""
+    return {
+        "domain": {"expr": "[-limit, limit]"},
+        "domainMid": 0,
+        "scheme": DIVERGING_SCHEME,
+        "reverse": True,
+        "clamp": True,
+    }
+
+
+def with_limit(tokens: pd.DataFrame, limit: float) -> pd.DataFrame:
+    """The tokens frame carrying a diverging chart's colour limit (a ``limit`` column, the same on every row).
+
+    The limit rides in the data, not in the spec, so that a new limit does not make a new spec.
+    """
+    return tokens.assign(limit=np.float64(limit))
 
 
 def symmetric_limit(*values: pd.Series | np.ndarray) -> float:
@@ -123,15 +150,18 @@ def _label_font(cell: int) -> int:
     return int(min(FONT_SIZE, max(9, cell * 0.8)))
 
 
-def _top_level(spec: Spec, datasets: dict[str, pd.DataFrame], fit_width: bool = False) -> Spec:
-    """The schema, the fonts and sizes shared by every chart of the app, and the data.
+def _top_level(spec: Spec, datasets: dict[str, pd.DataFrame], fit_width: bool = False, diverging: bool = False) -> Spec:
+    """The schema, the fonts and sizes shared by every chart of the app, the renderer, and the data.
 
     ``fit_width``: the chart takes its container's width, but keeps its own height
     (Streamlit's default "fit" would squeeze the rows to make room for axes and title).
+    ``diverging``: the chart reads the ``limit`` parameter (the tokens dataset carries it).
     """
-    top: Spec = {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": {"embedOptions": {"renderer": "canvas"}}}
+    top: Spec = {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": _CANVAS}
     if fit_width:
         top["autosize"] = {"type": "fit-x", "contains": "padding"}
+    if diverging:
+        top["params"] = [LIMIT_PARAM]
     return {**top, **spec, "datasets": datasets}
 
 
@@ -154,12 +184,10 @@ def _x_label_angle(labels: Sequence[str]) -> int:
     return 0 if max((len(label) for label in labels), default=0) <= 4 else -45
 
 
-def _attention_layer(
-    labels: list[str], kind: str, text: ChartText, cell: int, limit: float, axes: bool, annotate: bool
-) -> Spec:
+def _attention_layer(labels: list[str], kind: str, text: ChartText, cell: int, axes: bool, annotate: bool) -> Spec:
     """Rect layer for allowed cells, grey rect plus ``×`` for masked ones, optional numbers in cells."""
     value_title = text.weight if kind == "weights" else text.score
-    scale = weights_scale() if kind == "weights" else diverging_scale(limit)
+    scale = weights_scale() if kind == "weights" else diverging_scale()
     label_font = _label_font(cell)
     x_axis = (
         {"orient": "top", "labelAngle": _x_label_angle(labels), "labelOverlap": "greedy", "labelFontSize": label_font}
@@ -188,13 +216,17 @@ def _attention_layer(
         cross = {"type": "text", "text": "×", "color": CROSS_COLOR, "fontSize": int(cell * 0.75)}
         layers.append({"mark": cross, "transform": masked})
     if annotate:
-        dark = 0.5 if kind == "weights" else 0.6 * limit
+        dark = "0.5" if kind == "weights" else "0.6 * limit"
         numbers = {
             "text": _field("value", "quantitative", format=".2f"),
             "color": {"condition": [{"test": f"abs(datum.value) > {dark}", "value": "white"}], "value": "black"},
         }
         layers.append(
-            {"mark": {"type": "text", "fontSize": max(8, min(13, int(cell * 0.3)))}, "encoding": numbers, "transform": allowed}
+            {
+                "mark": {"type": "text", "fontSize": max(8, min(13, int(cell * 0.3)))},
+                "encoding": numbers,
+                "transform": allowed,
+            }
         )
     return {"encoding": shared, "layer": layers, "transform": _lookups([("q", "query"), ("k", "key")])}
 
@@ -220,14 +252,22 @@ def attention_heatmap(
         limit: half-width of the diverging domain; from the data when ``None``.
 
     Returns:
-        A layered Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens``.
+        A layered Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens`` (with the limit for scores).
     """
     labels = tokens["label"].tolist()
     cell = cell_px(len(labels), height_px)
-    limit = symmetric_limit(frame["value"]) if limit is None else limit
-    layer = _attention_layer(labels, kind, text, cell, limit, axes=True, annotate=len(labels) <= 8)
+    layer = _attention_layer(labels, kind, text, cell, axes=True, annotate=len(labels) <= 8)
     spec = {"data": {"name": CELLS}, "width": "container", "height": cell * len(labels), **layer}
-    return _top_level(spec, {CELLS: frame, TOKENS: tokens}, fit_width=True)
+    return _top_level(spec, _attention_data(frame, tokens, kind, limit), fit_width=True, diverging=kind != "weights")
+
+
+def _attention_data(
+    frame: pd.DataFrame, tokens: pd.DataFrame, kind: str, limit: float | None
+) -> dict[str, pd.DataFrame]:
+    """The datasets of an attention chart: cells, and the labels (carrying the colour limit for scores)."""
+    if kind == "weights":
+        return {CELLS: frame, TOKENS: tokens}
+    return {CELLS: frame, TOKENS: with_limit(tokens, symmetric_limit(frame["value"]) if limit is None else limit)}
 
 
 def attention_grid(
@@ -241,9 +281,8 @@ def attention_grid(
     """Small multiples: one matrix per head (facet on ``head``), no token axes (the tooltip names them)."""
     labels = tokens["label"].tolist()
     cell = cell_px(len(labels), size_px, low=1)
-    limit = symmetric_limit(frame["value"])
     side = cell * len(labels)
-    layer = _attention_layer(labels, kind, text, cell, limit, axes=False, annotate=False)
+    layer = _attention_layer(labels, kind, text, cell, axes=False, annotate=False)
     spec = {
         "data": {"name": CELLS},
         "facet": _field("head", "ordinal", title=text.head, header={"labelFontSize": FONT_SIZE}),
@@ -251,7 +290,7 @@ def attention_grid(
         "spacing": 12,
         "spec": {"width": side, "height": side, **layer},
     }
-    return _top_level(spec, {CELLS: frame, TOKENS: tokens})
+    return _top_level(spec, _attention_data(frame, tokens, kind, None), diverging=kind != "weights")
 
 
 def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> Spec:
@@ -278,23 +317,26 @@ def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> 
 
 def _feature_layer(
     labels: list[str],
-    slots: int,
-    title: str,
     text: ChartText,
-    limit: float,
     row_px: int,
     x_axis: Spec,
     x_title: str,
-    slot_expr: str = "datum.f",
+    slot_expr: str | None = None,
     head_expr: str | None = None,
 ) -> Spec:
-    """Tokens x features heatmap on a quantitative x (``slot`` .. ``slot + 1``) so it can hold hundreds of columns."""
+    """Tokens x features heatmap on a quantitative x (``slot`` .. ``slot + 1``) so it can hold hundreds of columns.
+
+    ``slot_expr`` places feature ``f`` on screen (default: at ``f``); the x domain is the data's, 0 to the last
+    slot's end, so a new width of the matrix needs no new spec.
+    """
     tooltip = [
         _field("query", "nominal", title=text.token),
         _field("f", "quantitative", title=text.feature),
         _field("value", "quantitative", title=text.value, format=".4f"),
     ]
-    transform = [{"calculate": slot_expr, "as": "slot"}, {"calculate": "datum.slot + 1", "as": "slot_end"}]
+    slot = "f" if slot_expr is None else "slot"
+    transform = [] if slot_expr is None else [{"calculate": slot_expr, "as": "slot"}]
+    transform.append({"calculate": f"datum.{slot} + 1", "as": "slot_end"})
     if head_expr is not None:
         transform.append({"calculate": head_expr, "as": "head"})
         tooltip.insert(1, _field("head", "quantitative", title=text.head))
@@ -302,9 +344,7 @@ def _feature_layer(
         "data": {"name": CELLS},
         "mark": {"type": "rect"},
         "encoding": {
-            "x": _field(
-                "slot", "quantitative", scale={"domain": [0, slots], "nice": False, "zero": True}, axis=x_axis, title=x_title
-            ),
+            "x": _field(slot, "quantitative", scale={"nice": False, "zero": True}, axis=x_axis, title=x_title),
             "x2": {"field": "slot_end"},
             "y": _field(
                 "query",
@@ -313,10 +353,9 @@ def _feature_layer(
                 title=text.token,
                 axis={"labelOverlap": "greedy", "labelFontSize": _label_font(row_px)},
             ),
-            "color": _field("value", "quantitative", scale=diverging_scale(limit), title=text.value, legend=_legend()),
+            "color": _field("value", "quantitative", scale=diverging_scale(), title=text.value, legend=_legend()),
             "tooltip": tooltip,
         },
-        "title": title,
         "transform": [*transform, *_lookups([("q", "query")])],
     }
 
@@ -324,32 +363,35 @@ def _feature_layer(
 def feature_heatmap(
     frame: pd.DataFrame,
     tokens: pd.DataFrame,
-    title: str,
     text: ChartText = ChartText(),
     limit: float | None = None,
     height_px: int = 300,
 ) -> Spec:
     """Token vectors (e.g. one head's Q, or the output) as a tokens x features heatmap, as wide as its container.
 
+    It has no title of its own (a title would change the spec with every head and size): put one above it.
+
     Args:
         frame: feature frame with columns ``q, f, value`` (``f`` = 0, 1, ... the features shown).
         tokens: the tokens frame.
-        title: chart title.
+        text: axis / legend / tooltip words.
         limit: half-width of the diverging colour domain (pass one value to several charts to compare
             them); from the data when ``None``.
         height_px: about how tall the matrix is drawn.
 
     Returns:
-        A Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens``.
+        A Vega-Lite spec; ``datasets`` holds ``frame`` and ``tokens`` (carrying the limit).
     """
     labels = tokens["label"].tolist()
     limit = symmetric_limit(frame["value"]) if limit is None else limit
     row_px = cell_px(len(labels), height_px, low=3, high=30)
-    slots = int(frame["f"].max()) + 1 if len(frame) else 1
     axis = {"labelOverlap": "greedy", "tickMinStep": 1, "format": "d"}
-    layer = _feature_layer(labels, slots, title, text, limit, row_px, axis, text.feature)
-    spec = {**layer, "width": "container", "height": row_px * len(labels)}
-    return _top_level(spec, {CELLS: frame, TOKENS: tokens}, fit_width=True)
+    spec = {
+        **_feature_layer(labels, text, row_px, axis, text.feature),
+        "width": "container",
+        "height": row_px * len(labels),
+    }
+    return _top_level(spec, {CELLS: frame, TOKENS: with_limit(tokens, limit)}, fit_width=True, diverging=True)
 
 
 def concat_heatmap(
@@ -358,11 +400,12 @@ def concat_heatmap(
     num_heads: int,
     d_k: int,
     shown_per_head: int,
-    title: str,
     text: ChartText = ChartText(),
     height_px: int = 300,
 ) -> Spec:
     """The heads' contexts side by side (B, L, d_model), with a black rule at every head boundary.
+
+    It has no title of its own: put one above it on the page.
 
     Args:
         frame: feature frame of the (L, d_model) concatenation holding the first ``shown_per_head``
@@ -371,10 +414,9 @@ def concat_heatmap(
         shown_per_head: features drawn per head (``d_k`` unless the matrix is too big to draw whole).
 
     Returns:
-        A layered Vega-Lite spec; ``datasets`` holds ``frame``, ``tokens`` and the boundaries.
+        A layered Vega-Lite spec; ``datasets`` holds ``frame``, ``tokens`` (carrying the limit) and the boundaries.
     """
     labels = tokens["label"].tolist()
-    slots = num_heads * shown_per_head
     row_px = cell_px(len(labels), height_px, low=3, high=30)
     # slot = position on screen: head h's block starts at h * shown_per_head
     slot_expr = f"datum.f - floor(datum.f / {d_k}) * {d_k - shown_per_head}"
@@ -385,18 +427,8 @@ def concat_heatmap(
         "labelOverlap": "greedy",
         "ticks": False,
     }
-    limit = symmetric_limit(frame["value"])
     heat = _feature_layer(
-        labels,
-        slots,
-        title,
-        text,
-        limit,
-        row_px,
-        axis,
-        text.heads_axis,
-        slot_expr=slot_expr,
-        head_expr=f"floor(datum.f / {d_k})",
+        labels, text, row_px, axis, text.heads_axis, slot_expr=slot_expr, head_expr=f"floor(datum.f / {d_k})"
     )
     bounds = pd.DataFrame({"x": np.arange(1, num_heads, dtype=np.int16) * shown_per_head})
     rules = {
@@ -405,4 +437,5 @@ def concat_heatmap(
         "encoding": {"x": _field("x", "quantitative")},
     }
     spec = {"width": "container", "height": row_px * len(labels), "layer": [heat, rules]}
-    return _top_level(spec, {CELLS: frame, TOKENS: tokens, BOUNDS: bounds}, fit_width=True)
+    datasets = {CELLS: frame, TOKENS: with_limit(tokens, symmetric_limit(frame["value"])), BOUNDS: bounds}
+    return _top_level(spec, datasets, fit_width=True, diverging=True)

@@ -196,8 +196,8 @@ def render_step_1(run: AttentionRun, head: int) -> None:
     limit = charts.symmetric_limit(*(frame["value"] for _, frame in parts))
     tokens, text = frames.tokens_frame(run.tokens), chart_text()
     for column, (name, frame) in zip(box.columns(3), parts, strict=True):
-        title = t("step1.chart", name=name, head=head, length=length, d_k=d_k)
-        _draw(column, charts.feature_heatmap(frame, tokens, title, text, limit=limit))
+        column.markdown(f"**{t('step1.chart', name=name, head=head, length=length, d_k=d_k)}**")
+        _draw(column, charts.feature_heatmap(frame, tokens, text, limit=limit))
 
 
 def render_step_2(run: AttentionRun, head: int) -> None:
@@ -296,9 +296,8 @@ def render_step_3(run: AttentionRun) -> None:
     frame = frames.feature_frame(c.concat[0], frames.concat_columns(d_model, num_heads, shown))
     if shown < d_k:
         box.caption(t("step3.features_cut", shown=shown, d_k=d_k))
-    title = t("step3.chart", length=length, d_model=d_model)
-    chart = charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, title, chart_text())
-    _draw(box, chart)
+    box.markdown(f"**{t('step3.chart', length=length, d_model=d_model)}**")
+    _draw(box, charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, chart_text()))
 
 
 def render_step_4(run: AttentionRun) -> None:
@@ -313,9 +312,8 @@ def render_step_4(run: AttentionRun) -> None:
     if columns < d_model:
         box.caption(t("steps.features_cut", shown=columns, total=d_model))
     frame = frames.feature_frame(o.output[0], range(columns))
-    title = t("step4.chart", length=length, d_model=d_model)
-    text = chart_text()
-    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), title, text))
+    box.markdown(f"**{t('step4.chart', length=length, d_model=d_model)}**")
+    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), chart_text()))
 
 
 # ---------------------------------------------------------------- summary and live check

@@ -24,11 +24,13 @@ from torch import Tensor
 __all__ = ["embed_tokens", "positional_encoding", "tokenize"]
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# What only modifies the character before it: variation selectors, skin tones, combining marks.
+_MODIFIERS = "[\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\u0300-\u036f\u20d0-\u20ff]*"
 _TOKEN_PATTERN = re.compile(
     rf"\[[A-Za-z_]+\]"  # special tokens: [PAD], [CLS], [SEP], [MASK]
     rf"|[{_CJK}]"  # one CJK character
-    rf"|(?:(?![{_CJK}])[\w'’-])+"  # a word (letters, digits, apostrophes, hyphens)
-    rf"|\S"  # any other visible character: punctuation, emoji, ...
+    rf"|(?:(?![{_CJK}])[\w'’\u0300-\u036f-])+"  # a word (letters, combining accents, digits, ' and -)
+    rf"|\S{_MODIFIERS}(?:\u200d\S{_MODIFIERS})*"  # any other visible character or emoji sequence (ZWJ-joined)
 )
 
 

@@ -39,6 +39,18 @@ def _filters(spec: dict) -> list[str]:
     return [d["filter"] for d in _walk(spec) if isinstance(d.get("filter"), str)]
 
 
+def _diverging_limit(spec: dict) -> float:
+    """The half-width of a chart's diverging colour domain: ``[-limit, limit]``, ``limit`` read from its data."""
+    (scale,) = [enc["scale"] for enc in _encodings(spec, "color") if "field" in enc]
+    assert scale["domainMid"] == 0
+    assert scale["domain"] == {"expr": "[-limit, limit]"}
+    assert spec["params"] == [charts.LIMIT_PARAM]
+    assert charts.LIMIT_PARAM["expr"].count(f"data('{charts.TOKENS}')[0].limit") == 1
+    limits = spec["datasets"][charts.TOKENS]["limit"].unique()
+    assert len(limits) == 1  # one value, on every row
+    return float(limits[0])
+
+
 def _dataset(spec: dict, columns: set[str]) -> list[dict]:
     """The rows of the dataset that has exactly these columns."""
     for frame in spec["datasets"].values():
@@ -64,11 +76,7 @@ def test_weights_use_a_fixed_zero_to_one_scale(causal_frame):
 def test_scores_use_a_diverging_scale_symmetric_around_zero():
     scores = torch.tensor([[[-3.0, 1.0], [0.5, 2.0]]])
     spec = charts.attention_heatmap(frames.attention_frame(scores), frames.tokens_frame(["a", "b"]), "scores")
-    (scale,) = [enc["scale"] for enc in _encodings(spec, "color") if "field" in enc]
-    low, high = scale["domain"]
-    assert scale["domainMid"] == 0
-    assert low == -high
-    assert high >= 3.0
+    assert 3.0 <= _diverging_limit(spec) <= 3.1
 
 
 def test_repeated_tokens_get_distinct_labels_sorted_by_position(causal_frame):
@@ -152,10 +160,8 @@ def test_grid_has_one_facet_per_head_without_token_axes():
 
 def test_feature_heatmap_is_diverging_and_names_token_feature_value():
     matrix = torch.linspace(-2, 1, 3 * 4).reshape(3, 4)  # (L, d_k)
-    spec = charts.feature_heatmap(frames.feature_frame(matrix), frames.tokens_frame(["x", "y", "x"]), "Q")
-    (color,) = _encodings(spec, "color")
-    assert color["scale"]["domainMid"] == 0
-    assert color["scale"]["domain"][0] == -color["scale"]["domain"][1]
+    spec = charts.feature_heatmap(frames.feature_frame(matrix), frames.tokens_frame(["x", "y", "x"]))
+    assert 2.0 <= _diverging_limit(spec) <= 2.1
     fields = {item["field"] for tooltip in _encodings(spec, "tooltip") for item in tooltip}
     assert fields == {"query", "f", "value"}
     assert spec["autosize"]["type"] == "fit-x"
@@ -163,15 +169,14 @@ def test_feature_heatmap_is_diverging_and_names_token_feature_value():
 
 def test_shared_limit_gives_side_by_side_charts_the_same_colours():
     small = frames.feature_frame(torch.full((2, 2), 0.1))
-    spec = charts.feature_heatmap(small, frames.tokens_frame(["a", "b"]), "K", limit=3.0)
-    (color,) = _encodings(spec, "color")
-    assert color["scale"]["domain"] == [-3.0, 3.0]
+    spec = charts.feature_heatmap(small, frames.tokens_frame(["a", "b"]), limit=3.0)
+    assert _diverging_limit(spec) == 3.0
 
 
 def test_concat_marks_every_head_boundary():
     concat = torch.randn(4, 12)  # (L, d_model) with 3 heads of d_k = 4
     frame = frames.feature_frame(concat, frames.concat_columns(12, 3, 4))
-    spec = charts.concat_heatmap(frame, frames.tokens_frame(list("abcd")), 3, 4, 4, "concat")
+    spec = charts.concat_heatmap(frame, frames.tokens_frame(list("abcd")), 3, 4, 4)
     rules = [layer for layer in spec["layer"] if layer["mark"]["type"] == "rule"]
     assert len(rules) == 1
     bounds = [row["x"] for row in _dataset(spec, {"x"})]
@@ -210,18 +215,32 @@ def test_every_chart_is_valid_vega_lite_of_the_version_altair_ships():
         charts.attention_heatmap(frames.attention_frame(scores[:1], ~keep), tokens, "scores", height_px=40),
         charts.attention_grid(frames.attention_frame(scores, ~keep), tokens, "scores"),
         charts.head_summary_chart(frames.head_summary_frame(weights)),
-        charts.feature_heatmap(frames.feature_frame(concat), tokens, "Q"),
-        charts.concat_heatmap(frames.feature_frame(concat, frames.concat_columns(12, 3, 2)), tokens, 3, 4, 2, "c"),
+        charts.feature_heatmap(frames.feature_frame(concat), tokens),
+        charts.concat_heatmap(frames.feature_frame(concat, frames.concat_columns(12, 3, 2)), tokens, 3, 4, 2),
     ]
     for spec in specs:
         errors = [error.message for error in validator.iter_errors(_inline(spec))]
         assert not errors, errors[:3]
 
 
-def test_same_shapes_give_the_same_spec_so_the_browser_only_swaps_data():
+@pytest.mark.parametrize("kind", ["weights", "scores"])
+def test_new_numbers_of_the_same_shapes_give_the_same_spec_so_the_browser_only_swaps_data(kind):
     tokens = frames.tokens_frame(TOKENS)
-    first, second = (torch.softmax(torch.randn(1, 6, 6), dim=-1) for _ in range(2))
-    specs = [charts.attention_heatmap(frames.attention_frame(w), tokens, "weights") for w in (first, second)]
-    texts = [json.dumps({k: v for k, v in spec.items() if k != "datasets"}) for spec in specs]
-    assert texts[0] == texts[1]
-    assert not specs[0]["datasets"][charts.CELLS].equals(specs[1]["datasets"][charts.CELLS])
+    small, large = torch.softmax(torch.randn(2, 6, 6), dim=-1), 5 * torch.randn(2, 6, 6)  # (H, Lq, Lk)
+    builders = [
+        lambda m: charts.attention_heatmap(frames.attention_frame(m[:1]), tokens, kind),
+        lambda m: charts.attention_grid(frames.attention_frame(m), tokens, kind),
+        lambda m: charts.feature_heatmap(frames.feature_frame(m[0]), tokens),
+        lambda m: charts.concat_heatmap(frames.feature_frame(m.transpose(0, 1).reshape(6, 12)), tokens, 2, 6, 6),
+    ]
+    for build in builders:
+        specs = [build(m) for m in (small, large)]
+        texts = [json.dumps({k: v for k, v in spec.items() if k != "datasets"}) for spec in specs]
+        assert texts[0] == texts[1]
+        assert not specs[0]["datasets"][charts.CELLS].equals(specs[1]["datasets"][charts.CELLS])
+
+
+def test_feature_heatmaps_of_other_widths_keep_their_spec():
+    tokens = frames.tokens_frame(TOKENS)
+    narrow, wide = (charts.feature_heatmap(frames.feature_frame(torch.randn(6, d)), tokens) for d in (4, 64))
+    assert {k: v for k, v in narrow.items() if k != "datasets"} == {k: v for k, v in wide.items() if k != "datasets"}

@@ -291,6 +291,10 @@ def test_tokenize_chinese_one_token_per_character_including_full_width_comma():
         ("I love 北京!", ["I", "love", "北", "京", "!"]),
         ("  spaced   out  ", ["spaced", "out"]),
         ("", []),
+        # an emoji with its variation selector, skin tone or ZWJ family stays one token
+        ("I \u2764\ufe0f you \U0001f44d\U0001f3fd", ["I", "\u2764\ufe0f", "you", "\U0001f44d\U0001f3fd"]),
+        ("\U0001f468\u200d\U0001f469\u200d\U0001f467 ok", ["\U0001f468\u200d\U0001f469\u200d\U0001f467", "ok"]),
+        ("e\u0301te\u0301 x", ["e\u0301te\u0301", "x"]),  # combining accents stay inside the word
     ],
 )
 def test_tokenize_special_tokens_and_mixed_text(text, expected):
