@@ -70,10 +70,10 @@ def start_streamlit(port: int, script: str = "playground.py", extra_env: dict[st
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"streamlit exited with {process.returncode}; see {log.name}")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return process
+        health = f"http://127.0.0.1:{port}/_stcore/health"
+        with contextlib.suppress(OSError), urllib.request.urlopen(health, timeout=2) as response:
+            if response.status == 200:
+                return process
         time.sleep(0.3)
     process.kill()
     raise RuntimeError(f"streamlit did not answer on port {port} within 90 s; see {log.name}")
