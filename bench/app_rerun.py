@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from streamlit import logger as streamlit_logger
-
 from bench import time_once
 from bench.table import Table
 
@@ -60,7 +58,11 @@ CHANGES = ("new seed (nothing cached)", "d_model back and forth (engine cached)"
 
 def open_page(size: PageSize):
     """An AppTest of the page at ``size``, run once."""
+    from streamlit import config, logger
     from streamlit.testing.v1 import AppTest
+
+    config.set_option("logger.level", "error")  # AppTest's "missing ScriptRunContext" chatter: new loggers
+    logger.set_log_level("error")  # and the loggers that exist already
 
     at = AppTest.from_file(str(SCRIPT), default_timeout=120)
     for key, value in size.query().items():
@@ -109,7 +111,6 @@ def time_changes(size: PageSize, rounds: int, warmup: int = 2) -> dict[str, list
 
 def run(quick: bool) -> list[Table]:
     """One row per page size and change: median and fastest rerun, and the target."""
-    streamlit_logger.set_log_level("error")  # AppTest's "missing ScriptRunContext" chatter
     rows = []
     for size in SIZES[:2] if quick else SIZES:
         rounds = 3 if quick else (9 if size.tokens == 128 else 15)

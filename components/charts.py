@@ -6,11 +6,12 @@ page rerun); a dict is built in tens of microseconds. The tests validate every
 builder's output against the Vega-Lite JSON schema that Altair ships.
 
 Fast in the browser too:
-    * the spec depends on the shapes and the words, never on the numbers: the colour
-      limit travels in the data (see :func:`with_limit`) and titles go above the chart
-      on the page, so a rerun that only changes numbers (seed, mask, head, d_model for
-      most charts) sends the same spec and the browser swaps the data instead of
-      compiling and embedding the chart again (about 30 ms a chart);
+    * the spec depends on the number of tokens and the words, not on the numbers: the
+      colour limit and the concatenation's head sizes travel in the data (see
+      :func:`with_params`), feature axes take their extent from the data, and titles go
+      above the chart on the page; so a rerun that changes the seed, the mask, the head
+      or d_model sends the same specs, and the browser swaps the data instead of
+      compiling and embedding each chart again (about 30 ms a chart);
     * charts draw on a canvas (thousands of rects as SVG elements are several times
       slower) and without per-mark ARIA descriptions (a canvas has no marks to label).
 
@@ -40,6 +41,7 @@ import pandas as pd
 
 __all__ = [
     "CELLS",
+    "LIMIT_PARAM",
     "TOKENS",
     "VEGA_LITE_SCHEMA",
     "ChartText",
@@ -54,6 +56,7 @@ __all__ = [
     "symmetric_limit",
     "weights_scale",
     "with_limit",
+    "with_params",
 ]
 
 Spec = dict[str, Any]
@@ -61,10 +64,17 @@ Spec = dict[str, Any]
 #: The Vega-Lite version the specs are written for (the one Altair 6.3 emits; checked by the tests).
 VEGA_LITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 CELLS = "cells"  # dataset: one row per heatmap cell (or per head, for the summary)
-TOKENS = "tokens"  # dataset: position -> label (and the colour limit, see with_limit)
+TOKENS = "tokens"  # dataset: position -> label (and the chart's numbers, see with_params)
 BOUNDS = "bounds"  # dataset: head boundaries of the concatenation
-#: The diverging scales' half-width, read from the tokens dataset (1 until the data arrives).
-LIMIT_PARAM = {"name": "limit", "expr": f"length(data('{TOKENS}')) ? data('{TOKENS}')[0].limit : 1"}
+
+
+def _param(name: str) -> dict[str, str]:
+    """A Vega-Lite parameter read from the tokens dataset's first row (1 until the data arrives)."""
+    return {"name": name, "expr": f"length(data('{TOKENS}')) ? data('{TOKENS}')[0].{name} : 1"}
+
+
+#: The diverging scales' half-width (see :func:`with_limit`).
+LIMIT_PARAM = _param("limit")
 
 FONT = "sans-serif"
 FONT_SIZE = 15
@@ -118,12 +128,18 @@ def diverging_scale() -> Spec:
     }
 
 
-def with_limit(tokens: pd.DataFrame, limit: float) -> pd.DataFrame:
-    """The tokens frame carrying a diverging chart's colour limit (a ``limit`` column, the same on every row).
+def with_params(tokens: pd.DataFrame, **values: float) -> pd.DataFrame:
+    """The tokens frame carrying a chart's numbers: one column per value, the same on every row.
 
-    The limit rides in the data, not in the spec, so that a new limit does not make a new spec.
+    The chart reads them as parameters (:func:`_param`): they ride in the data, not in the spec,
+    so that new numbers do not make a new spec.
     """
-    return tokens.assign(limit=np.float64(limit))
+    return tokens.assign(**{name: np.float64(value) for name, value in values.items()})
+
+
+def with_limit(tokens: pd.DataFrame, limit: float) -> pd.DataFrame:
+    """The tokens frame carrying a diverging chart's colour limit (read by :data:`LIMIT_PARAM`)."""
+    return with_params(tokens, limit=limit)
 
 
 def symmetric_limit(*values: pd.Series | np.ndarray) -> float:
@@ -150,18 +166,20 @@ def _label_font(cell: int) -> int:
     return int(min(FONT_SIZE, max(9, cell * 0.8)))
 
 
-def _top_level(spec: Spec, datasets: dict[str, pd.DataFrame], fit_width: bool = False, diverging: bool = False) -> Spec:
+def _top_level(
+    spec: Spec, datasets: dict[str, pd.DataFrame], fit_width: bool = False, params: Sequence[str] = ()
+) -> Spec:
     """The schema, the fonts and sizes shared by every chart of the app, the renderer, and the data.
 
     ``fit_width``: the chart takes its container's width, but keeps its own height
     (Streamlit's default "fit" would squeeze the rows to make room for axes and title).
-    ``diverging``: the chart reads the ``limit`` parameter (the tokens dataset carries it).
+    ``params``: the parameters the chart reads from its tokens dataset (see :func:`with_params`).
     """
     top: Spec = {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": _CANVAS}
     if fit_width:
         top["autosize"] = {"type": "fit-x", "contains": "padding"}
-    if diverging:
-        top["params"] = [LIMIT_PARAM]
+    if params:
+        top["params"] = [_param(name) for name in params]
     return {**top, **spec, "datasets": datasets}
 
 
@@ -258,7 +276,11 @@ def attention_heatmap(
     cell = cell_px(len(labels), height_px)
     layer = _attention_layer(labels, kind, text, cell, axes=True, annotate=len(labels) <= 8)
     spec = {"data": {"name": CELLS}, "width": "container", "height": cell * len(labels), **layer}
-    return _top_level(spec, _attention_data(frame, tokens, kind, limit), fit_width=True, diverging=kind != "weights")
+    return _top_level(spec, _attention_data(frame, tokens, kind, limit), fit_width=True, params=_limit_param(kind))
+
+
+def _limit_param(kind: str) -> tuple[str, ...]:
+    return () if kind == "weights" else ("limit",)
 
 
 def _attention_data(
@@ -290,7 +312,7 @@ def attention_grid(
         "spacing": 12,
         "spec": {"width": side, "height": side, **layer},
     }
-    return _top_level(spec, _attention_data(frame, tokens, kind, None), diverging=kind != "weights")
+    return _top_level(spec, _attention_data(frame, tokens, kind, None), params=_limit_param(kind))
 
 
 def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> Spec:
@@ -391,7 +413,7 @@ def feature_heatmap(
         "width": "container",
         "height": row_px * len(labels),
     }
-    return _top_level(spec, {CELLS: frame, TOKENS: with_limit(tokens, limit)}, fit_width=True, diverging=True)
+    return _top_level(spec, {CELLS: frame, TOKENS: with_limit(tokens, limit)}, fit_width=True, params=("limit",))
 
 
 def concat_heatmap(
@@ -414,21 +436,21 @@ def concat_heatmap(
         shown_per_head: features drawn per head (``d_k`` unless the matrix is too big to draw whole).
 
     Returns:
-        A layered Vega-Lite spec; ``datasets`` holds ``frame``, ``tokens`` (carrying the limit) and the boundaries.
+        A layered Vega-Lite spec; ``datasets`` holds ``frame``, ``tokens`` (carrying the limit and the head
+        sizes the expressions read) and the boundaries.
     """
     labels = tokens["label"].tolist()
     row_px = cell_px(len(labels), height_px, low=3, high=30)
-    # slot = position on screen: head h's block starts at h * shown_per_head
-    slot_expr = f"datum.f - floor(datum.f / {d_k}) * {d_k - shown_per_head}"
-    centres = [h * shown_per_head + shown_per_head / 2 for h in range(num_heads)]
+    # slot = position on screen: head h's block starts at h * shown; one label per block, at its centre
+    slot_expr = "datum.f - floor(datum.f / d_k) * (d_k - shown)"
     axis = {
-        "values": centres,
-        "labelExpr": f"floor(datum.value / {shown_per_head})",
+        "values": {"expr": "sequence(shown / 2, heads * shown, shown)"},
+        "labelExpr": "floor(datum.value / shown)",
         "labelOverlap": "greedy",
         "ticks": False,
     }
     heat = _feature_layer(
-        labels, text, row_px, axis, text.heads_axis, slot_expr=slot_expr, head_expr=f"floor(datum.f / {d_k})"
+        labels, text, row_px, axis, text.heads_axis, slot_expr=slot_expr, head_expr="floor(datum.f / d_k)"
     )
     bounds = pd.DataFrame({"x": np.arange(1, num_heads, dtype=np.int16) * shown_per_head})
     rules = {
@@ -437,5 +459,6 @@ def concat_heatmap(
         "encoding": {"x": _field("x", "quantitative")},
     }
     spec = {"width": "container", "height": row_px * len(labels), "layer": [heat, rules]}
-    datasets = {CELLS: frame, TOKENS: with_limit(tokens, symmetric_limit(frame["value"])), BOUNDS: bounds}
-    return _top_level(spec, datasets, fit_width=True, diverging=True)
+    sizes = {"d_k": d_k, "shown": shown_per_head, "heads": num_heads}
+    carried = with_params(tokens, limit=symmetric_limit(frame["value"]), **sizes)
+    return _top_level(spec, {CELLS: frame, TOKENS: carried, BOUNDS: bounds}, fit_width=True, params=("limit", *sizes))

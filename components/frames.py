@@ -65,15 +65,18 @@ def arrow_bytes(frame: pd.DataFrame) -> bytes:
     Built column by column from NumPy (about 0.1 ms for a small frame, a third faster than
     ``pa.Table.from_pandas``, whose metadata the browser does not need).
     """
-    columns = [
-        pa.array(frame[name].to_numpy(), from_pandas=True) if frame[name].dtype.kind in "biuf" else pa.array(frame[name])
-        for name in frame.columns
-    ]
-    batch = pa.RecordBatch.from_arrays(columns, names=[str(name) for name in frame.columns])
+    batch = pa.RecordBatch.from_arrays(
+        [_arrow_column(frame[name]) for name in frame.columns], names=[str(name) for name in frame.columns]
+    )
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, batch.schema) as writer:
         writer.write_batch(batch)
     return sink.getvalue().to_pybytes()
+
+
+def _arrow_column(column: pd.Series) -> pa.Array:
+    """Numbers straight from NumPy (NaN -> null); anything else (the token labels) through pyarrow."""
+    return pa.array(column.to_numpy(), from_pandas=True) if column.dtype.kind in "biuf" else pa.array(column)
 
 
 def attention_frame(scores: Tensor | np.ndarray, blocked: Tensor | np.ndarray | None = None) -> pd.DataFrame:

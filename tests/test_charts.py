@@ -44,7 +44,7 @@ def _diverging_limit(spec: dict) -> float:
     (scale,) = [enc["scale"] for enc in _encodings(spec, "color") if "field" in enc]
     assert scale["domainMid"] == 0
     assert scale["domain"] == {"expr": "[-limit, limit]"}
-    assert spec["params"] == [charts.LIMIT_PARAM]
+    assert charts.LIMIT_PARAM in spec["params"]
     assert charts.LIMIT_PARAM["expr"].count(f"data('{charts.TOKENS}')[0].limit") == 1
     limits = spec["datasets"][charts.TOKENS]["limit"].unique()
     assert len(limits) == 1  # one value, on every row
@@ -149,9 +149,7 @@ def test_fonts_are_projector_sized_and_fall_back_to_cjk(causal_frame):
 
 def test_grid_has_one_facet_per_head_without_token_axes():
     weights = torch.softmax(torch.randn(8, 5, 5), dim=-1)  # (H, Lq, Lk)
-    spec = charts.attention_grid(
-        frames.attention_frame(weights), frames.tokens_frame(list("abcde")), "weights"
-    )
+    spec = charts.attention_grid(frames.attention_frame(weights), frames.tokens_frame(list("abcde")), "weights")
     assert spec["facet"]["field"] == "head"
     assert spec["columns"] == 4
     assert {row["head"] for row in _dataset(spec, {"head", "q", "k", "value", "masked"})} == set(range(8))
@@ -181,6 +179,18 @@ def test_concat_marks_every_head_boundary():
     assert len(rules) == 1
     bounds = [row["x"] for row in _dataset(spec, {"x"})]
     assert bounds == [4, 8]
+    carried = spec["datasets"][charts.TOKENS].iloc[0]  # the sizes the spec's expressions read
+    assert (carried["d_k"], carried["shown"], carried["heads"]) == (4, 4, 3)
+
+
+def test_concat_of_other_head_sizes_keeps_its_spec():
+    tokens = frames.tokens_frame(list("abcd"))
+    three = charts.concat_heatmap(frames.feature_frame(torch.randn(4, 12)), tokens, 3, 4, 4)
+    cut = charts.concat_heatmap(
+        frames.feature_frame(torch.randn(4, 64), frames.concat_columns(64, 8, 2)), tokens, 8, 8, 2
+    )
+    assert _spec_text(three) == _spec_text(cut)
+    assert [row["x"] for row in _dataset(cut, {"x"})] == [2, 4, 6, 8, 10, 12, 14]  # boundaries in shown slots
 
 
 def test_head_summary_chart_bars_per_head():
@@ -211,8 +221,9 @@ def test_every_chart_is_valid_vega_lite_of_the_version_altair_ships():
     tokens = frames.tokens_frame(TOKENS)
     concat = torch.randn(6, 12)  # (L, d_model) with 3 heads of d_k = 4
     specs = [
-        charts.attention_heatmap(frames.attention_frame(weights[:1], ~keep), tokens, "weights"),
+        charts.attention_heatmap(frames.attention_frame(weights[:1], ~keep), tokens, "weights"),  # numbers in cells
         charts.attention_heatmap(frames.attention_frame(scores[:1], ~keep), tokens, "scores", height_px=40),
+        charts.attention_grid(frames.attention_frame(weights, ~keep), tokens, "weights"),
         charts.attention_grid(frames.attention_frame(scores, ~keep), tokens, "scores"),
         charts.head_summary_chart(frames.head_summary_frame(weights)),
         charts.feature_heatmap(frames.feature_frame(concat), tokens),
@@ -223,24 +234,35 @@ def test_every_chart_is_valid_vega_lite_of_the_version_altair_ships():
         assert not errors, errors[:3]
 
 
-@pytest.mark.parametrize("kind", ["weights", "scores"])
-def test_new_numbers_of_the_same_shapes_give_the_same_spec_so_the_browser_only_swaps_data(kind):
+def _spec_text(spec: dict) -> str:
+    """Everything the browser compiles: the spec without its data."""
+    return json.dumps({key: value for key, value in spec.items() if key != "datasets"})
+
+
+SAME_SHAPE_BUILDERS = {  # matrices of shape (H, L, L) = (2, 6, 6) in, a chart of it out
+    "heatmap, weights": lambda m, tokens: charts.attention_heatmap(frames.attention_frame(m[:1]), tokens, "weights"),
+    "heatmap, scores": lambda m, tokens: charts.attention_heatmap(frames.attention_frame(m[:1]), tokens, "scores"),
+    "grid, weights": lambda m, tokens: charts.attention_grid(frames.attention_frame(m), tokens, "weights"),
+    "grid, scores": lambda m, tokens: charts.attention_grid(frames.attention_frame(m), tokens, "scores"),
+    "features": lambda m, tokens: charts.feature_heatmap(frames.feature_frame(m[0]), tokens),
+    "concat": lambda m, tokens: charts.concat_heatmap(
+        frames.feature_frame(m.transpose(0, 1).reshape(6, 12)), tokens, 2, 6, 6
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SAME_SHAPE_BUILDERS)
+def test_new_numbers_of_the_same_shapes_give_the_same_spec_so_the_browser_only_swaps_data(name):
     tokens = frames.tokens_frame(TOKENS)
     small, large = torch.softmax(torch.randn(2, 6, 6), dim=-1), 5 * torch.randn(2, 6, 6)  # (H, Lq, Lk)
-    builders = [
-        lambda m: charts.attention_heatmap(frames.attention_frame(m[:1]), tokens, kind),
-        lambda m: charts.attention_grid(frames.attention_frame(m), tokens, kind),
-        lambda m: charts.feature_heatmap(frames.feature_frame(m[0]), tokens),
-        lambda m: charts.concat_heatmap(frames.feature_frame(m.transpose(0, 1).reshape(6, 12)), tokens, 2, 6, 6),
-    ]
-    for build in builders:
-        specs = [build(m) for m in (small, large)]
-        texts = [json.dumps({k: v for k, v in spec.items() if k != "datasets"}) for spec in specs]
-        assert texts[0] == texts[1]
-        assert not specs[0]["datasets"][charts.CELLS].equals(specs[1]["datasets"][charts.CELLS])
+    first, second = (SAME_SHAPE_BUILDERS[name](m, tokens) for m in (small, large))
+    assert _spec_text(first) == _spec_text(second)
+    assert not first["datasets"][charts.CELLS].equals(second["datasets"][charts.CELLS])
+    if "weights" not in name:  # the colour limit changed with the numbers, in the data
+        assert _diverging_limit(first) < _diverging_limit(second)
 
 
 def test_feature_heatmaps_of_other_widths_keep_their_spec():
     tokens = frames.tokens_frame(TOKENS)
     narrow, wide = (charts.feature_heatmap(frames.feature_frame(torch.randn(6, d)), tokens) for d in (4, 64))
-    assert {k: v for k, v in narrow.items() if k != "datasets"} == {k: v for k, v in wide.items() if k != "datasets"}
+    assert _spec_text(narrow) == _spec_text(wide)  # the x domain is the data's: 0 to the last feature's end

@@ -1,0 +1,228 @@
+"""Browser time from a control change to the charts redrawn: ``streamlit run playground.py`` + Chromium.
+
+For each page size (see :mod:`bench.app_rerun`) and each change -- a new d_model typed into its
+number input, a new seed, another head (a fragment rerun) -- it times, in the page itself
+(``performance.now()``), from the key press or click to the last chart redrawn once the run has
+finished and the page stayed quiet for :data:`QUIET_MS`. A script added before the page's own:
+
+* marks a chart redraw on every canvas draw call of a chart and every DOM change inside one
+  (a chart that is embedded again, or SVG);
+* logs the websocket: the bytes received, and the time each message arrives; the run is over when
+  its ``script_finished`` message has come (decoded here with Streamlit's protobuf; the app's
+  ``data-test-script-state`` attribute can skip "running" altogether when a run is quick).
+  "run seen" = BackMsg sent -> script_finished handled by the page: the server's run plus any
+  wait for the page's busy main thread.
+
+"main thread" is the renderer's busy time over the same span (CDP ``Performance.getMetrics``
+TaskDuration): what the page itself cost, apart from waiting for the server or the CPU.
+"""
+
+from __future__ import annotations
+
+import base64
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench.app_rerun import SIZES, PageSize
+from bench.table import Table
+
+TITLE = "Browser: control change -> charts redrawn (Playwright, Chromium), ms"
+
+QUIET_MS = 400
+VIEWPORT = {"width": 1400, "height": 1000}
+TARGET_MS = 400.0  # issue 5: default page, browser update
+CHANGES = ("d_model (new value)", "seed (new value)", "head (fragment rerun)")
+
+# Runs before the app's scripts (context.add_init_script): chart redraws, run state, websocket log.
+PROBE_JS = """
+(() => {
+  const CHART = '[data-testid="stVegaLiteChart"]';
+  const b = (window.__bench = {});
+  b.reset = () => { b.input = b.paint = 0; b.sent = []; b.recv = []; };
+  b.reset();
+  const mark = () => { b.paint = performance.now(); };
+  const chartCanvas = new WeakMap();
+  const isChartCanvas = (canvas) => {
+    if (!canvas.isConnected) return true;  // drawn before it is attached: a chart being embedded
+    let known = chartCanvas.get(canvas);
+    if (known === undefined) { known = canvas.closest(CHART) !== null; chartCanvas.set(canvas, known); }
+    return known;
+  };
+  for (const name of ["fill", "fillRect", "stroke", "fillText", "drawImage", "clearRect"]) {
+    const original = CanvasRenderingContext2D.prototype[name];
+    CanvasRenderingContext2D.prototype[name] = function (...args) {
+      if (isChartCanvas(this.canvas)) mark();
+      return original.apply(this, args);
+    };
+  }
+  const touchesChart = (node) => {
+    const element = node.nodeType === 1 ? node : node.parentElement;
+    return element !== null && (element.closest(CHART) !== null || element.querySelector(CHART) !== null);
+  };
+  new MutationObserver((records) => {
+    if (records.some((r) => touchesChart(r.target) || [...r.addedNodes, ...r.removedNodes].some(touchesChart))) mark();
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  document.addEventListener("keydown", (event) => { if (event.key === "Enter") b.input = performance.now(); }, true);
+  document.addEventListener("pointerdown", () => { b.input = performance.now(); }, true);
+  const NativeWebSocket = window.WebSocket;
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        const data = event.data;
+        const size = data.byteLength ?? data.size ?? data.length;
+        const small = data instanceof ArrayBuffer && size < 256;  // script_finished is small: keep it to decode
+        b.recv.push([performance.now(), size, small ? btoa(String.fromCharCode(...new Uint8Array(data))) : null]);
+      });
+    }
+    send(data) { b.sent.push(performance.now()); return super.send(data); }
+  };
+})();
+"""
+# Quiet: messages came after the input, and neither a message nor a chart redraw for QUIET_MS.
+QUIET_JS = f"""() => {{
+  const b = window.__bench, now = performance.now(), last = b.recv.length ? b.recv[b.recv.length - 1][0] : 0;
+  return b.input > 0 && last > b.input && now - last > {QUIET_MS} && now - b.paint > {QUIET_MS};
+}}"""
+READ_JS = "() => { const b = window.__bench; return {input: b.input, paint: b.paint, sent: b.sent, recv: b.recv}; }"
+
+
+def _script_finished_at(recv: list[list[Any]]) -> float | None:
+    """Arrival time of the first ``script_finished`` ForwardMsg in the websocket log."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    for at, _, small in recv:
+        if small is None:
+            continue
+        message = ForwardMsg()
+        message.ParseFromString(base64.b64decode(small))
+        if message.WhichOneof("type") == "script_finished":
+            return float(at)
+    return None
+
+
+def _task_ms(cdp: Any) -> float:
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return 1e3 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
+def measure(page: Any, cdp: Any, act: Callable[[], None], timeout_ms: int = 60_000) -> dict[str, float]:
+    """Do ``act`` (one control change) and wait for the page to settle; the timings of that change, in ms."""
+    page.evaluate("window.__bench.reset()")
+    task_before = _task_ms(cdp)
+    act()
+    deadline = time.monotonic() + timeout_ms / 1e3
+    while True:  # quiet, but the run may still be going (a long step with nothing to send): wait on
+        page.wait_for_function(QUIET_JS, timeout=timeout_ms)
+        log = page.evaluate(READ_JS)
+        start = log["input"]
+        finished = _script_finished_at([r for r in log["recv"] if r[0] >= start])
+        if finished is not None:
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no script_finished within {timeout_ms} ms of the change")
+        page.wait_for_timeout(50)
+    task = _task_ms(cdp) - task_before
+    sent = [t for t in log["sent"] if t >= start]
+    return {
+        "redrawn": max(log["paint"], finished) - start,
+        "server": finished - sent[0] if sent else float("nan"),
+        "main_thread": task,
+        "kb": sum(size for at, size, _ in log["recv"] if at >= start) / 1024,
+    }
+
+
+def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], None]]:
+    def type_into(key: str, value: int) -> None:
+        box = page.locator(f".st-key-{key} input")
+        box.fill(str(value))
+        box.press("Enter")
+
+    def head(i: int) -> None:  # heads 1, 2, 1, ... (the page opens on head 0)
+        page.locator('.st-key-head [role="radiogroup"] label').nth(1 + i % 2).click()
+
+    return {
+        CHANGES[0]: lambda i: type_into("d_model", size.d_model - size.num_heads * (i + 1)),
+        CHANGES[1]: lambda i: type_into("seed", 2000 + i),
+        CHANGES[2]: head,
+    }
+
+
+def time_size(browser: Any, base_url: str, size: PageSize, rounds: int, changes: tuple[str, ...]) -> dict:
+    """Samples per change at one page size (a fresh page; the changes in turn, round after round)."""
+    from urllib.parse import urlencode
+
+    from tests.conftest import wait_for_app
+
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    context.add_init_script(PROBE_JS)
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    page.goto(f"{base_url}/?{urlencode(size.query())}")
+    wait_for_app(page, timeout_ms=120_000)
+    page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
+    actions = _actions(page, size)
+    samples: dict[str, list[dict[str, float]]] = {name: [] for name in changes}
+    for i in range(rounds + 1):  # round 0 warms up
+        for name in changes:
+            result = measure(page, cdp, lambda name=name, i=i: actions[name](i))
+            if i > 0:
+                samples[name].append(result)
+    context.close()
+    return samples
+
+
+def run(quick: bool) -> list[Table]:
+    """Start the app, drive Chromium, one row per page size and change."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.conftest import CHROMIUM_ARGS, chromium_path, free_port, start_streamlit, stop_process
+
+    executable = chromium_path()
+    if executable is None:
+        raise RuntimeError("no Chromium at /usr/bin/chromium (apt-get install chromium): the browser section needs it")
+    sizes = SIZES[:1] if quick else SIZES
+    changes = (CHANGES[0], CHANGES[2]) if quick else CHANGES
+    port = free_port()
+    server = start_streamlit(port)
+    rows = []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+            for size in sizes:
+                rounds = 2 if quick else (5 if size.tokens == 128 else 7)
+                samples = time_size(browser, f"http://127.0.0.1:{port}", size, rounds, changes)
+                for name, results in samples.items():
+                    med = {key: statistics.median(r[key] for r in results) for key in results[0]}
+                    fastest = min(r["redrawn"] for r in results)
+                    target = f"<= {TARGET_MS:.0f}" if size is SIZES[0] and name == CHANGES[0] else ""
+                    verdict = ("met" if med["redrawn"] <= TARGET_MS else "missed") if target else ""
+                    rows.append(
+                        (
+                            size.name,
+                            name,
+                            f"{med['redrawn']:.0f}",
+                            f"{fastest:.0f}",
+                            f"{med['server']:.0f}",
+                            f"{med['main_thread']:.0f}",
+                            f"{med['kb']:.0f}",
+                            target,
+                            verdict,
+                        )
+                    )
+            browser.close()
+    finally:
+        stop_process(server)
+    notes = (
+        f"median of {'2' if quick else '7 (5 at 128 tokens)'} rounds after one warm-up round, changes in turn; "
+        f"viewport {VIEWPORT['width']}x{VIEWPORT['height']}, headless Chromium {CHROMIUM_ARGS[:2]}..., one tab.",
+        "redrawn: key press / click -> last chart redrawn after the run. run seen: BackMsg sent -> script_finished "
+        "handled by the page (server time plus any wait for the busy page). main thread: renderer busy time. "
+        "KB: websocket bytes received for the rerun.",
+        "The server and the browser share this machine's cores, as they do on a laptop in a workshop.",
+    )
+    columns = ("page", "change", "redrawn ms", "fastest", "run seen ms", "main thread ms", "KB", "target", "verdict")
+    return [Table(TITLE, columns, tuple(rows), notes)]
