@@ -24,9 +24,9 @@ def to_torch_mha(model: MultiHeadAttention) -> nn.MultiheadAttention:
     d_model = model.d_model
     has_bias = model.W_q.bias is not None
     weight = model.W_q.weight
-    torch_mha = nn.MultiheadAttention(
-        d_model, model.num_heads, bias=has_bias, batch_first=True, device=weight.device, dtype=weight.dtype
-    )
+    with torch.device("meta"):  # no random init: every parameter is overwritten below
+        torch_mha = nn.MultiheadAttention(d_model, model.num_heads, bias=has_bias, batch_first=True, dtype=weight.dtype)
+    torch_mha = torch_mha.to_empty(device=weight.device)
     with torch.no_grad():
         torch_mha.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))  # (3D, D)
         torch_mha.out_proj.weight.copy_(model.W_o.weight)
