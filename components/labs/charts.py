@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "attention_panels",
     "bar_chart",
     "dot_chart",
     "fit_cell",
@@ -126,6 +127,37 @@ def heatmap(
     )
     panels = list(panel_order) if panel_order is not None else list(dict.fromkeys(frame["panel"]))
     return base.facet(facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns)
+
+
+def attention_panels(
+    values: np.ndarray,
+    labels: Sequence[str],
+    panels: Sequence[str],
+    *,
+    columns: int,
+    row_title: str,
+    column_title: str,
+    value_title: str,
+    largest: int = 28,
+) -> alt.Chart:
+    """Square attention weights on the fixed 0-1 scale, one panel each, the same labels on both axes.
+
+    Args:
+        values: shape (P, L, L): P panels (heads, variants...) of L x L weights.
+        labels: L distinct token or position labels; panels: P panel titles.
+        columns: panels per row; ``largest``: the biggest cell size in pixels.
+    """
+    return heatmap(
+        matrix_frame(values, labels, labels, panels),
+        row_title=row_title,
+        column_title=column_title,
+        value_title=value_title,
+        row_order=labels,
+        column_order=labels,
+        panel_order=panels,
+        columns=columns,
+        cell=fit_cell(len(labels), columns, largest=largest),
+    )
 
 
 def mask_grid(

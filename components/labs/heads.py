@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import dot_chart, fit_cell, heatmap, matrix_frame
+from components.labs.charts import attention_panels, dot_chart
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.heads import HEAD_COUNTS, head_sweep
 from mha.experiments.inputs import token_labels
@@ -81,16 +81,14 @@ def render() -> None:
     panels = [t("lab.heads.panel", h=h) for h in HEAD_COUNTS]
     first_heads = np.stack([weights[h][0] for h in HEAD_COUNTS])  # (5, L, L): head 1 of each h
     show_chart(
-        heatmap(
-            matrix_frame(first_heads, labels, labels, panels),
+        attention_panels(
+            first_heads,
+            labels,
+            panels,
+            columns=5,
             row_title=t("lab.common.query"),
             column_title=t("lab.common.key"),
             value_title=t("lab.common.weight"),
-            row_order=labels,
-            column_order=labels,
-            panel_order=panels,
-            columns=5,
-            cell=fit_cell(len(tokens), 5),
         )
     )
 
@@ -101,16 +99,14 @@ def render() -> None:
     chosen = 8 if chosen is None else chosen
     head_names = [t("lab.common.head", n=i + 1) for i in range(chosen)]
     show_chart(
-        heatmap(
-            matrix_frame(weights[chosen], labels, labels, head_names),
+        attention_panels(
+            weights[chosen],
+            labels,
+            head_names,
+            columns=min(chosen, 4),
             row_title=t("lab.common.query"),
             column_title=t("lab.common.key"),
             value_title=t("lab.common.weight"),
-            row_order=labels,
-            column_order=labels,
-            panel_order=head_names,
-            columns=min(chosen, 4),
-            cell=fit_cell(len(tokens), min(chosen, 4)),
         )
     )
 

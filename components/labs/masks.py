@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 from components.i18n import t
-from components.labs.charts import fit_cell, heatmap, mask_grid, matrix_frame
+from components.labs.charts import attention_panels, fit_cell, mask_grid, matrix_frame
 from components.labs.common import lab_header, show_chart, token_input
 from components.safe_text import md_escape
 from mha.experiments.inputs import token_inputs, token_labels
@@ -144,15 +144,14 @@ def render() -> None:
     weights = _our_weights(tuple(tokens), keep.tobytes(), len(tokens), int(seed))
     head_names = [t("lab.common.head", n=h + 1) for h in range(NUM_HEADS)]
     show_chart(
-        heatmap(
-            matrix_frame(weights, labels, labels, head_names),
+        attention_panels(
+            weights,
+            labels,
+            head_names,
+            columns=NUM_HEADS,
             row_title=t("lab.common.query"),
             column_title=t("lab.common.key"),
             value_title=t("lab.common.weight"),
-            row_order=labels,
-            column_order=labels,
-            panel_order=head_names,
-            columns=NUM_HEADS,
-            cell=fit_cell(len(tokens), NUM_HEADS, largest=36),
+            largest=36,
         )
     )

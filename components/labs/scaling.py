@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import fit_cell, heatmap, line_chart, matrix_frame
+from components.labs.charts import attention_panels, line_chart
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.inputs import token_labels
 from mha.experiments.scaling import D_K_VALUES, SCALING_MODES, example_weights, scaling_stats
@@ -127,16 +127,14 @@ def render() -> None:
     labels = token_labels(tokens)
     panels = [_series_label(each, temperature) for each in _compared_modes(mode)]
     show_chart(
-        heatmap(
-            matrix_frame(values, labels, labels, panels),
+        attention_panels(
+            values,
+            labels,
+            panels,
+            columns=3,
             row_title=t("lab.common.query"),
             column_title=t("lab.common.key"),
             value_title=t("lab.common.weight"),
-            row_order=labels,
-            column_order=labels,
-            panel_order=panels,
-            columns=3,
-            cell=fit_cell(len(tokens), 3),
         )
     )
     st.caption(t("lab.scaling.example_caption"))

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import fit_cell, heatmap, matrix_frame
+from components.labs.charts import attention_panels, fit_cell, heatmap, matrix_frame
 from components.labs.common import lab_header, show_chart
 from mha.experiments.sculpt import PATTERNS, pattern_projection, run_sculpted
 
@@ -37,16 +37,14 @@ def render() -> None:
     names = [t(f"lab.sculpt.pattern.{p}") for p in PATTERNS]
     st.subheader(t("lab.sculpt.weights_title"))
     show_chart(
-        heatmap(
-            matrix_frame(weights, positions, positions, names),
+        attention_panels(
+            weights,
+            positions,
+            names,
+            columns=4,
             row_title=t("lab.sculpt.axis.query"),
             column_title=t("lab.sculpt.axis.key"),
             value_title=t("lab.common.weight"),
-            row_order=positions,
-            column_order=positions,
-            panel_order=names,
-            columns=4,
-            cell=fit_cell(int(length), 4),
         )
     )
 
