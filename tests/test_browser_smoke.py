@@ -10,6 +10,8 @@ pytestmark = pytest.mark.browser
 
 
 def test_default_page_draws_its_charts(app_url, page):
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
     page.goto(app_url)
     wait_for_app(page)
     charts = drawn_charts(page)  # one pixel fingerprint per chart, '' while blank
@@ -19,6 +21,8 @@ def test_default_page_draws_its_charts(app_url, page):
         assert page.get_by_role("heading", name=step).count() == 1
     assert page.get_by_text("Matches PyTorch").count() == 1
     assert console_errors(page) == []
+    # no network at run time: fonts, icons, scripts and data all come from the app's own server
+    assert [url for url in requested if not url.startswith(app_url)] == []
 
 
 def test_chinese_page_with_a_chinese_sentence_draws_its_charts(app_url, page):
