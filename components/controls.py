@@ -154,37 +154,43 @@ def _render_size_controls(hidden: frozenset[str]) -> tuple[int, int]:
         sidebar.segmented_control(
             t("controls.d_model_presets"), D_MODEL_PRESETS, key="d_model_preset", on_change=_apply_preset
         )
-        d_model = sidebar.number_input(
-            t("controls.d_model"),
-            min_value=LIMITS.d_model_min,
-            max_value=LIMITS.d_model_max,
-            step=1,
-            value=None,  # an emptied field gives None: _restore_default puts the default back
-            key="d_model",
-            on_change=_restore_default,
-            args=("d_model",),
-            help=t("controls.d_model_help", low=LIMITS.d_model_min, high=LIMITS.d_model_max),
-            persist_state=_PERSIST,
+        d_model = _int_field(
+            "d_model",
+            LIMITS.d_model_min,
+            LIMITS.d_model_max,
+            t("controls.d_model_help", low=LIMITS.d_model_min, high=LIMITS.d_model_max),
         )
     if "num_heads" in hidden:
         return int(d_model), int(num_heads)
-    num_heads = sidebar.number_input(
-        t("controls.num_heads"),
-        min_value=1,
-        max_value=LIMITS.num_heads_max,
-        step=1,
-        value=None,  # an emptied field gives None: _restore_default puts the default back
-        key="num_heads",
-        on_change=_restore_default,
-        args=("num_heads",),
-        help=t("controls.num_heads_help", high=LIMITS.num_heads_max),
-        persist_state=_PERSIST,
+    num_heads = _int_field(
+        "num_heads", 1, LIMITS.num_heads_max, t("controls.num_heads_help", high=LIMITS.num_heads_max)
     )
     if d_model % num_heads == 0:
         sidebar.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
     else:
         sidebar.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
     return int(d_model), int(num_heads)
+
+
+def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = False) -> int | None:
+    """The sidebar's whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``.
+
+    It starts empty-able (``value=None``): an emptied field gives ``None`` and
+    :func:`_restore_default` puts the default back before the next run.
+    """
+    return st.sidebar.number_input(
+        t(f"controls.{key}"),
+        min_value=low,
+        max_value=high,
+        step=1,
+        value=None,
+        key=key,
+        on_change=_restore_default,
+        args=(key,),
+        disabled=disabled,
+        help=help_text,
+        persist_state=_PERSIST,
+    )
 
 
 def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int]:
@@ -201,19 +207,7 @@ def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int]:
         sidebar.caption(t(f"mask.{mask_type}.help"))
     if "window" in hidden:
         return mask_type, int(window)
-    window = sidebar.number_input(
-        t("controls.window"),
-        min_value=0,
-        max_value=LIMITS.tokens_max,
-        step=1,
-        value=None,  # an emptied field gives None: _restore_default puts the default back
-        key="window",
-        on_change=_restore_default,
-        args=("window",),
-        disabled=mask_type != "window",
-        help=t("controls.window_help"),
-        persist_state=_PERSIST,
-    )
+    window = _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
     return mask_type, int(window)
 
 
@@ -249,18 +243,7 @@ def _render_run_controls(hidden: frozenset[str]) -> tuple[int, bool, str]:
     sidebar = st.sidebar
     seed, positional = st.session_state["seed"], st.session_state["positional"]
     if "seed" not in hidden:
-        seed = sidebar.number_input(
-            t("controls.seed"),
-            min_value=0,
-            max_value=LIMITS.seed_max,
-            step=1,
-            value=None,  # an emptied field gives None: _restore_default puts the default back
-            key="seed",
-            on_change=_restore_default,
-            args=("seed",),
-            help=t("controls.seed_help"),
-            persist_state=_PERSIST,
-        )
+        seed = _int_field("seed", 0, LIMITS.seed_max, t("controls.seed_help"))
     if "positional" not in hidden:
         positional = sidebar.toggle(
             t("controls.positional"), key="positional", help=t("controls.positional_help"), persist_state=_PERSIST
