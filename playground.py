@@ -1,8 +1,8 @@
 """Attention Playground: every step of multi-head attention, live.
 
 Run with ``streamlit run playground.py``. This file only wires things together:
-controls -> config -> cached run -> one panel per step, the summary and the live
-check. Data flows one way (DESIGN.md §1); the pieces live in ``components/``.
+controls -> config -> weight source -> cached run -> one panel per step, the summary
+and the live check. Data flows one way (ARCHITECTURE.md); the pieces live in ``components/``.
 
 With ``?teacher=1`` the same page becomes a presentation: one step per slide, large
 type, the controls listed in ``hide`` not drawn (see :mod:`components.teacher`).
@@ -16,7 +16,18 @@ from components import controls, runner, steps, teacher
 from components.export import render_export
 from components.i18n import t
 from components.page import setup_page
+from mha.config import ConfigError
 from mha.counting import count_parameters
+from mha.pipeline import AttentionRun
+
+
+@st.fragment
+def head_steps(run: AttentionRun) -> None:
+    """Head selector, step 1 and step 2, redrawn alone when the head changes (nothing is recomputed)."""
+    head = controls.select_head(run.num_heads)
+    steps.render_step_1(run, head)
+    steps.render_step_2(run, head)
+
 
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
 
@@ -36,23 +47,27 @@ config = controls.build_config(choices)
 controls.sync_url(choices)
 teacher.sync_url(view)
 
-if config is None:
+run = None
+if config is not None:
+    try:
+        with st.spinner(t("page.computing")):
+            run = runner.cached_run(config)
+            check = runner.cached_check(config)
+    except ConfigError as error:  # the text or the layer does not suit the weights' source
+        st.error(controls.error_message(error))
+if run is None:
     # Nothing can run, but the parameter count needs only d_model: keep teaching what can be shown.
     steps.render_summary(choices.d_model)
 else:
-    with st.spinner(t("page.computing")):
-        run = runner.cached_run(config)
-        check = runner.cached_check(config)
     controls.show_run_notes(run)
-    model = runner.cached_model(config.d_model, config.num_heads, config.seed, str(run.device.device), config.dtype)
-    counted = count_parameters(model)
+    counted = count_parameters(run.model)
     if view.on:
         teacher.render_slide(view, run, check, counted)
     else:
-        steps.render_head_steps(run)
+        head_steps(run)
         steps.render_step_3(run)
         steps.render_step_4(run)
-        steps.render_summary(config.d_model, run, counted=counted)
+        steps.render_summary(run.d_model, run, counted=counted)
         steps.render_live_check(check, run)
         with st.container(border=True):
             render_export(run)

@@ -23,8 +23,8 @@ from torch.nn import functional as F
 from bench import time_once
 from bench.table import Table
 from mha.counting import step_costs
-from mha.pipeline import build_model
 from mha.reference import to_torch_mha
+from mha.sources.seeded import build_model
 
 TITLE = "Engine: our forward / forward_traced vs nn.MultiheadAttention and F.scaled_dot_product_attention"
 

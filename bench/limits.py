@@ -68,8 +68,9 @@ def measure_case(d_model: int, num_heads: int, mask_type: str, with_page: bool) 
     from streamlit.testing.v1 import AppTest
 
     from mha.config import AttentionConfig
-    from mha.pipeline import build_model, run_attention
+    from mha.pipeline import run_attention
     from mha.reference import compare_with_torch
+    from mha.sources.seeded import build_model
 
     config = AttentionConfig(
         d_model=d_model, num_heads=num_heads, mask_type=mask_type, window=2, tokens=worst_text(mask_type), device="cpu"

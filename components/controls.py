@@ -1,45 +1,62 @@
 """Sidebar controls -> plain values -> a validated config; the URL mirrors the controls.
 
-Widget keys are the contract's names (``d_model``, ``num_heads``, ``mask_type``,
-``window``, ``tokens``, ``seed``) plus ``positional`` and ``device``; each widget's
-value is the plain value, translated for display with ``format_func`` only. The
-same names are the URL query parameters (see :mod:`components.url_params`).
+Widget keys are the contract's names (``weights``, ``task``, ``checkpoint``, ``layer``,
+``d_model``, ``num_heads``, ``mask_type``, ``window``, ``tokenizer``, ``tokens``, ``seed``)
+plus ``positional``, ``device``, ``dtype`` and ``head``; each widget's value is the plain
+value, translated for display with ``format_func`` only. The same names are the URL
+query parameters (parsed in :mod:`components.url_params`, read and written through
+:mod:`components.url_state`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
 
 import streamlit as st
 
+from components import runner
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
-from components.url_params import DEFAULTS, URL_KEYS, Problem, clean_text, parse_query_params, to_query_params
-from mha.config import LIMITS, AttentionConfig, ConfigError
+from components.url_params import (
+    DEFAULTS,
+    URL_KEYS,
+    Problem,
+    clean_text,
+    parse_query_params,
+    to_query_params,
+)
+from components.url_state import changed_in_link, write_link
+from mha.checkpoints import checkpoint_names
+from mha.config import DTYPES, LIMITS, TASKS, WEIGHT_SOURCES, AttentionConfig, ConfigError, WeightSpec
 from mha.device import available_devices
 from mha.masks import MASK_TYPES, PAD_TOKENS
-from mha.pipeline import AttentionRun, check_tokens
-from mha.tokens import tokenize
+from mha.pipeline import AttentionRun
+from mha.sources import SourceSizes, SourceUnavailableError
+from mha.tokens import TOKENIZERS, tokenize
 
 __all__ = [
     "D_MODEL_PRESETS",
     "EXAMPLES",
+    "TRAINED_SIZES",
     "Choices",
     "build_config",
     "device_options",
     "error_message",
     "load_url_state",
     "nearest_divisors",
-    "remember_query_value",
     "render_controls",
+    "select_head",
     "show_run_notes",
     "show_url_problems",
     "sync_url",
 ]
 
 D_MODEL_PRESETS = (64, 128, 256, 512, 768, 1024)
+#: d_model and num_heads a learner gets on switching to trained weights (each task trains in a few seconds).
+TRAINED_SIZES = (64, 2)
 #: (name, text): the tutorials' sentences; "padded" ends in [PAD] tokens for the padding mask.
 EXAMPLES = (
     ("thinking", "Thinking Machines"),
@@ -48,9 +65,9 @@ EXAMPLES = (
     ("cat", "The cat sat on the mat"),
     ("padded", "The cat sat on the mat [PAD] [PAD] [PAD]"),
 )
-_WRITTEN = "_playground_url"  # the query values this session last wrote
 _PERSIST = "session"  # widget values survive a visit to another page
 _RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
+_RADIO_HEADS_MAX = 16  # up to this many heads the head selector is a row of radio buttons
 
 
 @dataclass(frozen=True)
@@ -65,6 +82,12 @@ class Choices:
     seed: int
     positional: bool
     device: str
+    dtype: str = "float32"
+    weights: str = "random"
+    task: str = "previous_and_first"
+    checkpoint: str = ""
+    layer: int = 0
+    tokenizer: str = "characters"
 
 
 def device_options() -> list[str]:
@@ -79,22 +102,23 @@ def nearest_divisors(d_model: int, num_heads: int, high: int = LIMITS.num_heads_
     return below, above
 
 
+# ---------------------------------------------------------------- the link
 def load_url_state() -> list[Problem]:
-    """Copy link values into the widgets' state; return what had to be changed.
+    """Copy the link's values into the widgets' state; return what had to be changed.
 
-    Reads only the query values that differ from what this session last wrote (on the
-    first run: all of them), so a link opened or edited by hand is applied, and the
-    session's own writes are not read back. Keys still unset get their defaults.
+    Only values this session did not write itself are read (see :mod:`components.url_state`).
+    Keys still unset get their defaults; the checkpoint defaults to the first on the server's list.
     """
-    written = st.session_state.get(_WRITTEN, {})
-    incoming = {key: value for key, value in st.query_params.to_dict().items() if key in URL_KEYS}
-    changed = {key: value for key, value in incoming.items() if written.get(key) != value}
+    changed = changed_in_link(URL_KEYS)
     parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
     for key, value in parsed.values.items():
         st.session_state[key] = value
     for key in URL_KEYS:
         if key not in st.session_state:
             st.session_state[key] = DEFAULTS[key]
+    names = checkpoint_names()
+    if names and st.session_state["checkpoint"] not in names:
+        st.session_state["checkpoint"] = names[0]
     return parsed.problems
 
 
@@ -107,21 +131,10 @@ def show_url_problems(problems: list[Problem]) -> None:
 
 def sync_url(choices: Choices) -> None:
     """Write the current values to the URL (the link always reproduces the page)."""
-    values = to_query_params(asdict(choices))
-    written = dict(st.session_state.get(_WRITTEN, {}))
-    for key, value in values.items():
-        st.query_params[key] = value
-        written[key] = value
-    st.session_state[_WRITTEN] = written
+    write_link(to_query_params(asdict(choices)))
 
 
-def remember_query_value(key: str, value: object) -> None:
-    """Mirror one value (e.g. the viewed head, from inside a fragment) to the URL."""
-    text = to_query_params({key: value})[key]
-    st.query_params[key] = text
-    st.session_state[_WRITTEN] = {**st.session_state.get(_WRITTEN, {}), key: text}
-
-
+# ---------------------------------------------------------------- callbacks
 def _restore_default(key: str) -> None:
     """An emptied number field (or one sent a value outside its range) gets its default back, with a note."""
     if st.session_state.get(key) is None:
@@ -146,32 +159,13 @@ def _use_example(text: str, mask_type: str | None) -> None:
         st.session_state["mask_type"] = mask_type
 
 
-def _render_size_controls(hidden: frozenset[str]) -> tuple[int, int]:
-    sidebar = st.sidebar
-    d_model, num_heads = st.session_state["d_model"], st.session_state["num_heads"]
-    if "d_model" not in hidden:
-        st.session_state["d_model_preset"] = d_model if d_model in D_MODEL_PRESETS else None
-        sidebar.segmented_control(
-            t("controls.d_model_presets"), D_MODEL_PRESETS, key="d_model_preset", on_change=_apply_preset
-        )
-        d_model = _int_field(
-            "d_model",
-            LIMITS.d_model_min,
-            LIMITS.d_model_max,
-            t("controls.d_model_help", low=LIMITS.d_model_min, high=LIMITS.d_model_max),
-        )
-    if "num_heads" in hidden:
-        return int(d_model), int(num_heads)
-    num_heads = _int_field(
-        "num_heads", 1, LIMITS.num_heads_max, t("controls.num_heads_help", high=LIMITS.num_heads_max)
-    )
-    if d_model % num_heads == 0:
-        sidebar.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
-    else:
-        sidebar.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
-    return int(d_model), int(num_heads)
+def _on_weights_change() -> None:
+    """Switching to trained weights starts from sizes that train in seconds."""
+    if st.session_state.get("weights") == "trained":
+        st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
 
 
+# ---------------------------------------------------------------- the sections of the sidebar
 def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = False) -> int | None:
     """The sidebar's whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``.
 
@@ -193,28 +187,99 @@ def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = F
     )
 
 
+def _select(key: str, options: tuple[str, ...] | list[str], hidden: frozenset[str], **kwargs: object) -> str:
+    """A sidebar selectbox ``key`` (label ``controls.<key>``), or its session value when hidden."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = options[0]
+    if key in hidden:
+        return st.session_state[key]
+    return st.sidebar.selectbox(t(f"controls.{key}"), options, key=key, persist_state=_PERSIST, **kwargs)
+
+
+def _render_weight_controls(hidden: frozenset[str]) -> tuple[str, str, str]:
+    weights = _select(
+        "weights",
+        WEIGHT_SOURCES,
+        hidden,
+        format_func=lambda name: t(f"weights.{name}"),
+        on_change=_on_weights_change,
+        help=t("controls.weights_help"),
+    )
+    task, checkpoint = st.session_state["task"], st.session_state["checkpoint"]
+    if weights == "trained":
+        task = _select("task", TASKS, hidden, format_func=lambda name: t(f"task.{name}"))
+    if weights == "pretrained":
+        checkpoint = _select("checkpoint", checkpoint_names(), hidden, help=t("controls.checkpoint_help"))
+    return weights, task, checkpoint
+
+
+def _source_sizes(weights: str, task: str, checkpoint: str) -> SourceSizes | None:
+    """The sizes of the chosen source, or ``None`` when it cannot be made here (build_config says why)."""
+    state = st.session_state
+    if weights == "pretrained":
+        spec = WeightSpec("pretrained", checkpoint=checkpoint)
+    else:
+        spec = WeightSpec(weights, state["d_model"], state["num_heads"], state["seed"], task=task)
+    try:
+        return runner.cached_sizes(spec)
+    except (SourceUnavailableError, ValueError):
+        return None
+
+
+def _render_layer_control(hidden: frozenset[str], sizes: SourceSizes | None) -> int:
+    layers = 1 if sizes is None else sizes.num_layers
+    if not 0 <= st.session_state["layer"] < layers:
+        st.sidebar.warning(t("controls.layer_clamped", value=st.session_state["layer"], high=layers - 1))
+        st.session_state["layer"] = min(max(st.session_state["layer"], 0), layers - 1)
+    if layers == 1 or "layer" in hidden:
+        return int(st.session_state["layer"])
+    layer = _int_field("layer", 0, layers - 1, t("controls.layer_help", high=layers - 1))
+    return int(layer)
+
+
+def _render_size_controls(hidden: frozenset[str], locked: SourceSizes | None) -> tuple[int, int]:
+    sidebar = st.sidebar
+    d_model, num_heads = st.session_state["d_model"], st.session_state["num_heads"]
+    if locked is not None:  # a checkpoint brings its sizes; the learner's own values wait for their return
+        if not {"d_model", "num_heads"} <= hidden:
+            d_k = locked.d_model // locked.num_heads
+            sidebar.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
+        return int(d_model), int(num_heads)
+    trained = st.session_state["weights"] == "trained"
+    d_high = LIMITS.train_d_model_max if trained else LIMITS.d_model_max
+    h_high = LIMITS.train_num_heads_max if trained else LIMITS.num_heads_max
+    if "d_model" not in hidden:
+        presets = tuple(p for p in D_MODEL_PRESETS if p <= d_high)
+        st.session_state["d_model_preset"] = d_model if d_model in presets else None
+        sidebar.segmented_control(t("controls.d_model_presets"), presets, key="d_model_preset", on_change=_apply_preset)
+        help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
+        d_model = _int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text)
+    if "num_heads" in hidden:
+        return int(d_model), int(num_heads)
+    num_heads = _int_field("num_heads", 1, LIMITS.num_heads_max, t("controls.num_heads_help", high=h_high))
+    if d_model % num_heads == 0:
+        sidebar.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
+    else:
+        sidebar.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
+    return int(d_model), int(num_heads)
+
+
 def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int]:
     sidebar = st.sidebar
-    mask_type, window = st.session_state["mask_type"], st.session_state["window"]
+    mask_type = _select("mask_type", MASK_TYPES, hidden, format_func=lambda name: t(f"mask.{name}"))
     if "mask_type" not in hidden:
-        mask_type = sidebar.selectbox(
-            t("controls.mask_type"),
-            MASK_TYPES,
-            key="mask_type",
-            format_func=lambda name: t(f"mask.{name}"),
-            persist_state=_PERSIST,
-        )
         sidebar.caption(t(f"mask.{mask_type}.help"))
     if "window" in hidden:
-        return mask_type, int(window)
+        return mask_type, int(st.session_state["window"])
     window = _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
     return mask_type, int(window)
 
 
-def _render_text_controls(hidden: frozenset[str]) -> str:
+def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[str, str]:
     sidebar = st.sidebar
+    tokenizer = st.session_state["tokenizer"]
     if "tokens" in hidden:
-        return st.session_state["tokens"]
+        return st.session_state["tokens"], tokenizer
     text = sidebar.text_area(
         t("controls.tokens"),
         key="tokens",
@@ -234,33 +299,45 @@ def _render_text_controls(hidden: frozenset[str]) -> str:
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         sidebar.warning(t("input.control_chars", count=removed))
-    count = len(tokenize(text))
+    if own_tokenizer:  # a checkpoint cuts the text with its own tokenizer
+        sidebar.caption(t("controls.tokenizer_checkpoint"))
+        return text, tokenizer
+    if "tokenizer" not in hidden:
+        tokenizer = sidebar.radio(
+            t("controls.tokenizer"),
+            TOKENIZERS,
+            key="tokenizer",
+            horizontal=True,
+            format_func=lambda name: t(f"tokenizer.{name}"),
+            help=t("controls.tokenizer_help"),
+            persist_state=_PERSIST,
+        )
+    count = len(tokenize(text, tokenizer))
     sidebar.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
-    return text
+    return text, tokenizer
 
 
-def _render_run_controls(hidden: frozenset[str]) -> tuple[int, bool, str]:
+def _render_run_controls(hidden: frozenset[str], weights: str) -> tuple[int, bool, str, str]:
     sidebar = st.sidebar
     seed, positional = st.session_state["seed"], st.session_state["positional"]
     if "seed" not in hidden:
-        seed = _int_field("seed", 0, LIMITS.seed_max, t("controls.seed_help"))
+        seed_help = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
+        seed = _int_field("seed", 0, LIMITS.seed_max, seed_help, disabled=weights == "pretrained")
     if "positional" not in hidden:
         positional = sidebar.toggle(
-            t("controls.positional"), key="positional", help=t("controls.positional_help"), persist_state=_PERSIST
+            t("controls.positional"),
+            key="positional",
+            help=t("controls.positional_help"),
+            disabled=weights != "random",
+            persist_state=_PERSIST,
         )
-    options = device_options()
-    if st.session_state.get("device") not in options:
-        st.session_state["device"] = "auto"
-    if "device" in hidden:
-        return int(seed), bool(positional), st.session_state["device"]
-    device = sidebar.selectbox(
-        t("controls.device"),
-        options,
-        key="device",
-        format_func=lambda name: t("device.auto") if name == "auto" else name,
-        persist_state=_PERSIST,
+        if weights != "random":
+            sidebar.caption(t(f"controls.positional_{weights}"))
+    device = _select(
+        "device", device_options(), hidden, format_func=lambda name: t("device.auto") if name == "auto" else name
     )
-    return int(seed), bool(positional), device
+    dtype = _select("dtype", DTYPES, hidden, help=t("controls.dtype_help"))
+    return int(seed), bool(positional), device, dtype
 
 
 def render_controls(hidden: Collection[str] = ()) -> Choices:
@@ -273,13 +350,51 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
     hidden = frozenset(hidden)
     st.sidebar.header(t("controls.header"))
     _show_restored_numbers()
-    d_model, num_heads = _render_size_controls(hidden)
+    weights, task, checkpoint = _render_weight_controls(hidden)
+    sizes = _source_sizes(weights, task, checkpoint) if weights != "random" else None
+    layer = _render_layer_control(hidden, sizes)
+    d_model, num_heads = _render_size_controls(hidden, sizes if weights == "pretrained" else None)
     mask_type, window = _render_mask_controls(hidden)
-    text = _render_text_controls(hidden)
-    seed, positional, device = _render_run_controls(hidden)
-    return Choices(d_model, num_heads, mask_type, window, text, seed, positional, device)
+    text, tokenizer = _render_text_controls(hidden, own_tokenizer=weights == "pretrained")
+    seed, positional, device, dtype = _render_run_controls(hidden, weights)
+    return Choices(
+        d_model,
+        num_heads,
+        mask_type,
+        window,
+        text,
+        seed,
+        positional,
+        device,
+        dtype=dtype,
+        weights=weights,
+        task=task,
+        checkpoint=checkpoint,
+        layer=layer,
+        tokenizer=tokenizer,
+    )
 
 
+def select_head(num_heads: int, hidden: bool = False) -> int:
+    """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL.
+
+    With ``hidden`` (teacher mode) no selector is drawn: the link's head is used, kept in range.
+    """
+    if not 0 <= st.session_state.get("head", 0) < num_heads:
+        st.session_state["head"] = 0
+    head = int(st.session_state["head"])
+    if not hidden:
+        options = list(range(num_heads))
+        label = t("steps.head", high=num_heads - 1)
+        if num_heads <= _RADIO_HEADS_MAX:
+            head = st.radio(label, options, key="head", horizontal=True, persist_state=_PERSIST)
+        else:
+            head = st.selectbox(label, options, key="head", persist_state=_PERSIST)
+    write_link(to_query_params({"head": head}))
+    return int(head)
+
+
+# ---------------------------------------------------------------- choices -> config
 def error_message(error: ConfigError) -> str:
     """A translated message for a :class:`ConfigError`, naming the values and what to change."""
     params = dict(error.params)
@@ -296,21 +411,41 @@ def error_message(error: ConfigError) -> str:
     return t(key, **params)
 
 
+def source_message(error: SourceUnavailableError) -> str:
+    """A translated message for a weight source that cannot be made here, saying what to do."""
+    params = {name: md_escape(value, limit=80) for name, value in error.params.items()}
+    key = f"source.{error.code}"
+    if key not in CATALOG:
+        return t("source.generic", message=md_escape(str(error), limit=200))
+    return t(key, **params)
+
+
 def build_config(choices: Choices) -> AttentionConfig | None:
-    """Validate the choices; show every problem with ``st.error``; the config when it can run."""
-    errors: list[ConfigError] = []
-    config = None
+    """Validate the choices; show the problem with ``st.error``; the config when it can run.
+
+    A weight source that cannot be made here (a checkpoint offline, say) is reported and the
+    page goes on with random weights.
+    """
     try:
         config = AttentionConfig(**asdict(choices))
     except ConfigError as error:
-        errors.append(error)
-    try:
-        check_tokens(tokenize(choices.tokens))
-    except ConfigError as error:
-        errors.append(error)
-    for error in errors:
         st.error(error_message(error))
-    return None if errors else config
+        return None
+    if config.weights == "pretrained":
+        try:
+            runner.cached_sizes(config.weight_spec)
+        except SourceUnavailableError as error:
+            st.error(source_message(error))
+            return _with_random_weights(config)
+    return config
+
+
+def _with_random_weights(config: AttentionConfig) -> AttentionConfig | None:
+    try:
+        return dataclasses.replace(config, weights="random")
+    except ConfigError as error:  # the learner's own sizes or text do not run either
+        st.error(error_message(error))
+        return None
 
 
 def show_run_notes(run: AttentionRun) -> None:
@@ -328,3 +463,5 @@ def show_run_notes(run: AttentionRun) -> None:
             st.info(t("notes.no_pad_tokens"))
         elif pads == length:
             st.warning(t("notes.all_pad_tokens"))
+    for note in run.notes:
+        st.info(t(f"notes.{note.code}", **{name: md_escape(value, limit=200) for name, value in note.params.items()}))

@@ -77,4 +77,4 @@ def render_export(run: AttentionRun) -> None:
         )
     with st.expander(t("export.code.title")):
         st.caption(t("export.code.caption"))
-        st.code(reproduce_script(run.config), language="python")
+        st.code(reproduce_script(run), language="python")

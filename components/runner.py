@@ -1,43 +1,46 @@
-"""Cached engine calls for the pages: the model per size and seed, the run and the live check per config.
+"""Cached engine calls for the pages: the weight source per spec, the run and the live check per config.
 
-Everything cached here is shared between sessions and never mutated: the model is
-built read-only (``requires_grad_(False)``, eval mode) and keeps no attention of its
-own; a run's tensors are inference tensors that the pages only read.
+Everything cached here is shared between sessions and never mutated: models are
+read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
+a run's fields are immutable and its tensors are inference tensors the pages only read.
 """
 
 from __future__ import annotations
 
 import streamlit as st
-import torch
 
-from mha.config import AttentionConfig
-from mha.device import resolve_device
-from mha.module import MultiHeadAttention
-from mha.pipeline import AttentionRun, build_model, run_attention
+from mha.config import AttentionConfig, WeightSpec
+from mha.pipeline import AttentionRun, run_attention
 from mha.reference import TorchCheck, compare_with_torch
+from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 
-__all__ = ["cached_check", "cached_model", "cached_run"]
+__all__ = ["cached_check", "cached_run", "cached_sizes", "cached_source"]
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def cached_sizes(spec: WeightSpec) -> SourceSizes:
+    """The sizes of the source for ``spec`` (raises ``SourceUnavailableError`` when it cannot be made here)."""
+    return source_sizes(spec)
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def cached_model(d_model: int, num_heads: int, seed: int, device: str, dtype: str) -> MultiHeadAttention:
-    """The seeded model for these sizes, built once per process (``device`` as resolved, e.g. ``"cpu"``)."""
-    return build_model(d_model, num_heads, seed, torch.device(device), getattr(torch, dtype))
-
-
-def _model_for(config: AttentionConfig) -> MultiHeadAttention:
-    device = resolve_device(config.device).device
-    return cached_model(config.d_model, config.num_heads, config.seed, str(device), config.dtype)
+def cached_source(spec: WeightSpec) -> WeightSource:
+    """The weight source for ``spec``, made once per process and shared by every session."""
+    return make_source(spec)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def cached_run(config: AttentionConfig) -> AttentionRun:
-    """The traced forward pass of ``config`` (raises ``ConfigError`` for an empty or over-long text)."""
-    return run_attention(config, _model_for(config))
+    """The traced forward pass of ``config``.
+
+    Raises:
+        ConfigError: the text or the layer does not suit the source.
+    """
+    return run_attention(config, cached_source(config.weight_spec))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def cached_check(config: AttentionConfig) -> TorchCheck:
-    """The page's run compared with ``torch.nn.MultiheadAttention`` holding the same weights."""
+    """The page's run compared with ``torch.nn.MultiheadAttention`` holding the model's own weights."""
     run = cached_run(config)
-    return compare_with_torch(_model_for(config), run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
+    return compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)

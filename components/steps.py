@@ -1,9 +1,9 @@
 """One panel per pipeline step, the parameter summary and the live check against PyTorch.
 
 Each step has its own render function (``render_step_1`` .. ``render_step_4``) so a
-page can show them one at a time; steps 1 and 2 take the viewed head, chosen by
-:func:`select_head`. :func:`render_head_steps` puts the head selector and those two
-steps in a fragment: changing the head redraws them without recomputing anything.
+page can show them one at a time; steps 1 and 2 take the viewed head (the page's head
+selector, :func:`components.controls.select_head`). The panels only draw: they read
+sizes from the run's trace and never write the URL.
 
 The code shown in each panel is read from ``mha/module.py`` at run time, so it is
 always the code that ran.
@@ -24,7 +24,6 @@ import torch
 from torch import Tensor
 
 from components import charts, frames
-from components.controls import remember_query_value
 from components.i18n import t
 from components.safe_text import md_escape
 from mha import functional
@@ -37,20 +36,17 @@ __all__ = [
     "chart_text",
     "forward_block",
     "method_source",
-    "render_head_steps",
     "render_live_check",
     "render_step_1",
     "render_step_2",
     "render_step_3",
     "render_step_4",
     "render_summary",
-    "select_head",
     "step_code",
 ]
 
 HEAD_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 GRID_STAGES = ("raw", "scaled", "weights")
-_RADIO_HEADS_MAX = 16  # up to this many heads the selector is a row of radio buttons
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -144,35 +140,12 @@ def _blocked(run: AttentionRun) -> Tensor:
     return torch.isneginf(run.trace.attend.masked_scores[0])
 
 
-# ---------------------------------------------------------------- the head selector
-def select_head(num_heads: int) -> int:
-    """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL."""
-    if not 0 <= st.session_state.get("head", 0) < num_heads:
-        st.session_state["head"] = 0
-    options = list(range(num_heads))
-    label = t("steps.head", high=num_heads - 1)
-    if num_heads <= _RADIO_HEADS_MAX:
-        head = st.radio(label, options, key="head", horizontal=True, persist_state="session")
-    else:
-        head = st.selectbox(label, options, key="head", persist_state="session")
-    remember_query_value("head", head)
-    return int(head)
-
-
-@st.fragment
-def render_head_steps(run: AttentionRun) -> None:
-    """Head selector, step 1 and step 2, redrawn alone when the head changes."""
-    head = select_head(run.config.num_heads)
-    render_step_1(run, head)
-    render_step_2(run, head)
-
-
 # ---------------------------------------------------------------- the four steps
 def render_step_1(run: AttentionRun, head: int) -> None:
     """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose."""
     p = run.trace.project
     batch, length, d_model = p.x_query.shape
-    num_heads, d_k = run.config.num_heads, run.config.d_k
+    num_heads, d_k = run.num_heads, run.d_k
     box = _panel(1)
     box.markdown(
         t("step1.tokens", count=length) + " " + " · ".join(md_escape(x) for x in frames.token_labels(run.tokens))
@@ -204,7 +177,7 @@ def render_step_2(run: AttentionRun, head: int) -> None:
     """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid."""
     a = run.trace.attend
     length = len(run.tokens)
-    num_heads, d_k = run.config.num_heads, run.config.d_k
+    num_heads, d_k = run.num_heads, run.d_k
     box = _panel(2)
     shapes = t(
         "step2.shapes",
@@ -237,11 +210,25 @@ def render_step_2(run: AttentionRun, head: int) -> None:
     for column, (kind, title, frame) in zip(box.columns(3), stages, strict=True):
         column.markdown(f"**{title}**")
         _draw(column, charts.attention_heatmap(frame, tokens, kind, text, height_px=height))
-    if float(a.weights[0].max()) < 0.3:
+    if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
         box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         box.caption(t("step2.masked_note"))
+    _render_head_labels(box, run)
     _render_grid(box, run, blocked, tokens, text)
+
+
+def head_label(run: AttentionRun, head: int) -> str:
+    """``previous token 0.97``: what ``head`` does, read from its weights, in the session's language."""
+    label = run.head_labels[head]
+    return t("label.with_share", label=t(f"label.{label.name}"), share=f"{label.share:.2f}")
+
+
+def _render_head_labels(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+    """One line: each head's label and the share of weight behind it (see mha.head_labels)."""
+    labels = " · ".join(f"**{head}** {head_label(run, head)}" for head in range(run.num_heads))
+    box.markdown(f"{t('step2.labels_title')} {labels}")
+    box.caption(t("step2.labels_note"))
 
 
 def _render_grid(
@@ -253,7 +240,7 @@ def _render_grid(
 ) -> None:
     """Every head as small multiples, or a per-head summary when the grid would be too big to draw fast."""
     a = run.trace.attend
-    num_heads, length = run.config.num_heads, len(run.tokens)
+    num_heads, length = run.num_heads, len(run.tokens)
     box.markdown(f"**{t('step2.grid_title', heads=num_heads)}**")
     cells = num_heads * length * length
     if cells > frames.CELL_BUDGET:
@@ -281,7 +268,7 @@ def render_step_3(run: AttentionRun) -> None:
     """Step 3, concat: the heads' contexts side by side into (B, L, d_model), head boundaries drawn."""
     a, c = run.trace.attend, run.trace.concat
     batch, length, d_model = c.concat.shape
-    num_heads, d_k = run.config.num_heads, run.config.d_k
+    num_heads, d_k = run.num_heads, run.d_k
     box = _panel(3)
     shapes = t(
         "step3.shapes",
@@ -344,7 +331,7 @@ def render_summary(d_model: int, run: AttentionRun | None = None, counted: int |
     if counted is not None:
         left.caption(t("summary.counted", counted=_count(counted), ok="✓" if counted == total else "✗"))
     if run is not None:
-        costs = step_costs(d_model, run.config.num_heads, len(run.tokens))
+        costs = step_costs(d_model, run.num_heads, len(run.tokens))
         per_step = pd.DataFrame(
             {
                 t("summary.step"): [t(f"step{cost.step}.title") for cost in costs],

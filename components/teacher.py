@@ -9,34 +9,28 @@ URL parameters, mirrored like every control, so the host's link opens exactly th
 
 A value that cannot be used (``step=9``, ``hide=colour``) is reported as a
 :class:`~components.url_params.Problem`, shown like every other link problem, and a safe
-value is taken. :func:`parse_teacher_params` is pure (no Streamlit) and unit-tested.
+value is taken (parsing: :func:`components.url_params.parse_teacher_params`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import streamlit as st
 
 from components import steps
-from components.controls import remember_query_value
+from components.controls import select_head
 from components.i18n import t
-from components.url_params import ParsedParams, Problem
+from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
+from components.url_state import changed_in_link, write_link
 from mha.pipeline import AttentionRun
 from mha.reference import TorchCheck
 
 __all__ = [
-    "HIDEABLE",
     "LARGE_TYPE_CSS",
-    "SLIDES",
-    "STEPS",
-    "URL_NAMES",
     "TeacherView",
     "initial_sidebar_state",
     "load_view",
-    "parse_teacher_params",
     "render_navigation",
     "render_settings",
     "render_slide",
@@ -46,18 +40,7 @@ __all__ = [
     "use_large_type",
 ]
 
-#: Controls a host may hide (widget keys, as in the URL); ``tokens`` hides the text box and its examples.
-HIDEABLE = ("d_model", "num_heads", "mask_type", "window", "tokens", "seed", "positional", "device", "head")
-STEPS = 4
-SLIDES = STEPS + 1  # the four steps, then the summary and the live check
-URL_NAMES = ("teacher", "step", "hide")
-
 _STEP = "teacher_step"  # session key of the slide: no widget, Previous / Next set it
-_WRITTEN = "_teacher_url"  # the query values this session last wrote
-_ON = frozenset({"1", "true", "on", "yes"})
-_OFF = frozenset({"0", "false", "off", "no"})
-_INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: a plain \d would also take "３"
-_MAX_DIGITS = 6  # longer is out of range: never hand int() a 5000-digit string
 _NAVIGATION_KEYS = {"top": ("Left", "Right"), "bottom": (None, None)}  # keyboard shortcuts: one set per page
 
 #: Projector type: constant CSS only (never user text), scoped to the main area.
@@ -88,60 +71,7 @@ class TeacherView:
         return frozenset(self.hide) if self.on else frozenset()
 
 
-# ---------------------------------------------------------------- the link, as pure functions
-def _parse_switch(raw: str) -> tuple[bool, Problem | None]:
-    word = raw.strip().lower()
-    if word in _ON | _OFF:
-        return word in _ON, None
-    return False, Problem("teacher", "not_boolean", {"value": raw, "used": "false"})
-
-
-def _parse_step(raw: str) -> tuple[int, Problem | None]:
-    text = raw.strip()
-    if not _INTEGER.fullmatch(text):
-        return 1, Problem("step", "not_integer", {"value": raw, "used": 1})
-    if len(text.lstrip("+-")) > _MAX_DIGITS:
-        used = 1 if text.startswith("-") else SLIDES
-    else:
-        number = int(text)
-        used = min(max(number, 1), SLIDES)
-        if used == number:
-            return number, None
-    return used, Problem("step", "out_of_range", {"value": raw, "low": 1, "high": SLIDES, "used": used})
-
-
-def _parse_hide(raw: str) -> tuple[tuple[str, ...], Problem | None]:
-    names = {part.strip().lower() for part in raw.split(",")} - {""}
-    unknown = sorted(names - set(HIDEABLE))
-    known = tuple(name for name in HIDEABLE if name in names)
-    if not unknown:
-        return known, None
-    return known, Problem("hide", "unknown_names", {"value": ", ".join(unknown), "choices": ", ".join(HIDEABLE)})
-
-
-def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
-    """Parse the presentation values present in a query string.
-
-    Args:
-        params: query parameter name -> raw string; names outside :data:`URL_NAMES` are ignored.
-
-    Returns:
-        Values for the names present (``teacher``: bool, ``step``: int in 1..SLIDES,
-        ``hide``: tuple of known control keys) and one :class:`Problem` per value that was changed:
-        ``not_boolean`` (teacher), ``not_integer`` / ``out_of_range`` (step), ``unknown_names`` (hide,
-        ``value`` lists the unknown names; the known ones are kept).
-    """
-    parsers = {"teacher": _parse_switch, "step": _parse_step, "hide": _parse_hide}
-    values: dict[str, object] = {}
-    problems: list[Problem] = []
-    for name, parse in parsers.items():
-        if name in params:
-            values[name], problem = parse(str(params[name]))
-            if problem is not None:
-                problems.append(problem)
-    return ParsedParams(values, problems)
-
-
+# ---------------------------------------------------------------- the link
 def to_teacher_params(view: TeacherView) -> dict[str, str | None]:
     """The view as query strings; ``None`` = leave the name out of the URL.
 
@@ -160,7 +90,7 @@ def initial_sidebar_state() -> str:
     """``"collapsed"`` when a presentation opens (more room for the slide), else Streamlit's ``"auto"``."""
     if "teacher" in st.session_state:
         return "collapsed" if st.session_state["teacher"] else "auto"
-    switch, _ = _parse_switch(st.query_params.get("teacher", "0"))
+    switch = parse_teacher_params({"teacher": st.query_params.get("teacher", "0")}).values["teacher"]
     return "collapsed" if switch else "auto"
 
 
@@ -170,9 +100,7 @@ def load_view() -> tuple[TeacherView, list[Problem]]:
     Only values that differ from what this session last wrote are read, so Previous / Next and the
     switch are not undone by the URL they wrote. Returns the view and the link's problems.
     """
-    written = st.session_state.get(_WRITTEN, {})
-    incoming = {name: value for name, value in st.query_params.to_dict().items() if name in URL_NAMES}
-    parsed = parse_teacher_params({name: value for name, value in incoming.items() if written.get(name) != value})
+    parsed = parse_teacher_params(changed_in_link(TEACHER_KEYS))
     state_keys = {"teacher": "teacher", "step": _STEP, "hide": "hide"}
     for name, value in parsed.values.items():
         st.session_state[state_keys[name]] = list(value) if name == "hide" else value
@@ -187,15 +115,7 @@ def load_view() -> tuple[TeacherView, list[Problem]]:
 
 def sync_url(view: TeacherView) -> None:
     """Write the view to the URL (and remove what does not apply), so the link reopens this view."""
-    written = dict(st.session_state.get(_WRITTEN, {}))
-    for name, value in to_teacher_params(view).items():
-        if value is None:
-            st.query_params.pop(name, None)
-            written.pop(name, None)
-        else:
-            st.query_params[name] = value
-            written[name] = value
-    st.session_state[_WRITTEN] = written
+    write_link(to_teacher_params(view))
 
 
 # ---------------------------------------------------------------- widgets and slides
@@ -263,21 +183,10 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
         row.button(t("teacher.leave"), key="teacher_leave", icon=":material/close:", type="tertiary", on_click=_leave)
 
 
-def _head(num_heads: int, hidden: bool) -> int:
-    """The head for steps 1 and 2: the selector, or (hidden) the link's head, kept in range and in the URL."""
-    if not hidden:
-        return steps.select_head(num_heads)
-    if not 0 <= st.session_state.get("head", 0) < num_heads:
-        st.session_state["head"] = 0
-    head = int(st.session_state["head"])
-    remember_query_value("head", head)
-    return head
-
-
 @st.fragment
 def _head_slide(run: AttentionRun, step: int, head_hidden: bool) -> None:
     """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
-    head = _head(run.config.num_heads, head_hidden)
+    head = select_head(run.num_heads, hidden=head_hidden)
     render = steps.render_step_1 if step == 1 else steps.render_step_2
     render(run, head)
 
@@ -298,6 +207,6 @@ def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, counte
     elif view.step == 4:
         steps.render_step_4(run)
     else:
-        steps.render_summary(run.config.d_model, run, counted=counted)
+        steps.render_summary(run.d_model, run, counted=counted)
         steps.render_live_check(check, run)
     render_navigation(view, "bottom")

@@ -1,9 +1,11 @@
-"""URL query parameters <-> control values, as pure functions (no Streamlit: unit-testable).
+"""URL query parameters <-> plain values, as pure functions (no Streamlit: unit-testable).
 
 A link is user input. :func:`parse_query_params` turns the raw strings of a query
-string into plain control values, and reports every value it had to change as a
-:class:`Problem` (field, code, params) that the page translates into a warning.
-Nothing here makes a tensor: a huge ``d_model`` is clamped to the limit first.
+string into plain control values, :func:`parse_teacher_params` the presentation
+values, and both report every value they had to change as a :class:`Problem`
+(field, code, params) that the page translates into a warning. Nothing here makes a
+tensor: a huge ``d_model`` is clamped to the limit first. Reading and writing the
+session's URL is :mod:`components.url_state`'s job.
 
 Problem codes and their params (``value`` is always the raw text from the link):
     not_integer     the text is not a whole number; ``used`` is the default taken
@@ -13,54 +15,105 @@ Problem codes and their params (``value`` is always the raw text from the link):
     control_chars   ``count`` control or format characters were removed from the text
     too_long_text   the text had more than ``high`` characters; it was cut
     too_many_tokens the text had ``count`` tokens; only the first ``high`` were kept
+    unknown_names   (``hide``) names that are no control; ``value`` lists them, the known ones are kept
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
-from mha.config import LIMITS, AttentionConfig
+from mha.checkpoints import checkpoint_names
+from mha.config import DTYPES, LIMITS, TASKS, WEIGHT_SOURCES, AttentionConfig
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
-from mha.tokens import tokenize
+from mha.tokens import TOKENIZERS, tokenize
 
 __all__ = [
     "DEFAULTS",
+    "HIDEABLE",
     "INT_RANGES",
+    "SLIDES",
+    "STEPS",
+    "TEACHER_KEYS",
     "URL_KEYS",
     "ParsedParams",
     "Problem",
     "clean_text",
     "parse_query_params",
+    "parse_teacher_params",
     "to_query_params",
 ]
 
 _DEFAULT_CONFIG = AttentionConfig()
 
-#: The controls mirrored in the URL; each is also the widget key (``lang`` is handled by components.language).
-URL_KEYS = ("d_model", "num_heads", "mask_type", "window", "tokens", "seed", "positional", "device", "head")
+#: The controls mirrored in the URL, in parsing order; each is also the widget key
+#: (``lang`` is handled by components.language). ``tokenizer`` comes before ``tokens``
+#: (the token cap counts its tokens) and ``num_heads`` before ``head``.
+URL_KEYS = (
+    "weights",
+    "task",
+    "checkpoint",
+    "layer",
+    "d_model",
+    "num_heads",
+    "mask_type",
+    "window",
+    "tokenizer",
+    "tokens",
+    "seed",
+    "positional",
+    "device",
+    "dtype",
+    "head",
+)
+#: The presentation values (teacher mode) in the URL.
+TEACHER_KEYS = ("teacher", "step", "hide")
+#: Controls a host may hide while presenting (all of them; ``tokens`` hides the text box and its examples).
+HIDEABLE = URL_KEYS
+STEPS = 4
+SLIDES = STEPS + 1  # the four steps, then the summary and the live check
 
 DEFAULTS: dict[str, object] = {
+    "weights": _DEFAULT_CONFIG.weights,
+    "task": _DEFAULT_CONFIG.task,
+    "checkpoint": _DEFAULT_CONFIG.checkpoint,
+    "layer": _DEFAULT_CONFIG.layer,
     "d_model": _DEFAULT_CONFIG.d_model,
     "num_heads": _DEFAULT_CONFIG.num_heads,
     "mask_type": _DEFAULT_CONFIG.mask_type,
     "window": _DEFAULT_CONFIG.window,
+    "tokenizer": _DEFAULT_CONFIG.tokenizer,
     "tokens": _DEFAULT_CONFIG.tokens,
     "seed": _DEFAULT_CONFIG.seed,
     "positional": _DEFAULT_CONFIG.positional,
     "device": _DEFAULT_CONFIG.device,
+    "dtype": _DEFAULT_CONFIG.dtype,
     "head": 0,
 }
 
 INT_RANGES: dict[str, tuple[int, int]] = {
+    "layer": (0, LIMITS.layers_max - 1),
     "d_model": (LIMITS.d_model_min, LIMITS.d_model_max),
     "num_heads": (1, LIMITS.num_heads_max),
     "window": (0, LIMITS.tokens_max),
     "seed": (0, LIMITS.seed_max),
     "head": (0, LIMITS.num_heads_max - 1),
+    "step": (1, SLIDES),
+}
+
+#: The choice fields and their choices (a function where they depend on the machine or the server).
+_CHOICES: dict[str, Callable[[Sequence[str]], Sequence[str]]] = {
+    "weights": lambda _devices: WEIGHT_SOURCES,
+    "task": lambda _devices: TASKS,
+    "checkpoint": lambda _devices: checkpoint_names(),
+    "mask_type": lambda _devices: MASK_TYPES,
+    "tokenizer": lambda _devices: TOKENIZERS,
+    "dtype": lambda _devices: DTYPES,
+    "device": lambda devices: devices,
 }
 
 _TRUE = frozenset({"true", "1", "on", "yes"})
@@ -104,10 +157,9 @@ def _head_range(num_heads: object) -> tuple[int, int]:
     return (low, high) if not isinstance(num_heads, int) else (low, min(high, max(num_heads, 1) - 1))
 
 
-def _parse_int(key: str, raw: str, low: int, high: int) -> tuple[int, Problem | None]:
+def _parse_int(key: str, raw: str, low: int, high: int, default: int) -> tuple[int, Problem | None]:
     text = raw.strip()
     if not _INTEGER.fullmatch(text):
-        default = int(DEFAULTS[key])  # type: ignore[call-overload]
         return default, Problem(key, "not_integer", {"value": raw, "used": default})
     if len(text.lstrip("+-")) > _MAX_DIGITS:
         clamped = low if text.startswith("-") else high
@@ -120,24 +172,25 @@ def _parse_int(key: str, raw: str, low: int, high: int) -> tuple[int, Problem | 
 
 
 def _parse_choice(key: str, raw: str, choices: Sequence[str]) -> tuple[str, Problem | None]:
-    value = raw.strip().lower()
+    value = raw.strip()
     if value in choices:
         return value, None
-    default = str(DEFAULTS[key])
+    if value.lower() in choices:
+        return value.lower(), None
+    default = str(DEFAULTS[key]) if DEFAULTS[key] in choices else (choices[0] if choices else "")
     return default, Problem(key, "unknown_choice", {"value": raw, "choices": ", ".join(choices), "used": default})
 
 
-def _parse_bool(key: str, raw: str) -> tuple[bool, Problem | None]:
+def _parse_bool(key: str, raw: str, default: bool) -> tuple[bool, Problem | None]:
     value = raw.strip().lower()
     if value in _TRUE:
         return True, None
     if value in _FALSE:
         return False, None
-    default = bool(DEFAULTS[key])
     return default, Problem(key, "not_boolean", {"value": raw, "used": str(default).lower()})
 
 
-def _parse_tokens(raw: str) -> tuple[str, list[Problem]]:
+def _parse_tokens(raw: str, tokenizer: str) -> tuple[str, list[Problem]]:
     problems = []
     text, removed = clean_text(raw[:_SCAN_CHARS])
     if removed:
@@ -145,12 +198,12 @@ def _parse_tokens(raw: str) -> tuple[str, list[Problem]]:
     if len(raw) > _SCAN_CHARS or len(text) > LIMITS.text_chars_max:
         problems.append(Problem("tokens", "too_long_text", {"value": raw, "high": LIMITS.text_chars_max}))
         text = text[: LIMITS.text_chars_max]
-    tokens = tokenize(text)
+    tokens = tokenize(text, tokenizer)
     if len(tokens) > LIMITS.tokens_max:
         problems.append(
             Problem("tokens", "too_many_tokens", {"value": raw, "count": len(tokens), "high": LIMITS.tokens_max})
         )
-        text = " ".join(tokens[: LIMITS.tokens_max])  # the same first tokens, re-tokenised identically
+        text = " ".join(tokens[: LIMITS.tokens_max])  # the same first tokens: spaces keep each one whole
     return text, problems
 
 
@@ -179,15 +232,14 @@ def parse_query_params(
         problem: Problem | None = None
         if key in INT_RANGES:
             low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
-            values[key], problem = _parse_int(key, raw, low, high)
-        elif key == "mask_type":
-            values[key], problem = _parse_choice(key, raw, MASK_TYPES)
-        elif key == "device":
-            values[key], problem = _parse_choice(key, raw, tuple(devices))
+            values[key], problem = _parse_int(key, raw, low, high, cast(int, DEFAULTS[key]))
+        elif key in _CHOICES:
+            values[key], problem = _parse_choice(key, raw, tuple(_CHOICES[key](devices)))
         elif key == "positional":
-            values[key], problem = _parse_bool(key, raw)
+            values[key], problem = _parse_bool(key, raw, bool(DEFAULTS[key]))
         else:  # tokens
-            values[key], token_problems = _parse_tokens(raw)
+            tokenizer = str(values.get("tokenizer", DEFAULTS["tokenizer"]))
+            values[key], token_problems = _parse_tokens(raw, tokenizer)
             problems.extend(token_problems)
         if problem is not None:
             problems.append(problem)
@@ -202,3 +254,38 @@ def to_query_params(values: Mapping[str, object]) -> dict[str, str]:
             value = values[key]
             out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
     return out
+
+
+def _parse_hide(raw: str) -> tuple[tuple[str, ...], Problem | None]:
+    names = {part.strip().lower() for part in raw.split(",")} - {""}
+    unknown = sorted(names - set(HIDEABLE))
+    known = tuple(name for name in HIDEABLE if name in names)
+    if not unknown:
+        return known, None
+    return known, Problem("hide", "unknown_names", {"value": ", ".join(unknown), "choices": ", ".join(HIDEABLE)})
+
+
+def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
+    """Parse the presentation values present in a query string.
+
+    Args:
+        params: query parameter name -> raw string; names outside :data:`TEACHER_KEYS` are ignored.
+
+    Returns:
+        Values for the names present (``teacher``: bool, ``step``: int in 1..SLIDES,
+        ``hide``: tuple of known control keys, in :data:`HIDEABLE` order) and one
+        :class:`Problem` per value that was changed: ``not_boolean`` (teacher),
+        ``not_integer`` / ``out_of_range`` (step), ``unknown_names`` (hide).
+    """
+    values: dict[str, object] = {}
+    problems: list[Problem | None] = []
+    if "teacher" in params:
+        values["teacher"], problem = _parse_bool("teacher", str(params["teacher"]), False)
+        problems.append(problem)
+    if "step" in params:
+        values["step"], problem = _parse_int("step", str(params["step"]), *INT_RANGES["step"], default=1)
+        problems.append(problem)
+    if "hide" in params:
+        values["hide"], problem = _parse_hide(str(params["hide"]))
+        problems.append(problem)
+    return ParsedParams(values, [problem for problem in problems if problem is not None])

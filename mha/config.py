@@ -9,10 +9,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mha.checkpoints import checkpoint_names
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
+from mha.tokens import TOKENIZERS, tokenize
 
-__all__ = ["LIMITS", "AttentionConfig", "ConfigError", "Limits"]
+__all__ = [
+    "DTYPES",
+    "LIMITS",
+    "TASKS",
+    "WEIGHT_SOURCES",
+    "AttentionConfig",
+    "ConfigError",
+    "Limits",
+    "WeightSpec",
+    "check_token_count",
+]
 
 
 @dataclass(frozen=True)
@@ -25,10 +37,17 @@ class Limits:
     tokens_max: int = 128
     text_chars_max: int = 2000
     seed_max: int = 2**31 - 1
+    layers_max: int = 48  # layers a weight source may have (a link's ``layer`` is checked against it)
+    train_d_model_max: int = 256
+    train_num_heads_max: int = 16
 
 
 LIMITS = Limits()
 DTYPES = ("float32", "float64")
+#: Where the weights come from: seeded random numbers, a small task trained here, a real checkpoint's layer.
+WEIGHT_SOURCES = ("random", "trained", "pretrained")
+#: The small tasks a model can be trained on (see ``mha.training``).
+TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble")
 
 
 class ConfigError(ValueError):
@@ -48,11 +67,46 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def check_token_count(count: int) -> None:
+    """Raise :class:`ConfigError` for a text with no tokens or more than ``LIMITS.tokens_max``."""
+    if count == 0:
+        raise ConfigError("tokens", "empty", "the text has no tokens; type a sentence")
+    if count > LIMITS.tokens_max:
+        raise ConfigError(
+            "tokens",
+            "too_many",
+            f"the text has {count} tokens; the limit is {LIMITS.tokens_max}",
+            count=count,
+            high=LIMITS.tokens_max,
+        )
+
+
+@dataclass(frozen=True)
+class WeightSpec:
+    """What determines a model's weights, and nothing else: the cache key of a weight source.
+
+    Two configs that differ only in the mask, the text or the viewed layer share a spec
+    (and so one model). Fields a source does not use are ``None``.
+    """
+
+    kind: str  # one of WEIGHT_SOURCES
+    d_model: int | None = None
+    num_heads: int | None = None
+    seed: int | None = None
+    task: str | None = None
+    text: str | None = None  # the sentence a task trains on (``unscramble``)
+    checkpoint: str | None = None
+
+
 @dataclass(frozen=True)
 class AttentionConfig:
     """Everything that determines one forward pass of the playground.
 
-    Same config -> same weights, same embeddings, same numbers.
+    Same config -> same weights, same embeddings, same numbers. ``weights`` names the
+    weight source (:data:`WEIGHT_SOURCES`); ``task`` matters for ``trained``,
+    ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
+    With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
+    kept for when they switch back; the checkpoint's sizes replace them in the run.
     """
 
     d_model: int = 512
@@ -64,6 +118,11 @@ class AttentionConfig:
     positional: bool = True
     device: str = "auto"
     dtype: str = "float32"
+    weights: str = "random"
+    task: str = "previous_and_first"
+    checkpoint: str = ""
+    layer: int = 0
+    tokenizer: str = "characters"
 
     def __post_init__(self) -> None:
         self.validate()
@@ -73,8 +132,30 @@ class AttentionConfig:
         """Size of one head."""
         return self.d_model // self.num_heads
 
+    @property
+    def weight_spec(self) -> WeightSpec:
+        """The part of this config that determines the weights (a source's cache key)."""
+        if self.weights == "pretrained":
+            return WeightSpec("pretrained", checkpoint=self.checkpoint)
+        if self.weights == "trained":
+            text = self.tokens if self.task == "unscramble" else None
+            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
+        return WeightSpec("random", self.d_model, self.num_heads, self.seed)
+
     def validate(self) -> None:
-        """Raise :class:`ConfigError` for the first choice that cannot be run."""
+        """Raise :class:`ConfigError` for the first choice that cannot be run.
+
+        Every check lives here, the token count included (with the project's tokenizer;
+        a checkpoint's own tokenizer is checked by its source), so a config that
+        validates can run.
+        """
+        self._validate_sizes()
+        self._validate_mask()
+        self._validate_text()
+        self._validate_run()
+        self._validate_weights()
+
+    def _validate_sizes(self) -> None:
         lim = LIMITS
         if not _is_int(self.d_model) or not lim.d_model_min <= self.d_model <= lim.d_model_max:
             raise ConfigError(
@@ -94,7 +175,7 @@ class AttentionConfig:
                 low=1,
                 high=lim.num_heads_max,
             )
-        if self.d_model % self.num_heads:
+        if self.d_model % self.num_heads and self.weights != "pretrained":  # a checkpoint brings its own sizes
             raise ConfigError(
                 "num_heads",
                 "not_divisible",
@@ -102,6 +183,8 @@ class AttentionConfig:
                 d_model=self.d_model,
                 num_heads=self.num_heads,
             )
+
+    def _validate_mask(self) -> None:
         if self.mask_type not in MASK_TYPES:
             raise ConfigError(
                 "mask_type",
@@ -110,14 +193,25 @@ class AttentionConfig:
                 value=self.mask_type,
                 choices=", ".join(MASK_TYPES),
             )
-        if not _is_int(self.window) or not 0 <= self.window <= lim.tokens_max:
+        if not _is_int(self.window) or not 0 <= self.window <= LIMITS.tokens_max:
             raise ConfigError(
                 "window",
                 "out_of_range",
-                f"window must be an integer from 0 to {lim.tokens_max}, got {self.window!r}",
+                f"window must be an integer from 0 to {LIMITS.tokens_max}, got {self.window!r}",
                 value=self.window,
                 low=0,
-                high=lim.tokens_max,
+                high=LIMITS.tokens_max,
+            )
+
+    def _validate_text(self) -> None:
+        lim = LIMITS
+        if self.tokenizer not in TOKENIZERS:
+            raise ConfigError(
+                "tokenizer",
+                "unknown",
+                f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}",
+                value=self.tokenizer,
+                choices=", ".join(TOKENIZERS),
             )
         if not isinstance(self.tokens, str) or len(self.tokens) > lim.text_chars_max:
             raise ConfigError(
@@ -126,6 +220,11 @@ class AttentionConfig:
                 f"the text may have at most {lim.text_chars_max} characters",
                 high=lim.text_chars_max,
             )
+        if self.weights != "pretrained":  # a checkpoint's tokenizer counts its own tokens
+            check_token_count(len(tokenize(self.tokens, self.tokenizer)))
+
+    def _validate_run(self) -> None:
+        lim = LIMITS
         if not _is_int(self.seed) or not 0 <= self.seed <= lim.seed_max:
             raise ConfigError(
                 "seed",
@@ -150,4 +249,54 @@ class AttentionConfig:
                 f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}",
                 value=self.dtype,
                 choices=", ".join(DTYPES),
+            )
+
+    def _validate_weights(self) -> None:
+        lim = LIMITS
+        if self.weights not in WEIGHT_SOURCES:
+            raise ConfigError(
+                "weights",
+                "unknown",
+                f"weights must be one of {', '.join(WEIGHT_SOURCES)}, got {self.weights!r}",
+                value=self.weights,
+                choices=", ".join(WEIGHT_SOURCES),
+            )
+        if self.task not in TASKS:
+            raise ConfigError(
+                "task",
+                "unknown",
+                f"task must be one of {', '.join(TASKS)}, got {self.task!r}",
+                value=self.task,
+                choices=", ".join(TASKS),
+            )
+        if not _is_int(self.layer) or not 0 <= self.layer < lim.layers_max:
+            raise ConfigError(
+                "layer",
+                "out_of_range",
+                f"layer must be an integer from 0 to {lim.layers_max - 1}, got {self.layer!r}",
+                value=self.layer,
+                low=0,
+                high=lim.layers_max - 1,
+            )
+        if self.weights == "trained" and (
+            self.d_model > lim.train_d_model_max or self.num_heads > lim.train_num_heads_max
+        ):
+            raise ConfigError(
+                "d_model",
+                "too_big_to_train",
+                f"training is limited to d_model <= {lim.train_d_model_max} and num_heads <= "
+                f"{lim.train_num_heads_max}, got d_model={self.d_model}, num_heads={self.num_heads}",
+                d_model=self.d_model,
+                num_heads=self.num_heads,
+                d_model_max=lim.train_d_model_max,
+                num_heads_max=lim.train_num_heads_max,
+            )
+        if self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
+            raise ConfigError(
+                "checkpoint",
+                "unknown",
+                f"checkpoint must be a name from the server's list ({', '.join(checkpoint_names())}), "
+                f"got {self.checkpoint!r}",
+                value=self.checkpoint,
+                choices=", ".join(checkpoint_names()),
             )

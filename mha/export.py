@@ -8,6 +8,8 @@ Both hold the same numbers, named after :meth:`mha.trace.AttentionTrace.tensors`
     * one array per trace tensor, by its dotted name, in the model's dtype; the mask,
       when there is one, is ``"attend.mask"`` (bool, ``True`` = may attend);
     * ``"attend.scale"``: the score multiplier 1/sqrt(d_k), a 0-d float64 array;
+    * ``"model.W_q.weight"``, ``"model.W_q.bias"``, ... ``"model.W_o.bias"``: the layer's
+      weights (``nn.Linear`` layout: weight (out, in), bias (out,)), whatever their origin;
     * ``"tokens"``: the tokens, a 1-d unicode array of length L;
     * ``"config"``: the configuration as a JSON string, a 0-d unicode array
       (``json.loads(str(data["config"]))``).
@@ -22,6 +24,7 @@ CSV (a zip, for spreadsheets), UTF-8 with a byte-order mark so Excel shows Chine
       (9 significant for float32, 17 for float64), ``-inf`` for blocked scores;
     * ``tokens.csv``: columns ``position`` and ``token`` (positions are ``i`` and ``j``);
     * ``config.json``: the configuration, as in the ``.npz``, plus ``scale``.
+    The layer's weights are in the ``.npz`` only (a 1024-wide layer would be 4 million rows).
 A spreadsheet turns a long CSV into a matrix with a pivot table (rows ``i``, columns
 ``j``, filter ``h``).
 """
@@ -40,7 +43,17 @@ from torch import Tensor
 from mha.config import AttentionConfig
 from mha.pipeline import AttentionRun
 
-__all__ = ["DIMENSIONS", "config_json", "export_basename", "trace_arrays", "trace_csv_zip", "trace_npz"]
+__all__ = [
+    "DIMENSIONS",
+    "PROJECTIONS",
+    "config_json",
+    "export_basename",
+    "trace_arrays",
+    "trace_csv_zip",
+    "trace_npz",
+]
+
+PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
 
 # Index column names of each trace tensor, in PyTorch order (see mha/trace.py for the shapes).
 DIMENSIONS: dict[str, tuple[str, ...]] = {
@@ -69,10 +82,15 @@ _FLOAT_FORMAT = {np.dtype(np.float32): "%.9g", np.dtype(np.float64): "%.17g"}
 def export_basename(config: AttentionConfig) -> str:
     """A file name stem that names the configuration, e.g. ``attention_d512_h8_causal_seed0``.
 
-    The window size is part of the mask name for ``window`` (``window2``).
+    The window size is part of the mask name for ``window`` (``window2``); trained weights
+    add the task (``attention_trained_induction_layer1_d64_h2_none_seed0``), a checkpoint
+    its name and layer (``attention_minilm_layer3_none``).
     """
     mask = f"window{config.window}" if config.mask_type == "window" else config.mask_type
-    return f"attention_d{config.d_model}_h{config.num_heads}_{mask}_seed{config.seed}"
+    if config.weights == "pretrained":
+        return f"attention_{config.checkpoint}_layer{config.layer}_{mask}"
+    origin = f"trained_{config.task}_layer{config.layer}_" if config.weights == "trained" else ""
+    return f"attention_{origin}d{config.d_model}_h{config.num_heads}_{mask}_seed{config.seed}"
 
 
 def config_json(run: AttentionRun) -> str:
@@ -88,10 +106,16 @@ def trace_arrays(run: AttentionRun) -> dict[str, np.ndarray]:
     """Every array that goes into the ``.npz``, by name (see the module docstring).
 
     Returns:
-        The trace tensors by dotted name, then ``"attend.scale"``, ``"tokens"`` and ``"config"``.
+        The trace tensors by dotted name, then ``"attend.scale"``, the layer's weights
+        (``"model.W_q.weight"``, ...), ``"tokens"`` and ``"config"``.
     """
     arrays = {name: _to_numpy(tensor) for name, tensor in run.trace.tensors().items()}
     arrays["attend.scale"] = np.array(run.trace.attend.scale, dtype=np.float64)
+    for name in PROJECTIONS:
+        linear = getattr(run.model, name)
+        arrays[f"model.{name}.weight"] = _to_numpy(linear.weight)
+        if linear.bias is not None:
+            arrays[f"model.{name}.bias"] = _to_numpy(linear.bias)
     arrays["tokens"] = np.array(run.tokens, dtype=np.str_)
     arrays["config"] = np.array(config_json(run), dtype=np.str_)
     return arrays
@@ -118,7 +142,7 @@ def _long_csv(name: str, array: np.ndarray) -> bytes:
     return text.encode("utf-8-sig")
 
 
-def _tokens_csv(tokens: list[str]) -> bytes:
+def _tokens_csv(tokens: tuple[str, ...]) -> bytes:
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["position", "token"])

@@ -1,16 +1,18 @@
-"""A standalone PyTorch script that rebuilds the page's computation for one configuration.
+"""A standalone PyTorch script that rebuilds the page's computation for one run.
 
 The script needs only ``torch`` (not this repository): a learner copies it into a
 notebook and gets the same tokens, embeddings, weights, mask and output as the page
-(on the CPU). It re-implements, inline and in the same order:
+(on the CPU). With random weights it re-implements, inline and in the same order:
     * the embeddings of :func:`mha.tokens.embed_tokens` (blake2b seed per token ->
       ``torch.Generator`` -> ``randn`` in float64) and the sinusoidal
       :func:`mha.tokens.positional_encoding`;
-    * the weights of :func:`mha.pipeline.build_model` (one private generator,
+    * the weights of :func:`mha.sources.seeded.build_model` (one private generator,
       U(-1/sqrt(D), 1/sqrt(D)) for W_q.weight, W_q.bias, W_k..., W_v..., W_o...);
+With trained or pretrained weights, whose making needs more than a script, it reads the
+layer's input and weights from the page's ``.npz`` download instead (and needs NumPy to
+read it). Then, in both cases:
     * the mask of :func:`mha.masks.build_mask` (bool, ``True`` = may attend);
-then runs a tutorial-style ``MultiHeadAttention`` and cross-checks it against
-``torch.nn.MultiheadAttention``.
+    * a tutorial-style ``MultiHeadAttention``, cross-checked against ``torch.nn.MultiheadAttention``.
 
 User text only ever enters the script as Python literals made by ``repr`` (never in a
 comment), so quotes, backslashes, newlines and any Unicode are safe.
@@ -18,10 +20,11 @@ comment), so quotes, backslashes, newlines and any Unicode are safe.
 
 from __future__ import annotations
 
-from mha.config import AttentionConfig
+import torch
+
+from mha.export import export_basename
 from mha.masks import PAD_TOKENS
-from mha.pipeline import check_tokens
-from mha.tokens import tokenize
+from mha.pipeline import AttentionRun
 
 __all__ = ["OUTPUT_ENV", "reproduce_script"]
 
@@ -32,7 +35,7 @@ _HEADER = '''\
 """Multi-head attention from scratch: the exact computation of the Attention Playground page.
 
 Needs only PyTorch; runs on the CPU (if the page ran on a GPU, expect differences ~1e-6).
-Made with torch 2.13.0. torch.Generator's random streams have been stable across releases,
+Made with torch TORCH_VERSION. torch.Generator's random streams have been stable across releases,
 but PyTorch does not promise it: another version may give slightly different numbers.
 """
 
@@ -73,6 +76,15 @@ def positional_encoding(length, d_model):
     encoding[:, 1::2] = torch.cos(position * div_term[: d_model // 2])  # (L, floor(D/2))
     return encoding.to(DTYPE)  # (L, D)
 '''
+
+_FROM_NPZ = """
+# %% 1. The layer's input, (1, L, D), and its weights: from the page's .npz download
+# (they came from WEIGHTS_ORIGIN, which takes more than a script to make; the file keeps them)
+import numpy as np
+
+data = np.load(NPZ)
+x = torch.from_numpy(data["project.x_query"]).to(DTYPE)  # (1, L, D)
+"""
 
 _MASKS = {
     "none": """
@@ -138,7 +150,9 @@ class MultiHeadAttention(nn.Module):
         concat = context.transpose(1, 2).contiguous().view(B, Lq, self.d_model)
         # 4) project out
         return self.W_o(concat), weights  # (B, Lq, D), (B, H, Lq, Lk)
+'''
 
+_SEEDED_WEIGHTS = '''
 
 def build_model(d_model, num_heads, seed):
     """Weights as on the page: U(-1/sqrt(D), 1/sqrt(D)) from one private generator, in order."""
@@ -153,6 +167,20 @@ def build_model(d_model, num_heads, seed):
 
 
 model = build_model(D_MODEL, NUM_HEADS, SEED)
+'''
+
+_NPZ_WEIGHTS = """
+
+model = MultiHeadAttention(D_MODEL, NUM_HEADS)
+with torch.no_grad():
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        linear = getattr(model, name)
+        linear.weight.copy_(torch.from_numpy(data[f"model.{name}.weight"]))  # (D, D): (out, in)
+        linear.bias.copy_(torch.from_numpy(data[f"model.{name}.bias"]))  # (D,)
+model = model.to(DTYPE).eval()
+"""
+
+_RUN_AND_CHECK = """
 with torch.no_grad():
     output, weights = model(x, x, x, mask)  # self-attention: query = key = value = x
 print("x        ", list(x.shape), "[B, L, d_model]")
@@ -187,7 +215,7 @@ print("match" if max(diff_output, diff_weights) < 1e-4 else "MISMATCH")
 
 if os.environ.get("OUTPUT_ENV_NAME"):  # the playground's tests read the result here
     torch.save({"output": output, "weights": weights}, os.environ["OUTPUT_ENV_NAME"])
-'''.replace("OUTPUT_ENV_NAME", OUTPUT_ENV)
+""".replace("OUTPUT_ENV_NAME", OUTPUT_ENV)
 
 
 def _literal(text: str) -> str:
@@ -219,50 +247,59 @@ def _literal_list(items: list[str], prefix: str, width: int = 88) -> str:
     return prefix + "[\n" + "\n".join(lines) + "\n]"
 
 
-def reproduce_script(config: AttentionConfig) -> str:
-    """The source of a script that rebuilds the page's forward pass for ``config``.
+def _origin(run: AttentionRun) -> str:
+    config = run.config
+    if config.weights == "pretrained":
+        return f"layer {config.layer} of the checkpoint {config.checkpoint!r}"
+    return f"training on the task {config.task!r} (layer {config.layer})"
+
+
+def reproduce_script(run: AttentionRun) -> str:
+    """The source of a script that rebuilds the page's forward pass of ``run``.
 
     Args:
-        config: a validated configuration (its tokens are tokenised here, as the page does).
+        run: the page's run (its tokens, sizes and weights' origin).
 
     Returns:
-        Python source that imports only the standard library and ``torch``; run as is, it
-        prints the shapes and the largest difference from ``torch.nn.MultiheadAttention``
-        and leaves ``x``, ``mask``, ``model``, ``output`` and ``weights`` defined. When the
-        environment variable :data:`OUTPUT_ENV` names a file, it also saves
-        ``{"output": ..., "weights": ...}`` there with ``torch.save``.
-
-    Raises:
-        ConfigError: the text has no tokens or more than the cap.
+        Python source; run as is, it prints the shapes and the largest difference from
+        ``torch.nn.MultiheadAttention`` and leaves ``x``, ``mask``, ``model``, ``output``
+        and ``weights`` defined. With random weights it imports only the standard library
+        and ``torch``; otherwise it also reads the page's ``.npz`` download (named in the
+        script) with NumPy. When the environment variable :data:`OUTPUT_ENV` names a file,
+        it also saves ``{"output": ..., "weights": ...}`` there with ``torch.save``.
     """
-    tokens = tokenize(config.tokens)
-    check_tokens(tokens)
+    config = run.config
+    seeded = config.weights == "random"
     settings = [
         "",
         "# %% 0. The page's settings",
-        f"D_MODEL = {config.d_model}",
-        f"NUM_HEADS = {config.num_heads}  # d_k = D_MODEL / NUM_HEADS = {config.d_k}",
-        f"SEED = {config.seed}",
+        f"D_MODEL = {run.d_model}",
+        f"NUM_HEADS = {run.num_heads}  # d_k = D_MODEL / NUM_HEADS = {run.d_k}",
+        f"SEED = {config.seed}" if seeded else f"NPZ = {_literal(export_basename(config) + '.npz')}",
         f"DTYPE = torch.{config.dtype}",
     ]
     if config.mask_type == "window":
         settings.append(f"WINDOW = {config.window}")
     if config.mask_type == "padding":
         settings.append(_literal_list(sorted(PAD_TOKENS), "PAD_TOKENS = "))
-    settings.append(_literal_list(tokens, "TOKENS = "))
+    settings.append(_literal_list(list(run.tokens), "TOKENS = "))
     settings.append("L = len(TOKENS)")
-    inputs = "\n\nx = embed_tokens(TOKENS, D_MODEL, SEED)  # (L, D)\n"
-    if config.positional:
-        inputs += "x = x + positional_encoding(L, D_MODEL)  # (L, D)\n"
-    inputs += "x = x.unsqueeze(0)  # (1, L, D): a batch of one sentence\n"
+    if seeded:
+        inputs = "\n\nx = embed_tokens(TOKENS, D_MODEL, SEED)  # (L, D)\n"
+        if config.positional:
+            inputs += "x = x + positional_encoding(L, D_MODEL)  # (L, D)\n"
+        inputs += "x = x.unsqueeze(0)  # (1, L, D): a batch of one sentence\n"
+        parts = [_EMBEDDINGS, _POSITIONAL if config.positional else "", inputs]
+    else:
+        parts = [_FROM_NPZ.replace("WEIGHTS_ORIGIN", _origin(run))]
     return "".join(
         [
-            _HEADER,
+            _HEADER.replace("TORCH_VERSION", torch.__version__),
             "\n".join(settings) + "\n\n",
-            _EMBEDDINGS,
-            _POSITIONAL if config.positional else "",
-            inputs,
+            *parts,
             _MASKS[config.mask_type],
             _MODEL,
+            _SEEDED_WEIGHTS if seeded else _NPZ_WEIGHTS,
+            _RUN_AND_CHECK,
         ]
     )

@@ -1,9 +1,11 @@
 """Text -> tokens -> deterministic embeddings, with no downloads.
 
 Tokenising is deliberately simple, so a learner can predict it:
-    * whitespace separates words (English);
-    * CJK characters (Chinese, Japanese kana) are one token each, so Chinese text
-      without spaces becomes one token per character;
+    * whitespace separates words, in every script: ``小明 喜欢 打球`` is three tokens;
+    * CJK text without spaces (Chinese, Japanese kana) is cut by the tokenizer choice
+      (:data:`TOKENIZERS`): ``"characters"`` makes one token per character (``小明喜欢打球``
+      is six tokens), ``"words"`` cuts it into words with jieba, the segmenter Chinese
+      NLP tutorials use (``小明 / 喜欢 / 打球``);
     * punctuation is kept, one token per mark;
     * bracketed special tokens such as ``[PAD]`` or ``[CLS]`` stay whole.
 
@@ -14,35 +16,83 @@ the same vector for a given seed, so repeated words share a row pattern.
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
+import threading
 from collections.abc import Sequence
+from functools import lru_cache
 
 import torch
 from torch import Tensor
 
-__all__ = ["embed_tokens", "positional_encoding", "tokenize"]
+__all__ = ["TOKENIZERS", "embed_tokens", "positional_encoding", "tokenize"]
+
+#: How CJK text without spaces is cut: one token per character, or jieba's words.
+TOKENIZERS = ("characters", "words")
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # What only modifies the character before it: variation selectors, skin tones, combining marks.
 _MODIFIERS = "[\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\u0300-\u036f\u20d0-\u20ff]*"
 _TOKEN_PATTERN = re.compile(
     rf"\[[A-Za-z_]+\]"  # special tokens: [PAD], [CLS], [SEP], [MASK]
-    rf"|[{_CJK}]"  # one CJK character
+    rf"|[{_CJK}]+"  # a run of CJK characters, cut below by the tokenizer choice
     rf"|(?:(?![{_CJK}])[\w'’\u0300-\u036f-])+"  # a word (letters, combining accents, digits, ' and -)
     rf"|\S{_MODIFIERS}(?:\u200d\S{_MODIFIERS})*"  # any other visible character or emoji sequence (ZWJ-joined)
 )
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_SPACED_CJK = re.compile(rf"[{_CJK}]\s+[{_CJK}]")  # words already separated by spaces: "小明 喜欢"
+_SEGMENTER_LOCK = threading.Lock()
 
 
-def tokenize(text: str) -> list[str]:
+@lru_cache(maxsize=1)
+def _segmenter():  # -> jieba.Tokenizer, imported on first use only
+    """jieba's segmenter with its dictionary loaded (about 0.7 s, once per process)."""
+    import jieba
+
+    jieba.setLogLevel(logging.WARNING)
+    segmenter = jieba.Tokenizer()
+    segmenter.initialize()
+    return segmenter
+
+
+def _cut_cjk(run: str, mode: str, spaced: bool) -> list[str]:
+    """One CJK run (no spaces inside): as typed when the text is spaced, else per character or jieba word."""
+    if spaced and mode == "characters":
+        return [run]
+    if mode == "words":
+        with _SEGMENTER_LOCK:
+            return _segmenter().lcut(run, HMM=True)
+    return list(run)
+
+
+def tokenize(text: str, mode: str = "characters") -> list[str]:
     """Split text into tokens (see the module docstring for the rules).
+
+    Args:
+        text: the learner's text.
+        mode: one of :data:`TOKENIZERS`; how CJK text without spaces is cut. With
+            ``"characters"``, text that already has spaces between CJK words keeps those words.
 
     >>> tokenize("Thinking Machines")
     ['Thinking', 'Machines']
     >>> tokenize("小明喜欢打球，他")
     ['小', '明', '喜', '欢', '打', '球', '，', '他']
+    >>> tokenize("小明 喜欢 打球")
+    ['小明', '喜欢', '打球']
     """
-    return _TOKEN_PATTERN.findall(text)
+    return list(_tokenize(text, mode))
+
+
+@lru_cache(maxsize=256)
+def _tokenize(text: str, mode: str) -> tuple[str, ...]:
+    if mode not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {mode!r}")
+    spaced = _SPACED_CJK.search(text) is not None
+    tokens: list[str] = []
+    for piece in _TOKEN_PATTERN.findall(text):
+        tokens.extend(_cut_cjk(piece, mode, spaced) if _CJK_RUN.fullmatch(piece) else (piece,))
+    return tuple(tokens)
 
 
 def _token_seed(token: str, seed: int) -> int:

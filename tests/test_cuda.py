@@ -12,7 +12,8 @@ import torch
 
 from mha import AttentionConfig
 from mha.masks import causal_mask, padding_mask, to_additive_mask
-from mha.pipeline import build_model, run_attention
+from mha.pipeline import run_attention
+from mha.sources.seeded import build_model
 
 pytestmark = [
     pytest.mark.cuda,

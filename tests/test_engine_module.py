@@ -16,7 +16,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 import mha.device
 from mha import AttentionConfig, ConfigError, MultiHeadAttention
-from mha.config import LIMITS
+from mha.config import LIMITS, check_token_count
 from mha.counting import count_parameters, projection_parameters, step_costs, total_parameters
 from mha.device import DEVICE_CHOICES, available_devices, resolve_device
 from mha.masks import (
@@ -27,7 +27,8 @@ from mha.masks import (
     to_additive_mask,
     window_mask,
 )
-from mha.pipeline import build_model, check_tokens, embed_inputs, run_attention
+from mha.pipeline import run_attention
+from mha.sources.seeded import SeededSource, build_model, embed_inputs
 from mha.tokens import embed_tokens, positional_encoding, tokenize
 
 # float32 on O(1) numbers with d_model <= 16: 1e-6 absolute is ~10 ulps, any real error is far larger
@@ -426,14 +427,25 @@ def test_config_errors_name_field_code_and_numbers(kwargs, field, code, params):
     assert params.items() <= error.params.items()
 
 
-def test_check_tokens_refuses_empty_and_too_many():
+def test_check_token_count_refuses_empty_and_too_many():
     with pytest.raises(ConfigError) as empty:
-        check_tokens([])
+        check_token_count(0)
     assert (empty.value.field, empty.value.code) == ("tokens", "empty")
-    check_tokens(["a"] * LIMITS.tokens_max)  # exactly at the cap is fine
+    check_token_count(LIMITS.tokens_max)  # exactly at the cap is fine
     with pytest.raises(ConfigError) as many:
-        check_tokens(["a"] * (LIMITS.tokens_max + 1))
+        check_token_count(LIMITS.tokens_max + 1)
     assert many.value.code == "too_many" and many.value.params["count"] == LIMITS.tokens_max + 1
+
+
+def test_the_config_counts_tokens_with_its_own_tokenizer():
+    at_cap = "字" * LIMITS.tokens_max
+    AttentionConfig(tokens=at_cap)  # one token per character: exactly at the cap
+    with pytest.raises(ConfigError) as many:
+        AttentionConfig(tokens=at_cap + "字")
+    assert many.value.params["count"] == LIMITS.tokens_max + 1
+    with pytest.raises(ConfigError) as empty:
+        AttentionConfig(tokens=" \n ")
+    assert empty.value.code == "empty"
 
 
 # ---------------------------------------------------------------- pipeline
@@ -443,7 +455,7 @@ def test_run_attention_end_to_end(mask_type):
         d_model=16, num_heads=4, mask_type=mask_type, window=1, tokens="猫 sat [PAD]", device="cpu"
     )
     run = run_attention(config)
-    assert run.tokens == ["猫", "sat", "[PAD]"]
+    assert run.tokens == ("猫", "sat", "[PAD]")
     assert list(run.x.shape) == [1, 3, 16] and run.device.device == torch.device("cpu")
     assert list(run.trace.weights.shape) == [1, 4, 3, 3]
     expected_mask = {
@@ -453,9 +465,14 @@ def test_run_attention_end_to_end(mask_type):
         "window": [[[[T, T, F_], [T, T, T], [F_, T, T]]]],
     }[mask_type]
     assert (run.mask.tolist() if run.mask is not None else None) == expected_mask
-    # the same config gives the same numbers; the model built from it equals build_model's
-    again = run_attention(config, model=build_model(16, 4, seed=config.seed))
+    # the same config gives the same numbers; the run carries the model it ran, equal to build_model's
+    again = run_attention(config, SeededSource(config.weight_spec))
     assert torch.equal(run.trace.output, again.trace.output)
+    fresh = build_model(16, 4, seed=config.seed)
+    for name, tensor in fresh.state_dict().items():
+        assert torch.equal(run.model.state_dict()[name], tensor), name
+    assert (run.num_heads, run.d_model, run.d_k, run.source_kind, run.num_layers) == (4, 16, 4, "random", 1)
+    assert len(run.head_labels) == 4
 
 
 def test_embed_inputs_adds_positions_when_asked():

@@ -20,7 +20,7 @@ import pytest
 import torch
 
 from mha.masks import build_mask, causal_mask, padding_mask, window_mask
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 TOL = {torch.float32: {"rtol": 1e-5, "atol": 2e-6}, torch.float64: {"rtol": 0.0, "atol": 1e-12}}
 DTYPES = [torch.float32, torch.float64]

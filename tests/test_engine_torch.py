@@ -19,8 +19,8 @@ from torch.nn import functional as F
 
 from mha import MultiHeadAttention, scaled_dot_product_attention
 from mha.masks import causal_mask, padding_mask, to_additive_mask, to_torch_mha_mask, window_mask
-from mha.pipeline import build_model
 from mha.reference import TOLERANCE, compare_with_torch, to_torch_mha
+from mha.sources.seeded import build_model
 
 TOL = {torch.float32: {"rtol": 1e-5, "atol": 2e-5}, torch.float64: {"rtol": 0.0, "atol": 1e-10}}
 DTYPES = [torch.float32, torch.float64]

@@ -42,13 +42,16 @@ def test_npz_round_trip(overrides):
     run = _run(**overrides)
     tensors = run.trace.tensors()
     with np.load(io.BytesIO(trace_npz(run)), allow_pickle=False) as data:
-        assert set(data.files) == set(tensors) | {"attend.scale", "tokens", "config"}
+        weights = {f"model.{name}.{part}" for name in ("W_q", "W_k", "W_v", "W_o") for part in ("weight", "bias")}
+        assert set(data.files) == set(tensors) | weights | {"attend.scale", "tokens", "config"}
+        for name, tensor in run.model.state_dict().items():
+            np.testing.assert_array_equal(data[f"model.{name}"], _numpy(tensor), err_msg=name)
         for name, tensor in tensors.items():
             array = data[name]
             assert array.shape == tuple(tensor.shape), name
             assert array.dtype == _numpy(tensor).dtype, name
             np.testing.assert_array_equal(array, _numpy(tensor), err_msg=name)
-        assert data["tokens"].tolist() == run.tokens
+        assert tuple(data["tokens"].tolist()) == run.tokens
         assert float(data["attend.scale"]) == pytest.approx(1 / math.sqrt(run.config.d_k), rel=1e-15)
         assert AttentionConfig(**json.loads(str(data["config"]))) == run.config
         if run.config.mask_type == "none":

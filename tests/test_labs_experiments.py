@@ -47,7 +47,7 @@ from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, sc
 from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
 from mha.experiments.timing import MAX_REPEATS, best_seconds, peak_allocated_bytes
 from mha.functional import scaled_dot_product_attention
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 from mha.tokens import positional_encoding
 
 TOKENS = ["the", "cat", "sat", "on", "the", "mat"]

@@ -113,7 +113,7 @@ TECHNICAL = frozenset({
     "cpu", "cuda", "mps", "CPU", "GPU", "True", "False", "sin", "cos", "exp", "softmax", "dropout", "eval",
     "view", "transpose", "reshape", "contiguous", "MultiHeadAttention", "MultiheadAttention",
     "TransformerEncoderLayer", "Transformer", "Swin", "BERT", "BERT-base", "GPT", "LayerNorm", "Post-Norm",
-    "Pre-Norm", "FFN", "GELU", "ReLU",
+    "Pre-Norm", "FFN", "GELU", "ReLU", "jieba", "Hugging", "Face", "CLS", "SEP", "UNK",
 })  # fmt: skip
 _SHORT_WORDS = frozenset({"of", "in", "to", "is", "on", "or", "by", "as", "at", "an", "be", "it", "no", "if", "so"})
 

@@ -19,9 +19,11 @@ from torch.overrides import TorchFunctionMode
 
 import components.runner as runner
 import mha.pipeline as pipeline
+import mha.sources.seeded as seeded
 from components import controls
 from mha.config import LIMITS, AttentionConfig, ConfigError
-from mha.pipeline import build_model, run_attention
+from mha.pipeline import run_attention
+from mha.sources.seeded import build_model
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 VALID = controls.Choices(
@@ -91,10 +93,10 @@ def test_the_config_itself_refuses_before_any_tensor(changes):
     assert refused.value.field == field
 
 
-def test_over_cap_tokens_are_refused_by_the_engine_before_any_tensor():
-    config = AttentionConfig(d_model=64, num_heads=4, tokens=" ".join(f"w{i}" for i in range(LIMITS.tokens_max + 1)))
+def test_over_cap_tokens_are_refused_by_the_config_before_any_tensor():
+    text = " ".join(f"w{i}" for i in range(LIMITS.tokens_max + 1))
     with NoTensors(), pytest.raises(ConfigError) as refused:
-        run_attention(config)
+        AttentionConfig(d_model=64, num_heads=4, tokens=text)
     assert (refused.value.code, refused.value.params["count"]) == ("too_many", LIMITS.tokens_max + 1)
 
 
@@ -113,8 +115,9 @@ def test_the_page_refuses_typed_over_cap_text_without_touching_the_engine(monkey
     at.run()
     assert not at.exception
     # from here on, any model, embedding or run would fail the page (the script runs in another thread)
-    _forbid(monkeypatch, runner, "build_model", "run_attention", "compare_with_torch")
-    _forbid(monkeypatch, pipeline, "build_model", "embed_tokens", "embed_inputs", "positional_encoding")
+    _forbid(monkeypatch, runner, "make_source", "run_attention", "compare_with_torch")
+    _forbid(monkeypatch, pipeline, "make_source", "build_mask")
+    _forbid(monkeypatch, seeded, "build_model", "embed_tokens", "embed_inputs", "positional_encoding")
     _forbid(monkeypatch, torch, "randn", "empty", "zeros", "ones", "rand", "tensor", "stack")
     for text in (" ".join(f"w{i}" for i in range(LIMITS.tokens_max + 1)), "字" * 1500):
         at.text_area(key="tokens").set_value(text).run()
@@ -133,13 +136,13 @@ def test_a_billion_wide_link_builds_nothing_wider_than_the_cap(monkeypatch):
         built.append((d_model, num_heads))
         return build_model(d_model, num_heads, *args, **kwargs)
 
-    def recording_run(config, model=None):
+    def recording_run(config, source=None):
         ran.append(config)
-        return run_attention(config, model)
+        return run_attention(config, source)
 
-    monkeypatch.setattr(runner, "build_model", recording_build)
+    monkeypatch.setattr(seeded, "build_model", recording_build)
     monkeypatch.setattr(runner, "run_attention", recording_run)
-    for cached in (runner.cached_model, runner.cached_run, runner.cached_check):
+    for cached in (runner.cached_source, runner.cached_run, runner.cached_check):
         cached.clear()
     at = AppTest.from_file(SCRIPT, default_timeout=120)
     at.query_params.update(
@@ -166,8 +169,8 @@ def test_the_worst_allowed_request_stays_within_its_tensor_budget(num_heads):
     config = AttentionConfig(
         d_model=d_model, num_heads=num_heads, mask_type="causal", tokens=" ".join(f"w{i}" for i in range(length))
     )
-    model = build_model(d_model, num_heads)
-    run = run_attention(config, model)
+    run = run_attention(config)
+    model = run.model
     held = _storage_bytes([*model.parameters(), run.x, *run.trace.tensors().values()])
     # float32: 4 (D² + D) parameters; x, the fused Q|K|V (3), context, concat, output: 7 (L, D), +1 to spare;
     # raw, scaled, masked scores and weights: 4 (H, L, L); and the (L, L) bool mask

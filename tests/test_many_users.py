@@ -20,9 +20,11 @@ from streamlit.testing.v1 import AppTest
 from test_browser_controls import drawn_charts, main_text, no_errors, settle, text_appears, token_line
 
 import components.runner as runner
-from mha.config import AttentionConfig
+import mha.sources.seeded as seeded
+from mha.config import AttentionConfig, WeightSpec
 from mha.device import resolve_device
-from mha.pipeline import build_model, run_attention
+from mha.pipeline import run_attention
+from mha.sources.seeded import SeededSource, build_model
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 USERS = 8
@@ -107,8 +109,8 @@ def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
         builds.append((d_model, num_heads, seed))
         return build_model(d_model, num_heads, seed, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "build_model", counting_build)
-    for cached in (runner.cached_model, runner.cached_run, runner.cached_check):
+    monkeypatch.setattr(seeded, "build_model", counting_build)
+    for cached in (runner.cached_source, runner.cached_run, runner.cached_check):
         cached.clear()
     sessions = [AppTest.from_file(SCRIPT, default_timeout=60) for _ in range(USERS)]
     for at, params in zip(sessions, _sessions(), strict=True):
@@ -137,7 +139,8 @@ def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
     models = sorted(set(builds))
     assert len(models) == len(builds) <= 8  # each model built once, then shared
     for d_model, num_heads, seed in models:
-        shared = runner.cached_model(d_model, num_heads, seed, device, "float32")
+        source = runner.cached_source(WeightSpec("random", d_model, num_heads, seed))
+        shared = source.model(torch.device(device), "float32")
         fresh = build_model(d_model, num_heads, seed, device)
         assert len(builds) == len(models)  # that was the cached one, not a new build
         assert shared.state_dict().keys() == fresh.state_dict().keys()
@@ -149,7 +152,8 @@ def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
         assert not any(parameter.requires_grad for parameter in shared.parameters())
     for config in configs:  # and what each session was shown is what a fresh computation gives
         shown = runner.cached_run(config)
-        again = run_attention(config, build_model(config.d_model, config.num_heads, config.seed, device))
+        again = run_attention(config, SeededSource(config.weight_spec))
+        assert shown.model is runner.cached_source(config.weight_spec).model(torch.device(device), "float32")
         assert shown.tokens == again.tokens
         torch.testing.assert_close(shown.trace.output, again.trace.output, rtol=0, atol=1e-6)
         torch.testing.assert_close(shown.trace.weights, again.trace.weights, rtol=0, atol=1e-6)

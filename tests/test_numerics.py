@@ -13,7 +13,7 @@ import torch
 
 from mha import scaled_dot_product_attention
 from mha.masks import causal_mask, padding_mask, to_additive_mask
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 D, H, L = 16, 4, 6
 FULL_PRECISION = [torch.float32, torch.float64]

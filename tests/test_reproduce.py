@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import subprocess
 import sys
@@ -10,7 +11,9 @@ import sys
 import pytest
 import torch
 
+from mha.checkpoints import checkpoint_names
 from mha.config import AttentionConfig, ConfigError
+from mha.export import export_basename, trace_npz
 from mha.pipeline import run_attention
 from mha.reproduce import OUTPUT_ENV, reproduce_script
 
@@ -53,7 +56,7 @@ def _run_script(source: str, tmp_path) -> tuple[dict, str]:
 def test_script_reproduces_the_page(name, tmp_path):
     config = CONFIGS[name]
     page = run_attention(config)
-    saved, stdout = _run_script(reproduce_script(config), tmp_path)
+    saved, stdout = _run_script(reproduce_script(page), tmp_path)
     tolerance = TOLERANCE[page.trace.output.dtype]
     assert saved["output"].dtype == page.trace.output.dtype
     assert saved["output"].shape == page.trace.output.shape
@@ -64,7 +67,7 @@ def test_script_reproduces_the_page(name, tmp_path):
 
 
 def test_all_pad_rows_are_zero_weights_not_nan(tmp_path):
-    saved, _ = _run_script(reproduce_script(CONFIGS["float64_all_pad"]), tmp_path)
+    saved, _ = _run_script(reproduce_script(run_attention(CONFIGS["float64_all_pad"])), tmp_path)
     assert not saved["weights"].isnan().any()
     assert (saved["weights"] == 0).all()
 
@@ -81,7 +84,7 @@ def test_the_repository_is_out_of_reach_of_the_script(tmp_path):
 
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_script_imports_only_torch_and_the_standard_library(name):
-    tree = ast.parse(reproduce_script(CONFIGS[name]))
+    tree = ast.parse(reproduce_script(run_attention(CONFIGS[name])))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -94,29 +97,48 @@ def test_script_imports_only_torch_and_the_standard_library(name):
 
 def test_tokens_are_embedded_as_exact_literals():
     config = CONFIGS["odd_tokens"]
-    tree = ast.parse(reproduce_script(config))
+    tree = ast.parse(reproduce_script(run_attention(config)))
     [tokens_node] = [
         node.value
         for node in tree.body
         if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["TOKENS"]
     ]
-    assert ast.literal_eval(tokens_node) == run_attention(config).tokens
+    assert tuple(ast.literal_eval(tokens_node)) == run_attention(config).tokens
 
 
 def test_raw_text_is_never_embedded():
     """Only the token literals are: the raw text (newlines, line separators) could break out of a comment."""
-    source = reproduce_script(AttentionConfig(d_model=4, num_heads=2, tokens="x\nimport evil  # \u2028 y"))
+    source = reproduce_script(
+        run_attention(AttentionConfig(d_model=4, num_heads=2, tokens="x\nimport evil  # \u2028 y"))
+    )
     assert "import evil" not in source
     assert "\u2028" not in source
 
 
 def test_invisible_characters_are_escaped():
-    source = reproduce_script(CONFIGS["odd_tokens"])
+    source = reproduce_script(run_attention(CONFIGS["odd_tokens"]))
     assert "\u202e" not in source  # a right-to-left override would make the code read differently
     assert '"\\u202e"' in source  # ... it appears as an escape instead
 
 
-def test_empty_text_is_refused():
+def test_empty_text_is_refused_before_a_script_exists():
     with pytest.raises(ConfigError) as error:
-        reproduce_script(AttentionConfig(d_model=4, num_heads=2, tokens="   "))
+        AttentionConfig(d_model=4, num_heads=2, tokens="   ")
     assert error.value.field == "tokens"
+
+
+@pytest.mark.parametrize("origin", [{"weights": "trained", "task": "induction", "layer": 1}, {"weights": "pretrained"}])
+def test_weights_that_a_script_cannot_make_are_read_from_the_pages_npz(origin, tmp_path):
+    """Trained or pretrained weights come from the page's .npz download, input and weights both."""
+    config = AttentionConfig(d_model=16, num_heads=4, mask_type="causal", tokens="the cat sat on the mat")
+    page = run_attention(config)
+    # the same tensors under another origin: what the script reads must be what ran, not what it could rebuild
+    other = dataclasses.replace(config, **origin, checkpoint=checkpoint_names()[0], seed=99)
+    run = dataclasses.replace(page, config=other)
+    (tmp_path / f"{export_basename(other)}.npz").write_bytes(trace_npz(run))
+    source = reproduce_script(run)
+    assert "SEED" not in source and "NPZ = " in source
+    saved, stdout = _run_script(source, tmp_path)
+    torch.testing.assert_close(saved["output"], page.trace.output, atol=1e-5, rtol=0)
+    torch.testing.assert_close(saved["weights"], page.trace.weights, atol=1e-5, rtol=0)
+    assert stdout.rstrip().endswith("match"), stdout

@@ -15,16 +15,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import LANGUAGES, t
-from components.teacher import (
-    HIDEABLE,
-    LARGE_TYPE_CSS,
-    SLIDES,
-    STEPS,
-    TeacherView,
-    parse_teacher_params,
-    to_teacher_params,
-)
-from components.url_params import URL_KEYS
+from components.teacher import LARGE_TYPE_CSS, TeacherView, to_teacher_params
+from components.url_params import HIDEABLE, SLIDES, STEPS, URL_KEYS, parse_teacher_params
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6, d_k = 16

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from components.url_params import DEFAULTS, INT_RANGES, URL_KEYS, clean_text, parse_query_params, to_query_params
+from mha.checkpoints import checkpoint_names
 from mha.config import LIMITS, AttentionConfig
 from mha.tokens import tokenize
 
@@ -156,5 +157,39 @@ def test_too_many_chinese_tokens_keeps_the_same_tokens():
 
 def test_round_trip_of_valid_values():
     values = {key: DEFAULTS[key] for key in URL_KEYS} | {"positional": False, "mask_type": "window", "head": 3}
+    values |= {"weights": "pretrained", "checkpoint": checkpoint_names()[-1], "layer": 2, "tokenizer": "words"}
     assert parse_query_params(to_query_params(values)).values == values
     assert to_query_params({"positional": True})["positional"] == "true"
+
+
+# ---------------------------------------------------------------- where the weights come from
+def test_weight_source_values_parse():
+    name = checkpoint_names()[-1]
+    raw = {"weights": "pretrained", "checkpoint": name, "layer": "3", "task": "induction", "tokenizer": "words"}
+    parsed = parse_query_params(raw)
+    assert parsed.problems == []
+    assert parsed.values == {"weights": "pretrained", "checkpoint": name, "layer": 3, "task": "induction",
+                             "tokenizer": "words"}  # fmt: skip
+
+
+@pytest.mark.parametrize("asked", ["/etc/passwd", "../../models", "https://evil.example/model", "org/some-model", ""])
+def test_a_checkpoint_that_is_not_on_the_list_is_never_taken(asked):
+    parsed = parse_query_params({"checkpoint": asked})
+    assert parsed.values["checkpoint"] == checkpoint_names()[0]
+    (problem,) = parsed.problems
+    assert (problem.field, problem.code, problem.params["value"]) == ("checkpoint", "unknown_choice", asked)
+
+
+def test_a_layer_outside_every_models_depth_is_clamped():
+    parsed = parse_query_params({"layer": "9" * 30})
+    assert parsed.values["layer"] == LIMITS.layers_max - 1
+    assert parsed.problems[0].code == "out_of_range"
+
+
+def test_the_token_cap_counts_with_the_links_tokenizer():
+    text = "小明喜欢打球" * 30  # 180 characters, 90 jieba words
+    by_characters = parse_query_params({"tokens": text})
+    by_words = parse_query_params({"tokens": text, "tokenizer": "words"})
+    assert [p.code for p in by_characters.problems] == ["too_many_tokens"]
+    assert by_words.problems == [] and by_words.values["tokens"] == text
+    assert len(tokenize(by_characters.values["tokens"])) == LIMITS.tokens_max

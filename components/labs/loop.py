@@ -12,7 +12,7 @@ from components.i18n import t
 from components.labs.charts import line_chart
 from components.labs.common import lab_header, measurement_slot, show_chart
 from mha.experiments.loop_vs_fused import loop_from_fused, measure_loop_vs_fused
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 __all__ = ["render", "timing_frame"]
 

@@ -15,7 +15,7 @@ from components.labs.common import lab_header, show_chart, token_input
 from components.safe_text import md_escape
 from mha.experiments.inputs import token_inputs, token_labels
 from mha.experiments.mask_translate import MASK_PRESETS, mask_forms, preset_mask, run_mask_forms
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 __all__ = ["forms_frame", "render", "runs_frame"]
 

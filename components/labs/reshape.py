@@ -11,7 +11,7 @@ from components.labs.charts import fit_cell, heatmap, matrix_frame, source_grid
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.inputs import token_inputs, token_labels
 from mha.experiments.reshape import compare_reshapes, head_sources
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 __all__ = ["render", "sources_frame"]
 

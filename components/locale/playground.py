@@ -39,9 +39,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "controls.tokens": {"en": "Text (tokens)", "zh": "文本（词元）"},
     "controls.tokens_help": {
-        "en": "Words are split on spaces; every Chinese character is one token; punctuation is its own token; "
-        "[PAD] stays whole.",
-        "zh": "英文按空格分词；每个汉字是一个词元；标点单独成为词元；[PAD] 保持完整。",
+        "en": "Spaces separate tokens in every language; Chinese without spaces is cut as chosen below "
+        "(characters or words); punctuation is its own token; [PAD] stays whole.",
+        "zh": "任何语言都以空格分隔词元；没有空格的中文按下方的选择切分（按字或按词）；标点单独成为词元；"
+        "[PAD] 保持完整。",
     },
     "controls.examples": {"en": "Examples from the tutorials:", "zh": "教程中的例句："},
     "controls.token_count": {"en": "{count} tokens (at most {high})", "zh": "{count} 个词元（最多 {high} 个）"},

@@ -15,8 +15,8 @@ from torch import Tensor
 
 from mha.experiments.inputs import token_inputs
 from mha.masks import PAD_TOKENS, padding_mask
-from mha.pipeline import build_model
 from mha.reference import TorchCheck, compare_with_torch
+from mha.sources.seeded import build_model
 from mha.trace import AttentionTrace
 
 __all__ = ["CrossRun", "run_cross_attention"]

@@ -24,8 +24,8 @@ from torch.nn import functional as F
 
 from mha.counting import total_parameters
 from mha.module import MultiHeadAttention
-from mha.pipeline import build_model
 from mha.reference import to_torch_mha
+from mha.sources.seeded import build_model
 
 __all__ = [
     "ACTIVATIONS",

@@ -16,7 +16,7 @@ from torch import Tensor
 from mha.counting import count_parameters, total_parameters
 from mha.experiments.inputs import token_inputs
 from mha.experiments.scaling import row_entropy
-from mha.pipeline import build_model
+from mha.sources.seeded import build_model
 
 __all__ = ["HEAD_COUNTS", "HeadRun", "head_sweep"]
 

@@ -17,8 +17,8 @@ from torch import Tensor, nn
 from mha.experiments.timing import best_seconds
 from mha.functional import scaled_dot_product_attention
 from mha.module import MultiHeadAttention
-from mha.pipeline import build_model
 from mha.reference import to_torch_mha
+from mha.sources.seeded import build_model
 
 __all__ = ["AttentionHead", "LoopMultiHeadAttention", "TimingRow", "loop_from_fused", "measure_loop_vs_fused"]
 

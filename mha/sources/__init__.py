@@ -1,0 +1,50 @@
+"""Weight sources: where the shown ``MultiHeadAttention``'s weights and input come from.
+
+``make_source(config.weight_spec)`` builds the source (the expensive, shareable part);
+:func:`mha.pipeline.run_attention` asks it for tokens, input and model and runs the
+same traced forward whatever the origin. See :mod:`mha.sources.base`.
+"""
+
+from __future__ import annotations
+
+from mha.config import WeightSpec
+from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError, WeightSource
+from mha.sources.seeded import SeededSource
+
+__all__ = [
+    "Note",
+    "SourceInputs",
+    "SourceSizes",
+    "SourceUnavailableError",
+    "WeightSource",
+    "make_source",
+    "source_sizes",
+]
+
+#: Layers of a model trained on each task (the others have one).
+TRAINED_LAYERS = {"induction": 2}
+
+
+def source_sizes(spec: WeightSpec) -> SourceSizes:
+    """The sizes of the source for ``spec`` without making its weights.
+
+    Raises:
+        SourceUnavailableError: the source cannot be made here (the message says what to do).
+    """
+    if spec.kind == "pretrained":
+        raise SourceUnavailableError("not_built", "pretrained checkpoints are not available in this build")
+    if spec.d_model is None or spec.num_heads is None:
+        raise ValueError(f"a {spec.kind} spec needs d_model and num_heads, got {spec}")
+    layers = TRAINED_LAYERS.get(spec.task or "", 1) if spec.kind == "trained" else 1
+    return SourceSizes(spec.d_model, spec.num_heads, layers)
+
+
+def make_source(spec: WeightSpec) -> WeightSource:
+    """The weight source for ``spec`` (random weights are made lazily, per device and dtype).
+
+    Raises:
+        ValueError: ``spec.kind`` names no source.
+    """
+    if spec.kind == "random":
+        return SeededSource(spec)
+    raise ValueError(f"no weight source of kind {spec.kind!r}")
