@@ -35,7 +35,7 @@ __all__ = [
     "tokens_frame",
 ]
 
-#: Cells one chart may hold and still draw quickly in a browser (DESIGN.md §4).
+#: Cells one chart may hold and still draw quickly in a browser (measured: docs/PERFORMANCE.md).
 CELL_BUDGET = 20_000
 
 

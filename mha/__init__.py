@@ -1,6 +1,6 @@
 """A from-scratch multi-head attention engine, written to be read next to the tutorials.
 
-Public surface (see ../shared/DESIGN.md, "The contract"):
+Public surface (ARCHITECTURE.md describes the whole engine and how the pages use it):
 
 - :class:`MultiHeadAttention` -- ``W_q, W_k, W_v, W_o`` and the four pipeline steps.
 - :func:`scaled_dot_product_attention` -- the attention core, ``(out, weights)``.

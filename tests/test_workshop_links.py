@@ -16,7 +16,7 @@ from mha.tokens import tokenize
 REPO = Path(__file__).resolve().parents[1]
 WORKSHOP = REPO / "docs" / "WORKSHOP.md"
 BASE = "http://localhost:8501/"
-# The widget keys of the contract (DESIGN.md section 2) and the language parameter.
+# The widget keys of the contract (ARCHITECTURE.md, "The URL is the state") and the language parameter.
 WIDGET_KEYS = {"d_model", "num_heads", "mask_type", "window", "tokens", "seed", "positional"}
 URL_KEYS = WIDGET_KEYS | {"lang"}
 INT_KEYS = {"d_model", "num_heads", "window", "seed"}
