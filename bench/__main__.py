@@ -1,8 +1,9 @@
 """``python -m bench [--only engine,rerun] [--quick] [--markdown] [--list]``: run sections, print tables.
 
 Every module ``bench/<name>.py`` with a ``run(quick) -> list[Table]`` is a section (see
-``bench/__init__.py``). Sections run in :data:`PREFERRED_ORDER` (the order of issue 5), then any
-others by name; a section that fails is reported and the others still run (exit status 1).
+``bench/__init__.py``). Sections run in :data:`PREFERRED_ORDER` (the limits first, then the page
+rerun, the browser, the engine and the payload), then any others by name; a section that fails
+is reported and the others still run (exit status 1).
 """
 
 from __future__ import annotations

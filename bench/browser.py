@@ -32,7 +32,7 @@ TITLE = "Browser: control change -> charts redrawn (Playwright, Chromium), ms"
 
 QUIET_MS = 400
 VIEWPORT = {"width": 1400, "height": 1000}
-TARGET_MS = 400.0  # issue 5: default page, browser update
+TARGET_MS = 400.0  # the README's performance target: default page, browser update
 CHANGES = ("d_model (new value)", "seed (new value)", "head (fragment rerun)")
 
 # Runs before the app's scripts (context.add_init_script): chart redraws, run state, websocket log.

@@ -20,7 +20,7 @@ from bench.table import Table
 
 TITLE = "Bytes sent per rerun, and bytes per heatmap cell"
 
-TARGET_BYTES_PER_CELL = 10.0  # issue 5
+TARGET_BYTES_PER_CELL = 10.0  # the README's performance target
 
 
 def _leaves(node: Any) -> list[Any]:

@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from components.chart_style import DIVERGING_SCHEME, FONT, FONT_SIZE, WEIGHTS_SCHEME
+
 __all__ = [
     "CELLS",
     "LIMIT_PARAM",
@@ -76,12 +78,8 @@ def _param(name: str) -> dict[str, str]:
 #: The diverging scales' half-width (see :func:`with_limit`).
 LIMIT_PARAM = _param("limit")
 
-FONT = "sans-serif"
-FONT_SIZE = 15
 MASKED_COLOR = "#d4d4d4"
 CROSS_COLOR = "#404040"
-WEIGHTS_SCHEME = "blues"
-DIVERGING_SCHEME = "redblue"  # reversed below: negative blue, positive red
 _CONFIG: Spec = {
     "font": FONT,
     "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "labelLimit": 140, "grid": False},

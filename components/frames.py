@@ -21,6 +21,8 @@ import pyarrow as pa
 import torch
 from torch import Tensor
 
+from mha.tokens import token_labels
+
 __all__ = [
     "CELL_BUDGET",
     "arrow_bytes",
@@ -47,11 +49,6 @@ def index_dtype(count: int) -> np.dtype:
 def to_numpy(tensor: Tensor) -> np.ndarray:
     """A float32 NumPy copy of a tensor on any device."""
     return tensor.detach().to("cpu", torch.float32).numpy()
-
-
-def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Position-prefixed labels (``"3:the"``), distinct even when tokens repeat."""
-    return [f"{i}:{token}" for i, token in enumerate(tokens)]
 
 
 def tokens_frame(tokens: Sequence[str]) -> pd.DataFrame:

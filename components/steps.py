@@ -5,8 +5,9 @@ page can show them one at a time; steps 1 and 2 take the viewed head (the page's
 selector, :func:`components.controls.select_head`). The panels only draw: they read
 sizes from the run's trace and never write the URL.
 
-The code shown in each panel is read from ``mha/module.py`` at run time, so it is
-always the code that ran.
+The code shown in each panel is read from the engine at run time (the step's lines of
+``MultiHeadAttention.forward_traced`` in ``mha/module.py``, then the methods and functions it
+calls, such as ``mha.functional.masked_softmax`` in step 2), so it is always the code that ran.
 """
 
 from __future__ import annotations
@@ -341,7 +342,8 @@ def render_summary(d_model: int, run: AttentionRun | None = None, counted: int |
         )
         right.markdown(f"**{t('summary.per_step')}**")
         right.table(per_step, hide_index=True)
-    heads = [h for h in HEAD_COUNTS if d_model % h == 0]
+    chosen = {run.num_heads} if run is not None else set()  # e.g. 12 at 768: always in the table
+    heads = sorted({h for h in HEAD_COUNTS if d_model % h == 0} | chosen)
     by_heads = pd.DataFrame(
         {
             "h": [str(h) for h in heads],

@@ -13,15 +13,12 @@ from torch import nn
 
 __all__ = ["StepCost", "count_parameters", "projection_parameters", "step_costs", "total_parameters"]
 
-STEP_NAMES = ("project and split", "scaled dot-product attention", "concatenate heads", "output projection")
-
 
 @dataclass(frozen=True)
 class StepCost:
-    """The cost of one pipeline step (``step`` is 1..4)."""
+    """The cost of one pipeline step (``step`` is 1..4; the page names it in the reader's language)."""
 
     step: int
-    name: str
     params: int
     flops: int
     score_bytes: int = 0
@@ -65,8 +62,8 @@ def step_costs(
     project_flops = 2 * batch * d_model * d_model * (length_q + 2 * length_k)  # Q from Lq rows, K and V from Lk rows
     attend_flops = 2 * 2 * batch * length_q * length_k * d_model  # QKᵀ and weights·V, summed over heads (H·Dh = D)
     return [
-        StepCost(1, STEP_NAMES[0], 3 * one, project_flops),
-        StepCost(2, STEP_NAMES[1], 0, attend_flops, batch * num_heads * length_q * length_k * itemsize),
-        StepCost(3, STEP_NAMES[2], 0, 0),
-        StepCost(4, STEP_NAMES[3], one, 2 * batch * length_q * d_model * d_model),
+        StepCost(1, 3 * one, project_flops),
+        StepCost(2, 0, attend_flops, batch * num_heads * length_q * length_k * itemsize),
+        StepCost(3, 0, 0),
+        StepCost(4, one, 2 * batch * length_q * d_model * d_model),
     ]

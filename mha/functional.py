@@ -8,8 +8,9 @@ Shape legend (used in every comment of this package):
 
 Mask convention, everywhere in this package:
     * a bool mask broadcastable to (B, H, Lq, Lk), ``True`` = may attend
-      (the tutorials' ``masked_fill(mask == 0, -inf)`` blocks the zeros; the same
-      meaning as a bool ``attn_mask`` of ``torch.nn.functional.scaled_dot_product_attention``);
+      (the first tutorial's ``masked_fill(mask == 0, -inf)`` blocks the zeros; the same
+      meaning as a bool ``attn_mask`` of ``torch.nn.functional.scaled_dot_product_attention``;
+      the second tutorial's ``triu(...).bool()`` mask, like ``nn.MultiheadAttention``'s, means the opposite);
     * a float mask is added to the scaled scores (``-inf`` blocks).
 A query row with no key it may attend to gets all-zero weights and a zero context.
 """

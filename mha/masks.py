@@ -1,10 +1,12 @@
 """Mask builders. One convention: a bool keep-mask, ``True`` = may attend.
 
 Every builder returns a bool tensor of shape (1, 1, Lq, Lk) or (1, 1, 1, Lk) that
-broadcasts to (B, H, Lq, Lk). The tutorials' ``masked_fill(mask == 0, -inf)``
+broadcasts to (B, H, Lq, Lk). The first tutorial's ``masked_fill(mask == 0, -inf)``
 blocks exactly the ``False`` cells; ``F.scaled_dot_product_attention`` reads a bool
 mask the same way. ``torch.nn.MultiheadAttention`` reads a bool mask the opposite
-way (True = blocked): use :func:`to_torch_mha_mask` to invert it explicitly.
+way (True = blocked), as does the second tutorial's ``torch.triu(torch.ones(L, L),
+diagonal=1).bool()`` with ``masked_fill_(mask, -inf)``: use :func:`to_torch_mha_mask`
+to invert it explicitly.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from functools import lru_cache
 import torch
 from torch import Tensor
 
-__all__ = ["TOKENIZERS", "embed_tokens", "positional_encoding", "tokenize"]
+__all__ = ["TOKENIZERS", "embed_tokens", "positional_encoding", "token_labels", "tokenize"]
 
 #: How CJK text without spaces is cut: one token per character, or jieba's words.
 TOKENIZERS = ("characters", "words")
@@ -93,6 +93,11 @@ def _tokenize(text: str, mode: str) -> tuple[str, ...]:
     for piece in _TOKEN_PATTERN.findall(text):
         tokens.extend(_cut_cjk(piece, mode, spaced) if _CJK_RUN.fullmatch(piece) else (piece,))
     return tuple(tokens)
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """Position-prefixed labels (``"3:the"``), distinct even when tokens repeat: the token axes of every chart."""
+    return [f"{i}:{token}" for i, token in enumerate(tokens)]
 
 
 def _token_seed(token: str, seed: int) -> int:

@@ -33,7 +33,7 @@ class ProjectStep:
 class AttendStep:
     """Step 2: scaled dot-product attention, per head."""
 
-    scale: float  # 1 / sqrt(Dh) unless overridden
+    scale: float  # 1 / sqrt(Dh)
     mask: Tensor | None  # bool keep-mask or additive float mask, broadcastable to (B, H, Lq, Lk)
     raw_scores: Tensor  # (B, H, Lq, Lk)   Q Kᵀ
     scaled_scores: Tensor  # (B, H, Lq, Lk)   Q Kᵀ · scale

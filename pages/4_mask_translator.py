@@ -1,4 +1,4 @@
-"""Lab 4: one mask in three spellings, and the fully masked row."""
+"""Lab 4: one mask in four spellings, and the fully masked row."""
 
 from components.labs import masks
 from components.page import setup_page

@@ -1,4 +1,4 @@
-"""Lab 5: the tutorials' per-head loop against the fused layer, timed."""
+"""Lab 5: a loop over heads against the fused layer, and full-width heads, timed."""
 
 from components.labs import loop
 from components.page import setup_page

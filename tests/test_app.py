@@ -371,3 +371,13 @@ def test_language_selector_switches_the_page_and_keeps_the_controls():
     assert at.title[0].value == "注意力游乐场"
     assert at.number_input(key="d_model").value == 64
     assert at.query_params["lang"] == "zh"
+
+
+def test_the_head_count_table_includes_the_chosen_head_count():
+    at = open_page(d_model="768", num_heads="12", tokens="the cat sat")
+    no_problems(at)
+    by_heads = next(table.value for table in at.table if "d_k" in table.value.columns)
+    assert "12" in by_heads["h"].tolist()  # 768 / 12: not a power of two, chosen all the same
+    row = by_heads[by_heads["h"] == "12"].iloc[0]
+    assert row["d_k"] == "64"
+    assert [int(h) for h in by_heads["h"]] == sorted(int(h) for h in by_heads["h"])

@@ -10,6 +10,13 @@ import pytest
 
 from components.i18n import LANGUAGES
 from components.labs.charts import (
+    LABELLED_TOKENS_MAX,
+    READABLE_CELL,
+    WIDTH_BUDGET_PX,
+    Grid,
+    Series,
+    Titles,
+    attention_panels,
     bar_chart,
     dot_chart,
     fit_cell,
@@ -25,11 +32,12 @@ from components.locale import CATALOG
 from components.nav import HOME_PAGE, LAB_PAGES, linkable
 
 REPO = Path(__file__).resolve().parents[1]
+ROWS, COLUMNS = ["r0", "r1", "r2"], ["c0", "c1", "c2", "c3"]
 
 
 def _frame() -> pd.DataFrame:
     values = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4) / 24  # (P, R, C)
-    return matrix_frame(values, ["r0", "r1", "r2"], ["c0", "c1", "c2", "c3"], ["A", "B"])
+    return matrix_frame(values, ROWS, COLUMNS, ["A", "B"])
 
 
 def test_matrix_frame_is_long_form_in_panel_row_column_order():
@@ -47,49 +55,85 @@ def test_matrix_frame_names_the_mismatch():
 
 def test_weights_heatmap_has_a_fixed_0_to_1_scale_and_keeps_the_label_order():
     rows, columns = ["r2", "r0", "r1"], ["c3", "c2", "c1", "c0"]
-    spec = styled(heatmap(_frame(), row_title="q", column_title="k", value_title="w", row_order=rows,
-                          column_order=columns)).to_dict()  # fmt: skip
+    grid = Grid(rows, columns, ["A", "B"])
+    spec = styled(heatmap(_frame(), Titles(x="k", y="q", color="w"), grid)).to_dict()
     encoding = spec["spec"]["encoding"]
     assert encoding["color"]["scale"]["domain"] == [0.0, 1.0]
     assert encoding["y"]["sort"] == rows and encoding["x"]["sort"] == columns
+    assert (encoding["x"]["title"], encoding["y"]["title"], encoding["color"]["title"]) == ("k", "q", "w")
     assert spec["facet"]["sort"] == ["A", "B"]
     assert spec["config"]["axis"]["labelFontSize"] >= 14
 
 
 def test_diverging_heatmap_is_symmetric_around_zero():
     frame = _frame().assign(value=lambda f: f["value"] - 0.8)
-    spec = heatmap(frame, row_title="", column_title="", value_title="", row_order=["r0", "r1", "r2"],
-                   column_order=["c0", "c1", "c2", "c3"], diverging=True).to_dict()  # fmt: skip
+    spec = heatmap(frame, Titles(), Grid(ROWS, COLUMNS), diverging=True).to_dict()
     low, high = spec["spec"]["encoding"]["color"]["scale"]["domain"]
     assert low == -high and high == pytest.approx(0.8)
 
 
 def test_fit_cell_stays_within_its_bounds_and_fits_the_budget():
     assert fit_cell(4, 1) == 28
-    assert fit_cell(200, 5) == 8
-    for cells, panels in [(10, 5), (16, 4), (12, 2)]:
+    assert fit_cell(200, 5) == READABLE_CELL
+    for cells, panels in [(8, 5), (12, 3), (12, 2), (32, 1)]:
         cell = fit_cell(cells, panels, budget=860)
-        assert 110 + panels * (cells * cell + 20) <= 860
+        assert cell > READABLE_CELL and 110 + panels * (cells * cell + 20) <= 860
+    # too many panels for readable cells: the cell stays readable; Grid.fitted then wraps to fewer a row
+    assert fit_cell(16, 5) == READABLE_CELL and Grid.fitted(["r"], ["c"] * 16, ["p"] * 5, 5).per_row < 5
+
+
+@pytest.mark.parametrize("tokens", [1, 5, 11, 16, 24, LABELLED_TOKENS_MAX])
+@pytest.mark.parametrize("most_per_row", [1, 2, 3, 4])
+def test_every_token_label_is_drawn_readable_and_the_grid_still_fits(tokens, most_per_row):
+    labels = [f"{i}:word{i}" for i in range(tokens)]
+    panels = [f"head {i}" for i in range(4)]  # 4 x 32 x 32 cells: under Altair's 5,000-row limit for inline data
+    weights = np.full((4, tokens, tokens), 1 / tokens)
+    spec = attention_panels(weights, labels, panels, Titles(), most_per_row=most_per_row).to_dict()
+    per_row, cell = spec["columns"], spec["spec"]["width"] // tokens
+    assert cell >= READABLE_CELL and per_row <= most_per_row
+    assert 110 + per_row * (tokens * cell + 20) <= WIDTH_BUDGET_PX
+    for axis in ("x", "y"):
+        shown = spec["spec"]["encoding"][axis]
+        assert shown["axis"]["labelOverlap"] is False  # every label drawn, none thinned out
+        assert 12 <= shown["axis"]["labelFontSize"] <= cell  # readable, and no taller than its cell
+        assert shown["sort"] == labels
+
+
+def test_axis_titles_are_horizontal_and_not_cut():
+    config = styled(line_chart(pd.DataFrame({"x": [1], "y": [1], "s": ["a"]}), Series("x", "y", "s"), Titles()))
+    config = config.to_dict()["config"]
+    assert config["axisY"]["titleAngle"] == 0  # a rotated Chinese title is hard to read
+    assert "titleLimit" not in config["axis"]  # titles are never truncated
+
+
+def test_line_chart_keeps_one_colour_per_named_series_and_draws_the_spread():
+    lines = pd.DataFrame({"x": [16, 32, 16, 32], "y": [1.0, 2.0, 1.0, 4.0], "s": ["a", "a", "b", "b"],
+                          "lo": [0.9, 1.8, 0.8, 3.0], "hi": [1.1, 2.5, 1.2, 5.0]})  # fmt: skip
+    spec = line_chart(
+        lines, Series("x", "y", "s", low="lo", high="hi"), Titles(), colors={"b": "#111111", "a": "#222222"}
+    )
+    lines_layer, spread_layer = spec.to_dict()["layer"]
+    assert lines_layer["encoding"]["color"]["scale"] == {"domain": ["b", "a"], "range": ["#111111", "#222222"]}
+    assert spread_layer["mark"]["type"] == "rule"
+    assert (spread_layer["encoding"]["y"]["field"], spread_layer["encoding"]["y2"]["field"]) == ("lo", "hi")
 
 
 def test_the_other_builders_produce_valid_specs():
     lines = pd.DataFrame({"x": [16, 32, 16, 32], "y": [1.0, 2.0, 1.0, 4.0], "s": ["a", "a", "b", "b"],
                           "d": [False, False, True, True]})  # fmt: skip
-    line_spec = line_chart(lines, x="x", y="y", series="s", dashed="d", x_title="X", y_title="Y", series_title="",
-                           log_x=True, log_y=True).to_dict()  # fmt: skip
+    line_spec = line_chart(lines, Series("x", "y", "s", dashed="d"), Titles("X", "Y"), log_x=True, log_y=True)
+    line_spec = line_spec.to_dict()
     assert line_spec["encoding"]["x"]["scale"]["type"] == "log"
     assert line_spec["encoding"]["strokeDash"]["field"] == "d"
-    dots = dot_chart(pd.DataFrame({"h": [1, 2], "e": [0.5, 0.6]}), x="h", y="e", x_title="", y_title="", rule=1.0)
+    dots = dot_chart(pd.DataFrame({"h": [1, 2], "e": [0.5, 0.6]}), "h", "e", Titles(), rule=(1.0, "uniform"))
     assert len(dots.to_dict()["layer"]) == 3
-    bars = bar_chart(pd.DataFrame({"n": [3, 1], "part": ["a", "b"]}), x="n", y="part", x_title="", y_title="")
+    bars = bar_chart(pd.DataFrame({"n": [3, 1], "part": ["a", "b"]}), "n", "part", Titles())
     assert bars.to_dict()["layer"][0]["encoding"]["y"]["sort"] == ["a", "b"]
     masks = _frame().assign(text="T")
-    grid = mask_grid(masks, row_title="", column_title="", row_order=["r0", "r1", "r2"],
-                     column_order=["c0", "c1", "c2", "c3"], panel_order=["A", "B"]).to_dict()  # fmt: skip
+    grid = mask_grid(masks, Titles(), Grid(ROWS, COLUMNS, ["A", "B"])).to_dict()
     assert grid["facet"]["sort"] == ["A", "B"] and len(grid["spec"]["layer"]) == 2
-    sources = pd.DataFrame({"row": ["0"], "column": ["head 1"], "token": ["0:a"], "text": ["0:a ·1"]})
-    assert source_grid(sources, row_title="", column_title="", color_title="", row_order=["0"],
-                       column_order=["head 1"], token_order=["0:a"]).to_dict()["layer"]  # fmt: skip
+    sources = pd.DataFrame({"row": ["0"], "column": ["head 0"], "token": ["0:a"], "text": ["0:a ·0"]})
+    assert source_grid(sources, Titles(), Grid(["0"], ["head 0"], cell=120), ["0:a"]).to_dict()["layer"]
 
 
 @pytest.mark.parametrize(("count", "text"), [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (3 * 2**30, "3.0 GiB")])

@@ -5,21 +5,21 @@ Tiny sizes throughout; no timing is asserted (speed belongs in bench/).
 
 from __future__ import annotations
 
-import math
-
 import pytest
 import torch
 
+from components.frames import head_summary_frame
 from mha.counting import count_parameters, total_parameters
 from mha.experiments.complexity import (
     LIVE_MAX_LENGTH,
     METHODS,
     ComplexityRow,
     block_diagonal_mask,
+    block_local_attention,
+    complexity_breaks,
     extrapolate,
     measure_complexity,
     score_bytes,
-    windowed_attention,
 )
 from mha.experiments.cross import run_cross_attention
 from mha.experiments.encoder import (
@@ -31,24 +31,34 @@ from mha.experiments.encoder import (
     to_torch_encoder_layer,
 )
 from mha.experiments.heads import head_sweep
-from mha.experiments.inputs import token_inputs, token_labels
-from mha.experiments.loop_vs_fused import loop_from_fused, measure_loop_vs_fused
+from mha.experiments.inputs import token_inputs
+from mha.experiments.loop_vs_fused import (
+    FullWidthLoopAttention,
+    full_width_flops,
+    full_width_parameters,
+    loop_from_fused,
+    measure_loop_vs_fused,
+)
 from mha.experiments.mask_translate import (
+    FORM_CODE,
     FORMS_TAKEN,
     IMPLEMENTATIONS,
+    MASK_FORMS,
     MASK_PRESETS,
+    apply_form,
     mask_forms,
     preset_mask,
     row_behaviour,
     run_mask_forms,
+    second_tutorial_causal,
 )
 from mha.experiments.reshape import compare_reshapes, forward_view_only, head_sources
 from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, scaling_stats, score_scale
 from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
-from mha.experiments.timing import MAX_REPEATS, best_seconds, peak_allocated_bytes
 from mha.functional import scaled_dot_product_attention
+from mha.reference import to_torch_mha
 from mha.sources.seeded import build_model
-from mha.tokens import positional_encoding
+from mha.tokens import positional_encoding, token_labels
 
 TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
 EXACT32 = {"rtol": 0.0, "atol": 1e-6}
@@ -80,11 +90,20 @@ def test_score_scale_follows_its_definition():
         score_scale("cooled", 64)
 
 
-def test_row_entropy_is_log_l_for_uniform_and_zero_for_one_hot():
+def test_row_entropy_is_in_bits_log2_l_for_uniform_and_zero_for_one_hot():
     uniform = torch.full((3, 8), 1 / 8)
     one_hot = torch.eye(8)[:3]
-    torch.testing.assert_close(row_entropy(uniform), torch.full((3,), math.log(8)), rtol=0, atol=1e-6)
+    torch.testing.assert_close(row_entropy(uniform), torch.full((3,), 3.0), rtol=0, atol=1e-6)  # log2 8 = 3 bits
     torch.testing.assert_close(row_entropy(one_hot), torch.zeros(3), rtol=0, atol=1e-6)
+    half = torch.tensor([[0.5, 0.5, 0.0, 0.0]])
+    torch.testing.assert_close(row_entropy(half), torch.tensor([1.0]), rtol=0, atol=1e-6)  # a fair coin: 1 bit
+
+
+def test_the_labs_and_the_main_page_give_the_same_entropy_in_the_same_unit():
+    run = head_sweep(TOKENS, 16, seed=1, query_gain=4.0, head_counts=(4,))[0]
+    main_page = head_summary_frame(run.weights)["entropy"].to_numpy()  # bits, as the main page shows them
+    torch.testing.assert_close(run.entropy, torch.tensor(main_page), rtol=0, atol=1e-5)
+    assert scaling_stats("scaled", d_k_values=(16,), num_keys=32)[0].entropy_uniform == 5.0  # log2 32 bits
 
 
 def test_measured_variance_of_q_dot_k_tracks_d_k_and_scaling_brings_it_to_one():
@@ -173,22 +192,46 @@ def test_view_only_is_harmless_with_one_head():
 
 
 # ---------------------------------------------------------------- lab 4: mask translator
-def test_mask_forms_are_the_same_cells_in_three_spellings():
+def test_mask_forms_are_the_same_cells_in_four_spellings():
     keep = preset_mask("causal", TOKENS)
     forms = mask_forms(keep)
-    assert torch.equal(forms["block"], ~keep)
+    assert list(forms) == list(MASK_FORMS) == ["keep", "block", "tutorial2", "additive"]
+    assert torch.equal(forms["block"], ~keep) and torch.equal(forms["tutorial2"], ~keep)
     assert torch.equal(torch.isneginf(forms["additive"]), ~keep)
     assert torch.equal(forms["additive"][keep], torch.zeros(int(keep.sum())))
 
 
+def test_the_second_tutorials_triu_mask_is_the_causal_mask_with_true_blocked():
+    for length in (1, 4, 9):
+        keep = preset_mask("causal", ["w"] * length)
+        assert torch.equal(second_tutorial_causal(length), ~keep)
+        assert torch.equal(mask_forms(keep)["tutorial2"], torch.triu(torch.ones(length, length), diagonal=1).bool())
+
+
 @pytest.mark.parametrize("preset", MASK_PRESETS)
-def test_presets_are_square_bool_keep_masks(preset):
-    keep = preset_mask(preset, [*TOKENS, "[PAD]"])
-    assert keep.dtype == torch.bool and list(keep.shape) == [7, 7]
-    if preset == "padding":
-        assert not keep[:, -1].any() and keep[:, :-1].all()
-    if preset == "blocked_row":
-        assert not keep[-1].any() and keep[:-1].any(dim=-1).all()
+def test_each_spelling_applied_as_its_users_apply_it_blocks_the_same_cells(preset):
+    keep = preset_mask(preset, [*TOKENS, "[PAD]"], window=1)  # (L, L)
+    length = keep.shape[0]
+    scores = torch.randn(1, 2, length, length, generator=torch.Generator().manual_seed(0))  # (B, H, L, L)
+    for form in MASK_FORMS:
+        # the code the lab shows, run as it is shown: make the spelling from keep, then apply it
+        made = {"keep": keep, "L": length, "torch": torch}
+        exec(FORM_CODE[form][0], {}, made)
+        torch.testing.assert_close(made["mask"], mask_forms(keep)[form], rtol=0, atol=0)
+        blocked = torch.isneginf(apply_form(form, scores, made["mask"]))
+        assert torch.equal(blocked, (~keep).expand_as(scores)), form
+        if form != "block":  # nn.MultiheadAttention is checked by running it, below
+            shown = eval(FORM_CODE[form][1], {"torch": torch}, {"scores": scores.clone(), "mask": made["mask"]})
+            assert torch.equal(torch.isneginf(shown), (~keep).expand_as(scores)), form
+    # nn.MultiheadAttention with its spelling gives weight 0 exactly on the blocked cells of rows with a key
+    model = build_model(16, 2, seed=0)
+    x = token_inputs([*TOKENS, "[PAD]"], 16)
+    with torch.inference_mode():
+        _, weights = to_torch_mha(model).eval()(
+            x, x, x, attn_mask=mask_forms(keep)["block"], average_attn_weights=False
+        )
+    live = keep.any(dim=-1)  # (L,) rows with a key
+    assert torch.equal(weights[0][:, live] == 0, (~keep)[live].expand(2, -1, -1))
 
 
 def test_every_implementation_and_spelling_agrees_on_rows_with_a_key():
@@ -201,8 +244,10 @@ def test_every_implementation_and_spelling_agrees_on_rows_with_a_key():
     for run in runs:
         assert run.max_abs_diff < 1e-5, run
         assert len(run.masked_rows) == 1  # the last row
-    ours = [run for run in runs if run.implementation == "ours"]
-    assert all(run.masked_rows == ("zero_context",) for run in ours)
+    behaviour = {run.implementation: run.masked_rows for run in runs}
+    assert behaviour["ours"] == ("zero_context",)
+    # the tutorials' plain softmax over a row of -inf is 0/0
+    assert behaviour["tutorial1"] == behaviour["tutorial2"] == ("nan",)
 
 
 def test_row_behaviour_tells_nan_bias_and_numbers_apart():
@@ -225,36 +270,60 @@ def test_the_loop_over_heads_computes_the_same_function(heads):
     torch.testing.assert_close(loop(x, y, y), model(x, y, y)[0], **EXACT32)
 
 
+@pytest.mark.parametrize(("d_model", "heads"), [(8, 1), (8, 2), (16, 4), (12, 3)])
+def test_full_width_heads_hold_h_times_the_projection_parameters(d_model, heads):
+    layer = FullWidthLoopAttention(d_model, heads)
+    assert count_parameters(layer) == full_width_parameters(d_model, heads)
+    head = layer.heads[0]
+    assert all(list(getattr(head, name).weight.shape) == [d_model, d_model] for name in ("W_q", "W_k", "W_v"))
+    assert list(layer.W_o.weight.shape) == [d_model, heads * d_model]
+    # one full-width head is the fused layer; each further head adds 4·d² + 3·d
+    assert full_width_parameters(d_model, 1) == total_parameters(d_model)
+    assert full_width_parameters(d_model, heads) - total_parameters(d_model) == (heads - 1) * (
+        4 * d_model * d_model + 3 * d_model
+    )
+    x = torch.randn(2, 5, d_model, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        assert list(layer(x, x, x).shape) == [2, 5, d_model]
+
+
+def test_full_width_flops_count_every_matmul():
+    d, h, n = 8, 2, 4
+    per_head = 3 * (2 * n * d * d) + 2 * (2 * n * n * d)  # Q, K, V projections; QKᵀ and weights·V
+    assert full_width_flops(d, h, n) == h * per_head + 2 * n * (h * d) * d  # + W_o: (h·d) -> d
+
+
 def test_measure_loop_vs_fused_reports_each_length():
-    rows = measure_loop_vs_fused(8, 2, [4, 8], repeats=1)
+    rows = measure_loop_vs_fused(8, 2, [4, 8], repeats=3)
     assert [row.length for row in rows] == [4, 8]
     for row in rows:
-        assert row.fused_s > 0 and row.loop_s > 0 and row.torch_s > 0
-        assert row.ratio == pytest.approx(row.loop_s / row.fused_s)
+        for timing in (row.fused, row.loop, row.full_width, row.torch_mha):
+            assert 0 < timing.low_s <= timing.median_s <= timing.high_s and timing.rounds == 3
+        assert row.ratio == pytest.approx(row.loop.median_s / row.fused.median_s)
         assert row.max_abs_diff < 1e-6
 
 
 # ---------------------------------------------------------------- lab 6: complexity
-@pytest.mark.parametrize(("length", "window"), [(16, 4), (12, 3), (8, 8), (4, 16)])
-def test_windowed_attention_is_full_attention_with_the_block_diagonal_mask(length, window):
+@pytest.mark.parametrize(("length", "block"), [(16, 4), (12, 3), (8, 8), (4, 16)])
+def test_block_local_attention_is_full_attention_with_the_block_diagonal_mask(length, block):
     generator = torch.Generator().manual_seed(0)
     q, k, v = torch.randn(3, 2, 3, length, 4, generator=generator)
-    out, weights = windowed_attention(q, k, v, window)
-    expected, _ = scaled_dot_product_attention(q, k, v, mask=block_diagonal_mask(length, window))
+    out, weights = block_local_attention(q, k, v, block)
+    expected, _ = scaled_dot_product_attention(q, k, v, mask=block_diagonal_mask(length, block))
     torch.testing.assert_close(out, expected, rtol=0, atol=1e-6)
-    w = min(window, length)
-    assert list(weights.shape) == [2, 3, length // w, w, w]
+    b = min(block, length)
+    assert list(weights.shape) == [2, 3, length // b, b, b]
 
 
-def test_windowed_attention_refuses_a_length_that_windows_do_not_tile():
+def test_block_local_attention_refuses_a_length_that_blocks_do_not_tile():
     q = torch.zeros(1, 1, 10, 4)
-    with pytest.raises(ValueError, match=r"L=10 must be a multiple of window=4"):
-        windowed_attention(q, q, q, 4)
+    with pytest.raises(ValueError, match=r"L=10 must be a multiple of block=4"):
+        block_local_attention(q, q, q, 4)
 
 
 def test_score_bytes_follow_the_formulas():
     assert score_bytes("full", 1024, 8, 64) == 8 * 1024 * 1024 * 4
-    assert score_bytes("windowed", 1024, 8, 64) == 8 * 1024 * 64 * 4
+    assert score_bytes("blocks", 1024, 8, 64) == 8 * 1024 * 64 * 4
     assert score_bytes("sdpa", 1024, 8, 64) == 0
 
 
@@ -264,39 +333,40 @@ def test_measure_complexity_stops_at_the_live_cap():
 
 
 def test_measure_complexity_measures_the_score_matrix_of_full_attention():
-    rows = measure_complexity([16, 64], num_heads=2, head_dim=8, window=16, repeats=1)
+    rows = measure_complexity([16, 64], num_heads=2, head_dim=8, block=16, repeats=3)
     assert [(row.method, row.length) for row in rows] == [(m, n) for n in (16, 64) for m in METHODS]
     full64 = next(row for row in rows if row.method == "full" and row.length == 64)
     # the (1, 2, 64, 64) float32 weights are allocated during the call
     assert full64.peak_bytes >= score_bytes("full", 64, 2, 16)
-    assert all(row.measured and row.seconds > 0 for row in rows)
+    assert all(row.measured and 0 < row.low_s <= row.seconds <= row.high_s for row in rows)
+
+
+def test_complexity_breaks_flag_time_that_outgrows_its_work():
+    def rows(seconds_at_512: float) -> list[ComplexityRow]:  # full attention, L² work: 4x per doubling
+        return [ComplexityRow("full", 256, 1.0, 0, True), ComplexityRow("full", 512, seconds_at_512, 0, True)]
+
+    assert complexity_breaks(rows(4.2), block=64) == []
+    (broken,) = complexity_breaks(rows(19.2), block=64)  # the 19.2x once shown for a doubling
+    assert (broken.series, broken.size_from, broken.size_to, broken.work_ratio) == ("full", 256, 512, 4.0)
+    # block-local attention past its block size is linear: 2x the work per doubling, so 8x is off
+    linear = [ComplexityRow("blocks", 256, 1.0, 0, True), ComplexityRow("blocks", 512, 8.0, 0, True)]
+    assert [b.work_ratio for b in complexity_breaks(linear, block=64)] == [2.0]
 
 
 def test_extrapolate_scales_time_and_memory_by_their_powers():
     rows = [
         ComplexityRow("full", 512, 1.0, 1000, True),
-        ComplexityRow("windowed", 512, 1.0, 1000, True),
+        ComplexityRow("blocks", 512, 1.0, 1000, True),
         ComplexityRow("sdpa", 512, 1.0, 1000, True),
     ]
     estimates = {(row.method, row.length): row for row in extrapolate(rows, [256, 512, 1024, 2048])}
     assert set(estimates) == {(m, n) for m in METHODS for n in (1024, 2048)}
     assert estimates[("full", 2048)].seconds == pytest.approx(16.0)
     assert estimates[("full", 2048)].peak_bytes == 16000
-    assert estimates[("windowed", 2048)].seconds == pytest.approx(4.0)
+    assert estimates[("blocks", 2048)].seconds == pytest.approx(4.0)
     assert estimates[("sdpa", 2048)].seconds == pytest.approx(16.0)
     assert estimates[("sdpa", 2048)].peak_bytes == 4000
     assert not any(row.measured for row in estimates.values())
-
-
-def test_peak_allocated_bytes_sees_a_known_allocation():
-    assert peak_allocated_bytes(lambda: torch.ones(1 << 18)) >= 4 * (1 << 18)
-
-
-def test_best_seconds_bounds_its_repeats():
-    assert len(best_seconds([lambda: None, lambda: None], 1)) == 2
-    for repeats in (0, MAX_REPEATS + 1):
-        with pytest.raises(ValueError, match="repeats"):
-            best_seconds([lambda: None], repeats)
 
 
 # ---------------------------------------------------------------- lab 7: cross-attention

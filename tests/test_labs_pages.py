@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import json
 import re
 from pathlib import Path
 
+import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -20,6 +24,35 @@ def open_lab(page: str, lang: str = "en") -> AppTest:
     at = AppTest.from_file(str(REPO / page), default_timeout=60)
     at.query_params["lang"] = lang
     return at.run()
+
+
+def metric(at: AppTest, key: str, **params) -> str:
+    """The value of the metric labelled ``t(key)`` (English)."""
+    label = t(key, lang="en", **params)
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def column(key: str, **params) -> str:
+    """A column name as the English page writes it."""
+    return t(key, lang="en", **params)
+
+
+def find_table(at: AppTest, key: str, lang: str = "en", **params) -> pd.DataFrame:
+    """The table on the page that has the column ``t(key)``; KeyError when there is none."""
+    name = t(key, lang=lang, **params)
+    for frame in at.dataframe:
+        if name in frame.value.columns:
+            return frame.value
+    raise KeyError(name)
+
+
+def chart_data(at: AppTest) -> list[pd.DataFrame]:
+    """The data of every Altair chart on the page (its datasets, Arrow -> pandas, stacked)."""
+    frames = []
+    for element in at.get("vega_lite_chart"):
+        datasets = [pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas() for d in element.proto.datasets]
+        frames.append(pd.concat(datasets, ignore_index=True) if datasets else pd.DataFrame())
+    return frames
 
 
 def text_of(at: AppTest) -> str:
@@ -52,27 +85,70 @@ def test_lab_pages_link_to_each_other_inside_the_app():
 
 def test_scaling_switching_the_division_off_changes_the_variance_the_softmax_sees():
     at = open_lab("pages/1_scaling.py")
-    scaled = float(at.metric[1].value)
+    scaled = float(metric(at, "lab.scaling.metric.variance_scaled"))
     at.radio(key="scaling_mode").set_value("unscaled").run()
-    unscaled = float(at.metric[1].value)
+    unscaled = float(metric(at, "lab.scaling.metric.variance_scaled"))
     d_k = 64  # the default of the d_k slider
     assert scaled == pytest.approx(1.0, rel=0.2) and unscaled == pytest.approx(d_k, rel=0.2)
     at.radio(key="scaling_mode").set_value("temperature").run()
     at.slider(key="scaling_temperature").set_value(2.0).run()
-    assert float(at.metric[1].value) == pytest.approx(0.25, rel=0.2)  # Var / τ² with τ = 2
+    assert float(metric(at, "lab.scaling.metric.variance_scaled")) == pytest.approx(0.25, rel=0.2)  # Var / τ²
     assert not at.exception
+
+
+def test_scaling_entropy_is_in_bits_and_each_colour_keeps_one_meaning():
+    at = open_lab("pages/1_scaling.py")
+    entropy = float(metric(at, "lab.scaling.metric.entropy"))
+    assert 0 < entropy <= 5.0  # bits: log2 of the 32 keys is the most there can be
+    colours: dict[str, set[str]] = {}  # series name -> every colour it is drawn in, over all charts
+    for element in at.get("vega_lite_chart"):
+        for scale in _colour_scales(json.loads(element.proto.spec)):
+            for name, colour in zip(scale["domain"], scale["range"], strict=True):
+                colours.setdefault(name, set()).add(colour)
+    assert colours[t("lab.scaling.series.scaled", lang="en")] == {"#c2410c"}  # orange = ÷ √d_k, in every chart
+    assert colours[t("lab.scaling.series.unscaled", lang="en")] == {"#2563eb"}
+    assert colours[t("lab.scaling.series.measured", lang="en")] == {"#525252"}  # the raw variance: not orange
+    everyone = [colour for names in colours.values() for colour in names]
+    assert len(everyone) == len(set(everyone))  # no colour means two things
+
+
+def _colour_scales(node: object) -> list[dict]:
+    """Every colour scale with an explicit domain and range in a Vega-Lite spec."""
+    if isinstance(node, list):
+        return [scale for item in node for scale in _colour_scales(item)]
+    if not isinstance(node, dict):
+        return []
+    scale = node.get("encoding", {}).get("color", {}).get("scale", {}) if isinstance(node.get("encoding"), dict) else {}
+    found = [scale] if "domain" in scale and "range" in scale else []
+    return found + [each for value in node.values() for each in _colour_scales(value)]
 
 
 def test_head_sweep_table_and_gain():
     at = open_lab("pages/2_head_sweep.py")
-    table = at.dataframe[0].value
-    assert table.iloc[:, 0].tolist() == [1, 2, 4, 8, 16]
-    assert table.iloc[:, 2].nunique() == 1  # the same parameter count for every h
-    entropy_before = table.iloc[:, 5].tolist()
+    table = find_table(at, "lab.heads.col.h")
+    assert table[column("lab.heads.col.h")].tolist() == [1, 2, 4, 8, 16]
+    assert table[column("lab.heads.col.params")].nunique() == 1  # the same parameter count for every h
+    entropy = column("lab.heads.col.entropy")
+    assert "bits" in entropy
+    before = table[entropy].tolist()
     at.slider(key="heads_gain").set_value(1.0).run()
-    assert at.dataframe[0].value.iloc[:, 5].tolist() != entropy_before
+    assert find_table(at, "lab.heads.col.h")[entropy].tolist() != before
     at.text_input(key="heads_text").set_value("   ").run()
     assert at.error and not at.exception
+
+
+def test_heads_are_numbered_from_zero_in_every_lab():
+    heads = open_lab("pages/2_head_sweep.py")
+    panels = set(pd.concat(chart_data(heads))["panel"].dropna())
+    assert t("lab.heads.panel", lang="en", h=16) in panels  # "h = 16, head 0"
+    assert {t("lab.common.head", lang="en", n=n) for n in range(8)} <= panels  # the default h = 8: heads 0..7
+    assert t("lab.common.head", lang="en", n=8) not in panels
+    entropy_dots = next(frame for frame in chart_data(heads) if "entropy" in frame).dropna(subset=["h", "head"])
+    assert entropy_dots.groupby("h")["head"].min().eq(0).all()
+    assert entropy_dots.groupby("h")["head"].max().tolist() == [h - 1 for h in sorted(entropy_dots["h"].unique())]
+    reshape = open_lab("pages/3_wrong_reshape.py")
+    columns = set(pd.concat(chart_data(reshape))["column"].dropna())
+    assert t("lab.common.head", lang="en", n=0) in columns and t("lab.common.head", lang="en", n=4) not in columns
 
 
 def test_wrong_reshape_toggle_and_verdicts():
@@ -87,71 +163,130 @@ def test_wrong_reshape_toggle_and_verdicts():
 
 def test_mask_translator_fully_masked_row_and_presets():
     at = open_lab("pages/4_mask_translator.py")
-    runs = at.dataframe[1].value  # [0] is the editable mask
-    assert len(runs) == 8
-    behaviours = runs.iloc[:, 3].tolist()
-    assert behaviours[0] == t("lab.masks.row.zero_context", lang="en")
+    runs = find_table(at, "lab.masks.col.implementation")
+    implementation, gives = column("lab.masks.col.implementation"), column("lab.masks.col.masked_rows")
+    behaviour = dict(zip(runs[implementation], runs[gives], strict=False))
+    assert len(runs) == 10
+    assert behaviour[t("lab.masks.impl.ours", lang="en")] == t("lab.masks.row.zero_context", lang="en")
+    assert behaviour[t("lab.masks.impl.tutorial2", lang="en")] == t("lab.masks.row.nan", lang="en")
     assert at.warning
     at.selectbox(key="masks_preset").set_value("causal").run()
-    assert set(at.dataframe[1].value.iloc[:, 3]) == {"—"}
+    assert set(find_table(at, "lab.masks.col.implementation")[gives]) == {"—"}
     assert at.info and not at.warning and not at.exception
+    assert t("lab.masks.triu_caption", lang="en") in text_of(at)  # causal: the second tutorial's triu is ~keep
+
+
+def test_mask_translator_shows_the_second_tutorials_spelling_beside_the_others():
+    for lang in ("en", "zh"):
+        at = open_lab("pages/4_mask_translator.py", lang)
+        header = t("lab.masks.col.spelling", lang=lang)
+        table = next(md.value for md in at.markdown if md.value.startswith(f"| {header} |"))
+        rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
+        forms = [t(f"lab.masks.form.{form}", lang=lang) for form in ("keep", "block", "tutorial2", "additive")]
+        assert list(rows) == forms
+        tutorial2 = rows[t("lab.masks.form.tutorial2", lang=lang)]
+        assert t("lab.masks.true_means.block", lang=lang) in tutorial2 and "`scores.masked_fill_(mask" in tutorial2
+        panels = set(pd.concat(chart_data(at))["panel"].dropna())
+        assert t("lab.masks.form.tutorial2", lang=lang) in panels
 
 
 def test_loop_vs_fused_measures_only_when_asked():
     at = open_lab("pages/5_loop_vs_fused.py")
-    assert not at.dataframe and "0.0e+00" in at.success[0].value
+    assert not find_table(at, "lab.loop.col.params").empty
+    with pytest.raises(KeyError):
+        find_table(at, "lab.loop.col.ratio")
+    assert "0.0e+00" in at.success[0].value
     at.select_slider(key="loop_d_model").set_value(64)
     at.select_slider(key="loop_heads").set_value(2)
-    at.slider(key="loop_repeats").set_value(1).run()
+    at.slider(key="loop_repeats").set_value(3).run()
     at.button(key="loop_measure").click().run()
     assert not at.exception, at.exception
-    table = at.dataframe[0].value
+    table = find_table(at, "lab.loop.col.ratio")
     assert table["L"].tolist() == [16, 64, 256, 1024]
-    assert all(value.endswith("×") for value in table.iloc[:, 4])
+    assert all(value.endswith("×") for value in table[column("lab.loop.col.ratio")])
+    full_width = column("lab.loop.col.median", variant=t("lab.loop.variant.full_width", lang="en"))
+    assert table[full_width].iloc[0] != "—"  # 16 tokens at d_model 64: small enough to time
+    assert "median" in text_of(at) and "shared" in text_of(at)
+
+
+def test_loop_vs_fused_counts_the_second_tutorials_full_width_heads():
+    at = open_lab("pages/5_loop_vs_fused.py")
+    at.select_slider(key="loop_d_model").set_value(128)
+    at.select_slider(key="loop_heads").set_value(4).run()
+    params = find_table(at, "lab.loop.col.params")
+    counts = dict(zip(params[column("lab.loop.col.variant")], params[column("lab.loop.col.params")], strict=True))
+    d, h = 128, 4
+    assert counts[t("lab.loop.variant.fused", lang="en")] == f"{4 * d * d + 4 * d:,}"
+    assert counts[t("lab.loop.variant.full_width", lang="en")] == f"{h * 3 * (d * d + d) + h * d * d + d:,}"
 
 
 def test_complexity_measures_up_to_the_chosen_cap_and_extrapolates_the_rest():
     at = open_lab("pages/6_complexity.py")
-    assert not at.dataframe
+    with pytest.raises(KeyError):
+        find_table(at, "lab.complexity.col.source")
     at.select_slider(key="complexity_cap").set_value(256)
     at.select_slider(key="complexity_heads").set_value(1)
-    at.slider(key="complexity_repeats").set_value(1).run()
+    at.slider(key="complexity_repeats").set_value(3).run()
+    assert "1 × 4096 × 4096" in text_of(at)  # the note speaks of the chosen head count
     at.button(key="complexity_measure").click().run()
     assert not at.exception, at.exception
-    table = at.dataframe[0].value
-    sources = dict(zip(zip(table.iloc[:, 0], table["L"], strict=True), table.iloc[:, 5], strict=True))
+    table = find_table(at, "lab.complexity.col.source")
+    method, source = column("lab.complexity.col.method"), column("lab.complexity.col.source")
+    sources = dict(zip(zip(table[method], table["L"], strict=True), table[source], strict=True))
     full = t("lab.complexity.method.full", lang="en")
     assert sources[(full, 256)] == t("lab.complexity.measured", lang="en")
     assert sources[(full, 4096)] == t("lab.complexity.estimated", lang="en")
     assert "2× longer" in text_of(at)
+    # "window" means the sliding mask |i − j| ≤ w everywhere: this lab's fixed Swin-style blocks are called blocks
+    shown = [at.select_slider(key="complexity_block").label, *table[method]]
+    assert not [name for name in shown if "window" in name.lower()]
 
 
 def test_cross_attention_shapes_follow_both_sentences():
     at = open_lab("pages/7_cross_attention.py")
-    shapes = at.dataframe[0].value
-    assert shapes.iloc[5, 1] == "[1, 4, 12, 5]"  # scores (B, H, L_q, L_k)
+    scores = "Q Kᵀ / √d_k"
+    shapes = find_table(at, "lab.cross.col.tensor").set_index(column("lab.cross.col.tensor"))
+    assert shapes.loc[scores, column("lab.cross.col.shape")] == "[1, 4, 12, 5]"  # (B, H, L_q, L_k)
     at.text_input(key="cross_key").set_value("Attention is all you need [PAD]").run()
-    assert at.dataframe[0].value.iloc[5, 1] == "[1, 4, 12, 6]"
+    shapes = find_table(at, "lab.cross.col.tensor").set_index(column("lab.cross.col.tensor"))
+    assert shapes.loc[scores, column("lab.cross.col.shape")] == "[1, 4, 12, 6]"
     assert t("lab.cross.padding", lang="en") in text_of(at)
     at.text_input(key="cross_query").set_value("word " * 30).run()
     assert at.error and not at.exception
 
 
 def test_pattern_sculpting_sharpness_scales_the_recipe():
+    def recipe(at: AppTest) -> dict[str, float]:
+        """Largest |entry| of each recipe matrix shown, by its panel title."""
+        frames = [frame for frame in chart_data(at) if "panel" in frame and frame["panel"].nunique() == 1]
+        return {frame["panel"].iloc[0]: float(frame["value"].abs().max()) for frame in frames}
+
+    w_q, w_k = t("lab.sculpt.panel.w_q", lang="en"), t("lab.sculpt.panel.w_k", lang="en")
     at = open_lab("pages/8_pattern_sculpting.py")
+    at.segmented_control(key="sculpt_pattern").set_value("self")
+    at.slider(key="sculpt_sharpness").set_value(3.0).run()
+    low = recipe(at)
+    at.slider(key="sculpt_sharpness").set_value(12.0).run()
+    high = recipe(at)
+    assert low[w_q] == pytest.approx(3.0) and high[w_q] == pytest.approx(12.0)  # W_q = sharpness × [I | 0]
+    assert low[w_k] == high[w_k] == pytest.approx(1.0)  # W_k = [I | 0] whatever the sharpness
     at.toggle(key="sculpt_causal").set_value(True).run()
     at.slider(key="sculpt_sharpness").set_value(0.0).run()
-    assert not at.exception
-    assert len(at.get("vega_lite_chart")) == 3  # the heads, then W_q and W_k
+    assert recipe(at)[w_q] == 0.0 and not at.exception
 
 
 def test_encoder_block_bert_base_preset_and_norm_placement():
     at = open_lab("pages/9_encoder_block.py")
-    assert [m.value for m in at.metric] == ["49,984"] * 3
+    labels = ("lab.encoder.metric.formula", "lab.encoder.metric.ours", "lab.encoder.metric.torch")
+    assert [metric(at, label) for label in labels] == ["49,984"] * 3
     at.radio(key="encoder_preset").set_value("bert_base").run()
-    assert [m.value for m in at.metric] == ["7,087,872"] * 3
+    assert [metric(at, label) for label in labels] == ["7,087,872"] * 3
+    assert at.radio(key="encoder_activation").value == "gelu"  # BERT-base brings its GELU along
     assert "the same numbers" in at.success[0].value
     at.radio(key="encoder_placement").set_value("pre").run()
-    steps = at.dataframe[0].value
-    assert steps.iloc[-1, 1] == "y = x₁ + FFN(LayerNorm₂(x₁))"
-    assert steps.iloc[5, 2] == "[1, 11, 3072]"  # the FFN's hidden layer is d_ff wide
+    assert t("lab.encoder.bert_differs", lang="en", placement=t("lab.encoder.placement.pre", lang="en"),
+             activation="GELU") in text_of(at)  # fmt: skip
+    steps = find_table(at, "lab.encoder.col.step").set_index(column("lab.encoder.col.step"))
+    formula, shape = column("lab.encoder.col.formula"), column("lab.encoder.col.shape")
+    assert steps.loc[t("lab.encoder.step.residual2", lang="en"), formula] == "y = x₁ + FFN(LayerNorm₂(x₁))"
+    assert steps.loc[t("lab.encoder.step.ffn_hidden", lang="en"), shape] == "[1, 11, 3072]"  # d_ff wide

@@ -110,7 +110,7 @@ _NAME = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")  # words, and hyphenated name
 #: Names a Chinese technical text keeps in English (products, APIs, units, standard terms).
 TECHNICAL = frozenset({
     "PyTorch", "Python", "API", "notebook", "CSV", "zip", "npz", "GiB", "nats", "bug", "PAD", "FLOPs", "NaN",
-    "cpu", "cuda", "mps", "CPU", "GPU", "True", "False", "sin", "cos", "exp", "softmax", "dropout", "eval",
+    "cpu", "cuda", "mps", "CPU", "GPU", "True", "False", "sin", "cos", "exp", "log", "softmax", "dropout", "eval",
     "view", "transpose", "reshape", "contiguous", "MultiHeadAttention", "MultiheadAttention",
     "TransformerEncoderLayer", "Transformer", "Swin", "BERT", "BERT-base", "GPT", "LayerNorm", "Post-Norm",
     "Pre-Norm", "FFN", "GELU", "ReLU", "jieba", "Hugging", "Face", "CLS", "SEP", "UNK",

@@ -142,3 +142,8 @@ def test_weights_that_a_script_cannot_make_are_read_from_the_pages_npz(origin, t
     torch.testing.assert_close(saved["output"], page.trace.output, atol=1e-5, rtol=0)
     torch.testing.assert_close(saved["weights"], page.trace.weights, atol=1e-5, rtol=0)
     assert stdout.rstrip().endswith("match"), stdout
+
+
+def test_the_script_names_the_torch_version_that_made_it():
+    docstring = ast.get_docstring(ast.parse(reproduce_script(run_attention(CONFIGS["none"]))))
+    assert f"Made with torch {torch.__version__}." in docstring

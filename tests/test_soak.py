@@ -4,8 +4,11 @@ A warm-up pass runs every configuration once; then 500 reruns cycle through six
 configurations (sizes, masks, texts in English and Chinese) with a seed that changes every
 rerun, so the caches (8 models, 16 runs) keep evicting and refilling, as on a workshop
 server. RSS (psutil) is sampled every 50 reruns after a ``gc.collect()``; the growth from
-the end of the warm-up to the end must stay under :data:`GROWTH_BOUND_MB`. The numbers are
-printed and written to ``test-artifacts/soak.txt``.
+the end of the warm-up to the end must stay under :data:`GROWTH_BOUND_MB`. The numbers (and,
+for information only, the time taken) are printed and written to ``test-artifacts/soak.txt``.
+
+Marked ``slow`` (minutes) so that it can be picked out (``-m slow``) or left out (``-m "not slow"``)
+while working; the default ``pytest`` run, and so CI, runs it. It asserts memory only, never a time.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 from conftest import ARTIFACTS
 from streamlit.testing.v1 import AppTest
 
@@ -23,7 +27,6 @@ RERUNS = 500
 SAMPLE_EVERY = 50
 GROWTH_BOUND_MB = 64.0  # from the end of the warm-up to the end of the 500 reruns
 SECOND_HALF_BOUND_MB = 32.0  # reruns 250..500: a leak keeps growing, noise does not
-TIME_LIMIT_S = 170.0  # the loop stops (and the test fails) rather than run on for ever
 #: (d_model, num_heads, mask_type, tokens); the window stays 2 (its field is disabled unless the mask is window)
 CONFIGS = (
     (64, 4, "none", "the cat sat on the mat"),
@@ -49,6 +52,8 @@ def _rss_mb() -> float:
     return psutil.Process().memory_info().rss / 2**20
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(900)  # a guard against a hang, not a speed check: a busy machine may take minutes
 def test_rss_stays_flat_over_500_reruns():
     at = AppTest.from_file(SCRIPT, default_timeout=60)
     at.query_params.update({"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat", "window": "2"})
@@ -67,8 +72,6 @@ def test_rss_stays_flat_over_500_reruns():
             raise AssertionError(f"rerun {rerun}: {[e.value for e in [*at.exception, *at.error]]}")
         if rerun % SAMPLE_EVERY == 0:
             samples.append((rerun, _rss_mb()))
-        elapsed = time.monotonic() - start
-        assert elapsed < TIME_LIMIT_S, f"500 reruns are too slow here: {rerun} in {elapsed:.0f} s"
     elapsed = time.monotonic() - start
     growth = samples[-1][1] - baseline
     second_half = samples[-1][1] - dict(samples)[RERUNS // 2]

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import altair as alt
 import streamlit as st
 
@@ -14,12 +10,8 @@ from components.labs.charts import styled
 from components.safe_text import md_escape
 from mha.tokens import tokenize
 
-__all__ = ["format_bytes", "lab_header", "measurement_slot", "show_chart", "token_input"]
+__all__ = ["format_bytes", "lab_header", "show_chart", "token_input"]
 
-# One timing measurement at a time in this server process: concurrent ones would slow each
-# other down (wrong numbers) and could pile up on a shared machine.
-_MEASURING = threading.Lock()
-MEASUREMENT_WAIT_S = 20.0
 
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB")
 
@@ -59,16 +51,3 @@ def format_bytes(count: float) -> str:
         value /= 1024
         unit += 1
     return f"{value:.0f} B" if unit == 0 else f"{value:.1f} {_BYTE_UNITS[unit]}"
-
-
-@contextmanager
-def measurement_slot() -> Iterator[bool]:
-    """Hold the server-wide measurement lock; yields ``False`` (after a warning) if it stayed busy."""
-    acquired = _MEASURING.acquire(timeout=MEASUREMENT_WAIT_S)
-    try:
-        if not acquired:
-            st.warning(t("lab.common.busy"))
-        yield acquired
-    finally:
-        if acquired:
-            _MEASURING.release()

@@ -2,54 +2,51 @@
 
 from __future__ import annotations
 
-import time
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import line_chart
-from components.labs.common import format_bytes, lab_header, measurement_slot, show_chart
-from mha.experiments.complexity import (
-    ALL_LENGTHS,
-    LIVE_MAX_LENGTH,
-    ComplexityRow,
-    extrapolate,
-    measure_complexity,
-    score_bytes,
-)
+from components.labs.charts import Series, Size, Titles, line_chart
+from components.labs.common import format_bytes, lab_header, show_chart
+from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from mha.experiments.complexity import ALL_LENGTHS, LIVE_MAX_LENGTH, extrapolate, score_bytes
+from mha.experiments.isolated import IsolatedMeasurementError, measure_complexity_isolated
 
 __all__ = ["complexity_frame", "plot_frame", "render"]
 
 HEADS = (1, 2, 4, 8)
 HEAD_DIMS = (16, 32, 64)
-WINDOWS = (16, 32, 64, 128)
+BLOCKS = (16, 32, 64, 128)
 CAPS = (256, 512, LIVE_MAX_LENGTH)
 REFERENCE_FROM = 64
-MAX_REPEATS = 5
+EXAMPLE_LENGTH = 4096  # the length the note about the cap talks about
 
 
 @st.cache_data(ttl=600, max_entries=16, show_spinner=False)
-def complexity_frame(cap: int, num_heads: int, head_dim: int, window: int, repeats: int) -> tuple[pd.DataFrame, str]:
-    """Measured rows up to ``cap`` plus extrapolated rows up to 4096, and the time of measurement.
+def complexity_frame(cap: int, num_heads: int, head_dim: int, block: int, repeats: int) -> Measured[pd.DataFrame]:
+    """Measured rows up to ``cap`` plus extrapolated rows up to 4096, measured in a child process.
 
-    Columns: ``method, L, ms, bytes, measured, formula_bytes``. Cached 10 minutes, shared by all sessions.
+    Columns: ``method, L, ms, ms_low, ms_high, bytes, measured, formula_bytes`` (``ms_low``/``ms_high``:
+    the middle half of the rounds, NaN for estimates). Cached 10 minutes and shared by all sessions,
+    but only when the times followed their work (see :func:`mha.experiments.complexity.complexity_breaks`).
     """
     lengths = [length for length in ALL_LENGTHS if length <= cap]
-    rows: list[ComplexityRow] = measure_complexity(lengths, num_heads, head_dim, window, repeats)
-    rows += extrapolate(rows, ALL_LENGTHS)
+    steady = measure_complexity_isolated(lengths, num_heads, head_dim, block, repeats)
+    rows = steady.result + extrapolate(steady.result, ALL_LENGTHS)
     frame = pd.DataFrame(
         {
             "method": [row.method for row in rows],
             "L": [row.length for row in rows],
             "ms": [row.seconds * 1e3 for row in rows],
+            "ms_low": [row.low_s * 1e3 if row.low_s is not None else float("nan") for row in rows],
+            "ms_high": [row.high_s * 1e3 if row.high_s is not None else float("nan") for row in rows],
             "bytes": [row.peak_bytes for row in rows],
             "measured": [row.measured for row in rows],
-            "formula_bytes": [score_bytes(row.method, row.length, num_heads, window) for row in rows],
+            "formula_bytes": [score_bytes(row.method, row.length, num_heads, block) for row in rows],
         }
     )
-    return frame.sort_values(["method", "L"], kind="stable").reset_index(drop=True), time.strftime("%H:%M:%S")
+    return measured(steady, frame.sort_values(["method", "L"], kind="stable").reset_index(drop=True))
 
 
 def _quadratic_reference(frame: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -63,80 +60,60 @@ def _quadratic_reference(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     )
 
 
-def plot_frame(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+def plot_frame(frame: pd.DataFrame, column: str, spread: tuple[str, str] | None = None) -> pd.DataFrame:
     """Rows to draw for ``column``: measured points solid; each method's estimates dashed, starting
-    from its last measured point so that the two pieces join; plus the L² reference."""
-    measured = frame[frame["measured"]]
+    from its last measured point so that the two pieces join; plus the L² reference. ``spread`` names
+    the columns of the measured points' spread, kept on the measured rows only."""
+    measured_rows = frame[frame["measured"]]
     estimated = frame[~frame["measured"]]
-    joints = measured[measured["method"].isin(estimated["method"])]
+    joints = measured_rows[measured_rows["method"].isin(estimated["method"])]
     joints = joints.loc[joints.groupby("method")["L"].idxmax()]
+    kept = ["L", column, "method", "estimated", *(spread or ())]
     pieces = [
-        measured.assign(estimated=False),
-        joints.assign(estimated=True),
+        measured_rows.assign(estimated=False),
+        joints.assign(estimated=True, **dict.fromkeys(spread or (), float("nan"))),
         estimated.assign(estimated=True),
     ]
-    plotted = pd.concat([piece[["L", column, "method", "estimated"]] for piece in pieces])
+    plotted = pd.concat([piece[kept] for piece in pieces])
     return pd.concat([plotted, _quadratic_reference(frame, column)], ignore_index=True)
 
 
-def _chart(frame: pd.DataFrame, column: str, y_title: str, title: str) -> alt.Chart:
-    plotted = plot_frame(frame, column)
-    plotted["series"] = [t(f"lab.complexity.method.{m}") for m in plotted["method"]]
+def _method_name(method: str) -> str:
+    return t(f"lab.complexity.method.{method}")
+
+
+def _chart(frame: pd.DataFrame, column: str, titles: Titles, spread: tuple[str, str] | None = None) -> alt.Chart:
+    plotted = plot_frame(frame, column, spread)
+    plotted["series"] = [_method_name(m) for m in plotted["method"]]
+    low, high = spread or (None, None)
     return line_chart(
         plotted,
-        x="L",
-        y=column,
-        series="series",
-        dashed="estimated",
-        x_title=t("lab.complexity.axis.length"),
-        y_title=y_title,
-        series_title="",
+        Series(x="L", y=column, series="series", dashed="estimated", low=low, high=high),
+        titles,
         log_x=True,
         log_y=True,
-        width=380,
-        height=300,
-        title=title,
+        size=Size(380, 300),
     )
 
 
-def render() -> None:
-    """Draw the lab."""
-    lab_header("complexity")
-    cols = st.columns(5)
-    num_heads = cols[0].select_slider(t("lab.common.num_heads"), options=HEADS, value=4, key="complexity_heads")
-    head_dim = cols[1].select_slider("d_k", options=HEAD_DIMS, value=32, key="complexity_head_dim")
-    window = cols[2].select_slider(t("lab.complexity.window"), options=WINDOWS, value=64, key="complexity_window")
-    cap = cols[3].select_slider(t("lab.complexity.cap"), options=CAPS, value=LIVE_MAX_LENGTH, key="complexity_cap")
-    repeats = cols[4].slider(t("lab.loop.repeats"), 1, MAX_REPEATS, 3, key="complexity_repeats")
-    st.info(t("lab.complexity.cap_note", cap=LIVE_MAX_LENGTH, big=format_bytes(2 * 8 * 4096 * 4096 * 4)))
-
-    settings = (int(cap), int(num_heads), int(head_dim), int(window), int(repeats))
-    if st.button(t("lab.loop.measure"), key="complexity_measure", type="primary"):
-        st.session_state["complexity_measured"] = settings
-    if st.session_state.get("complexity_measured") != settings:
-        st.info(t("lab.complexity.press"))
-        return
-    with measurement_slot() as free:
-        if not free:
-            return
-        with st.spinner(t("lab.loop.measuring")):
-            frame, measured_at = complexity_frame(*settings)
-    st.caption(t("lab.common.measured_at", time=measured_at))
-
-    frame["MiB"] = frame["bytes"] / 2**20
+def _render_result(frame: pd.DataFrame, num_heads: int) -> None:
+    frame = frame.assign(MiB=frame["bytes"] / 2**20)
+    length = t("lab.complexity.axis.length")
+    time_titles = Titles(x=length, y=t("lab.complexity.axis.ms"), chart=t("lab.complexity.chart.time"))
+    memory_titles = Titles(x=length, y=t("lab.complexity.axis.mib"), chart=t("lab.complexity.chart.memory"))
     show_chart(
-        alt.hconcat(
-            _chart(frame, "ms", t("lab.complexity.axis.ms"), t("lab.complexity.chart.time")),
-            _chart(frame, "MiB", t("lab.complexity.axis.mib"), t("lab.complexity.chart.memory")),
-        )
+        alt.hconcat(_chart(frame, "ms", time_titles, ("ms_low", "ms_high")), _chart(frame, "MiB", memory_titles))
     )
     st.caption(t("lab.complexity.chart_caption"))
-
     table = pd.DataFrame(
         {
-            t("lab.complexity.col.method"): [t(f"lab.complexity.method.{m}") for m in frame["method"]],
+            t("lab.complexity.col.method"): [_method_name(m) for m in frame["method"]],
             "L": frame["L"],
             t("lab.complexity.col.ms"): frame["ms"].map(lambda v: f"{v:.3f}"),
+            t("lab.complexity.col.spread"): [
+                "—" if pd.isna(low) else f"{low:.3f}–{high:.3f}"
+                for low, high in zip(frame["ms_low"], frame["ms_high"], strict=True)
+            ],
             t("lab.complexity.col.peak"): frame["bytes"].map(format_bytes),
             t("lab.complexity.col.formula"): frame["formula_bytes"].map(format_bytes),
             t("lab.complexity.col.source"): frame["measured"].map(
@@ -158,3 +135,26 @@ def render() -> None:
                 memory_ratio=full.loc[longest, "bytes"] / full.loc[longest // 2, "bytes"],
             )
         )
+
+
+def render() -> None:
+    """Draw the lab."""
+    lab_header("complexity")
+    cols = st.columns(5)
+    num_heads = int(cols[0].select_slider(t("lab.common.num_heads"), options=HEADS, value=4, key="complexity_heads"))
+    head_dim = int(cols[1].select_slider("d_k", options=HEAD_DIMS, value=32, key="complexity_head_dim"))
+    block = int(cols[2].select_slider(t("lab.complexity.block"), options=BLOCKS, value=64, key="complexity_block"))
+    cap = int(cols[3].select_slider(t("lab.complexity.cap"), options=CAPS, value=LIVE_MAX_LENGTH, key="complexity_cap"))
+    repeats = repeats_slider(cols[4], "complexity_repeats")
+    big = format_bytes(2 * num_heads * EXAMPLE_LENGTH * EXAMPLE_LENGTH * 4)
+    st.info(t("lab.complexity.cap_note", cap=LIVE_MAX_LENGTH, heads=num_heads, length=EXAMPLE_LENGTH, big=big))
+
+    settings = (cap, num_heads, head_dim, block, repeats)
+    try:
+        result = measure_on_click("complexity", settings, lambda: complexity_frame(*settings))
+    except IsolatedMeasurementError:
+        st.error(t("lab.complexity.failed"))
+        return
+    if result is not None:
+        show_measurement_notes(result, repeats, _method_name)
+        _render_result(result.value, num_heads)

@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import fit_cell, heatmap, matrix_frame
+from components.labs.charts import Grid, Titles, heatmap, matrix_frame
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.cross import run_cross_attention
-from mha.experiments.inputs import token_labels
+from mha.tokens import token_labels
 
 __all__ = ["render", "shapes_frame"]
 
@@ -95,18 +95,8 @@ def render() -> None:
 
     st.subheader(t("lab.cross.weights_title"))
     query_labels, key_labels = token_labels(query), token_labels(key)
-    head_names = [t("lab.common.head", n=h + 1) for h in range(int(num_heads))]
-    show_chart(
-        heatmap(
-            matrix_frame(result["weights"], query_labels, key_labels, head_names),
-            row_title=t("lab.cross.axis.query"),
-            column_title=t("lab.cross.axis.key"),
-            value_title=t("lab.common.weight"),
-            row_order=query_labels,
-            column_order=key_labels,
-            panel_order=head_names,
-            columns=min(4, int(num_heads)),
-            cell=fit_cell(len(key), min(4, int(num_heads))),
-        )
-    )
-    st.caption(t("lab.cross.caption"))
+    head_names = [t("lab.common.head", n=h) for h in range(int(num_heads))]
+    titles = Titles(x=t("lab.cross.axis.key"), y=t("lab.cross.axis.query"), color=t("lab.common.weight"))
+    grid = Grid.fitted(query_labels, key_labels, head_names, most_per_row=4)
+    show_chart(heatmap(matrix_frame(result["weights"], query_labels, key_labels, head_names), titles, grid))
+    st.caption(t("lab.cross.caption") + " " + t("lab.common.heads_from_zero"))

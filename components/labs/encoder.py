@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 from components.i18n import t
-from components.labs.charts import bar_chart
+from components.labs.charts import Size, Titles, bar_chart
 from components.labs.common import lab_header, show_chart, token_input
 from mha.counting import count_parameters
 from mha.experiments.encoder import (
@@ -27,6 +27,9 @@ DEFAULT_TEXT = "The animal didn't cross the street because it was too tired"
 MAX_TOKENS = 16
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU"}
 BERT_LAYERS = 12
+# What each preset brings along when it is chosen (the learner may change both afterwards): BERT-base
+# is a Post-Norm block with GELU; the small block follows the original Transformer (Post-Norm, ReLU).
+PRESET_CHOICES = {"small": ("post", "relu"), "bert_base": ("post", "gelu")}
 
 FORMULAS = {
     ("post", "input"): "x",
@@ -84,12 +87,23 @@ def _run(preset: str, placement: str, activation: str, seed: int, tokens: tuple[
     }
 
 
+def _apply_preset() -> None:
+    """Set the LayerNorm placement and the activation to those of the chosen preset."""
+    placement, activation = PRESET_CHOICES[st.session_state["encoder_preset"]]
+    st.session_state["encoder_placement"] = placement
+    st.session_state["encoder_activation"] = activation
+
+
 def render() -> None:
     """Draw the lab."""
     lab_header("encoder")
     cols = st.columns([2, 2, 2, 3])
     preset = cols[0].radio(
-        t("lab.encoder.preset"), list(PRESETS), key="encoder_preset", format_func=lambda p: t(f"lab.encoder.preset.{p}")
+        t("lab.encoder.preset"),
+        list(PRESETS),
+        key="encoder_preset",
+        format_func=lambda p: t(f"lab.encoder.preset.{p}"),
+        on_change=_apply_preset,
     )
     placement = cols[1].radio(
         t("lab.encoder.placement"),
@@ -115,7 +129,7 @@ def render() -> None:
         frame = pd.DataFrame(
             {"part": [t(f"lab.encoder.part.{name}") for name in parts], "params": list(parts.values())}
         )
-        show_chart(bar_chart(frame, x="params", y="part", x_title=t("lab.encoder.axis.params"), y_title="", height=180))
+        show_chart(bar_chart(frame, "params", "part", Titles(x=t("lab.encoder.axis.params")), Size(420, 180)))
     with right:
         total = sum(parts.values())
         st.metric(t("lab.encoder.metric.formula"), f"{total:,}")
@@ -124,6 +138,14 @@ def render() -> None:
     st.caption(t("lab.encoder.params_caption", share=parts["ffn"] / total * 100, attention=parts["attention"]))
     if preset == "bert_base":
         st.caption(t("lab.encoder.bert_stack", layers=BERT_LAYERS, total=BERT_LAYERS * total))
+        if (placement, activation) != PRESET_CHOICES["bert_base"]:
+            st.caption(
+                t(
+                    "lab.encoder.bert_differs",
+                    placement=t(f"lab.encoder.placement.{placement}"),
+                    activation=ACTIVATION_NAMES[activation],
+                )
+            )
     tolerance = 1e-4
     key = "lab.common.max_diff_ok" if result["diff"] <= tolerance else "lab.common.max_diff_bad"
     st.success(t("lab.encoder.check") + " " + t(key, diff=result["diff"], tol=tolerance))

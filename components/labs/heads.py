@@ -7,10 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import attention_panels, dot_chart
+from components.labs.charts import Titles, attention_panels, dot_chart
 from components.labs.common import lab_header, show_chart, token_input
-from mha.experiments.heads import HEAD_COUNTS, head_sweep
-from mha.experiments.inputs import token_labels
+from mha.experiments.heads import SWEEP_HEAD_COUNTS, head_sweep
+from mha.tokens import token_labels
 
 __all__ = ["render", "sweep_frames"]
 
@@ -24,7 +24,8 @@ def sweep_frames(
     tokens: tuple[str, ...], d_model: int, seed: int, query_gain: float
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, np.ndarray]]:
     """The sweep as plain data: a summary row per head count, a row per head with its mean
-    entropy (columns ``h, head, entropy``), and the weights ``{h: (h, L, L) array}``."""
+    entropy in bits (columns ``h, head, entropy``; heads numbered from 0), and the weights
+    ``{h: (h, L, L) array}``."""
     runs = head_sweep(tokens, d_model, seed, query_gain)
     reference = runs[0].output
     summary = pd.DataFrame(
@@ -40,7 +41,7 @@ def sweep_frames(
     )
     entropy = pd.DataFrame(
         [
-            {"h": run.num_heads, "head": head + 1, "entropy": float(value)}
+            {"h": run.num_heads, "head": head, "entropy": float(value)}
             for run in runs
             for head, value in enumerate(run.entropy)
         ]
@@ -77,48 +78,22 @@ def render() -> None:
     st.caption(t("lab.heads.table_caption", d=d_model, params=int(summary["formula"].iloc[0])))
 
     labels = token_labels(tokens)
+    titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))
     st.subheader(t("lab.heads.first_title"))
-    panels = [t("lab.heads.panel", h=h) for h in HEAD_COUNTS]
-    first_heads = np.stack([weights[h][0] for h in HEAD_COUNTS])  # (5, L, L): head 1 of each h
-    show_chart(
-        attention_panels(
-            first_heads,
-            labels,
-            panels,
-            columns=5,
-            row_title=t("lab.common.query"),
-            column_title=t("lab.common.key"),
-            value_title=t("lab.common.weight"),
-        )
-    )
+    panels = [t("lab.heads.panel", h=h) for h in SWEEP_HEAD_COUNTS]
+    first_heads = np.stack([weights[h][0] for h in SWEEP_HEAD_COUNTS])  # (5, L, L): head 0 of each h
+    show_chart(attention_panels(first_heads, labels, panels, titles, most_per_row=5))
 
     st.subheader(t("lab.heads.all_title"))
     chosen = st.segmented_control(
-        t("lab.heads.choose_h"), HEAD_COUNTS, default=8, key="heads_show", format_func=lambda h: f"h = {h}"
+        t("lab.heads.choose_h"), SWEEP_HEAD_COUNTS, default=8, key="heads_show", format_func=lambda h: f"h = {h}"
     )
     chosen = 8 if chosen is None else chosen
-    head_names = [t("lab.common.head", n=i + 1) for i in range(chosen)]
-    show_chart(
-        attention_panels(
-            weights[chosen],
-            labels,
-            head_names,
-            columns=min(chosen, 4),
-            row_title=t("lab.common.query"),
-            column_title=t("lab.common.key"),
-            value_title=t("lab.common.weight"),
-        )
-    )
+    head_names = [t("lab.common.head", n=i) for i in range(chosen)]
+    show_chart(attention_panels(weights[chosen], labels, head_names, titles, most_per_row=4))
+    st.caption(t("lab.common.heads_from_zero"))
 
-    show_chart(
-        dot_chart(
-            entropy,
-            x="h",
-            y="entropy",
-            x_title=t("lab.heads.col.h"),
-            y_title=t("lab.heads.col.entropy"),
-            rule=float(np.log(len(tokens))),
-            rule_title=t("lab.heads.uniform"),
-            title=t("lab.heads.entropy_title"),
-        )
-    )
+    entropy_titles = Titles(x=t("lab.heads.col.h"), y=t("lab.heads.col.entropy"), chart=t("lab.heads.entropy_title"))
+    uniform = (float(np.log2(len(tokens))), t("lab.heads.uniform"))
+    show_chart(dot_chart(entropy, x="h", y="entropy", titles=entropy_titles, rule=uniform))
+    st.caption(t("lab.heads.entropy_caption", bits=uniform[0], count=len(tokens)))

@@ -1,4 +1,5 @@
-"""Lab 4: one mask in three spellings, run through three implementations; the fully masked row."""
+"""Lab 4: one mask in four spellings (ours, nn.MultiheadAttention's, the two tutorials'), run through each
+implementation; the fully masked row."""
 
 from __future__ import annotations
 
@@ -10,14 +11,23 @@ import streamlit as st
 import torch
 
 from components.i18n import t
-from components.labs.charts import attention_panels, fit_cell, mask_grid, matrix_frame
+from components.labs.charts import Grid, Titles, attention_panels, mask_grid, matrix_frame
 from components.labs.common import lab_header, show_chart, token_input
 from components.safe_text import md_escape
-from mha.experiments.inputs import token_inputs, token_labels
-from mha.experiments.mask_translate import MASK_PRESETS, mask_forms, preset_mask, run_mask_forms
+from mha.experiments.inputs import token_inputs
+from mha.experiments.mask_translate import (
+    FORM_CODE,
+    MASK_FORMS,
+    MASK_PRESETS,
+    mask_forms,
+    preset_mask,
+    run_mask_forms,
+    second_tutorial_causal,
+)
 from mha.sources.seeded import build_model
+from mha.tokens import token_labels
 
-__all__ = ["forms_frame", "render", "runs_frame"]
+__all__ = ["forms_frame", "render", "runs_frame", "translation_table"]
 
 DEFAULT_TEXT = "The cat sat on the mat [PAD]"
 MAX_TOKENS = 10
@@ -25,17 +35,34 @@ D_MODEL, NUM_HEADS = 16, 2
 
 
 def forms_frame(keep: np.ndarray, labels: list[str]) -> pd.DataFrame:
-    """The three spellings of ``keep`` (L, L) as one long frame: ``panel, row, column, value, text``."""
+    """The spellings of ``keep`` (L, L) in :data:`MASK_FORMS` order as one long frame:
+    ``panel, row, column, value, text`` (value 1 = may attend, whatever the spelling)."""
     forms = mask_forms(torch.tensor(keep))
     texts = {
-        "keep": np.where(keep, "T", "F"),
-        "block": np.where(forms["block"].numpy(), "T", "F"),
-        "additive": np.where(keep, "0", "-∞"),
+        form: np.where(keep, "0", "-∞") if form == "additive" else np.where(forms[form].numpy(), "T", "F")
+        for form in MASK_FORMS
     }
-    panels = [t(f"lab.masks.form.{form}") for form in texts]
-    frame = matrix_frame(np.stack([keep.astype(np.float32)] * 3), labels, labels, panels)
-    frame["text"] = np.concatenate([texts[form].ravel() for form in texts])
+    panels = [t(f"lab.masks.form.{form}") for form in MASK_FORMS]
+    frame = matrix_frame(np.stack([keep.astype(np.float32)] * len(MASK_FORMS)), labels, labels, panels)
+    frame["text"] = np.concatenate([texts[form].ravel() for form in MASK_FORMS])
     return frame
+
+
+def translation_table() -> str:
+    """A markdown table, one row per spelling (named with who uses it): what True means, the code that makes it
+    from ``keep`` and the code that applies it to the scores (code in code spans: it is not translated)."""
+    header = [t(f"lab.masks.col.{name}") for name in ("spelling", "true_means", "make", "apply")]
+    rows = [
+        [
+            t(f"lab.masks.form.{form}"),
+            t(f"lab.masks.true_means.{form}"),
+            f"`{FORM_CODE[form][0]}`",
+            f"`{FORM_CODE[form][1]}`",
+        ]
+        for form in MASK_FORMS
+    ]
+    lines = [header, ["---"] * len(header), *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
 def runs_frame(tokens: tuple[str, ...], keep: np.ndarray, seed: int) -> pd.DataFrame:
@@ -109,18 +136,13 @@ def render() -> None:
     keep = _edited_mask(tokens, preset, int(window))
 
     st.subheader(t("lab.masks.forms_title"))
-    show_chart(
-        mask_grid(
-            forms_frame(keep, labels),
-            row_title=t("lab.common.query"),
-            column_title=t("lab.common.key"),
-            row_order=labels,
-            column_order=labels,
-            panel_order=[t(f"lab.masks.form.{form}") for form in ("keep", "block", "additive")],
-            cell=fit_cell(len(tokens), 3, largest=44),
-        )
-    )
+    titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"))
+    panels = [t(f"lab.masks.form.{form}") for form in MASK_FORMS]
+    show_chart(mask_grid(forms_frame(keep, labels), titles, Grid.fitted(labels, labels, panels, 2, largest=40)))
     st.caption(t("lab.masks.forms_caption"))
+    st.markdown(translation_table())
+    if np.array_equal(~keep, second_tutorial_causal(len(tokens)).numpy()):
+        st.caption(t("lab.masks.triu_caption"))
 
     st.subheader(t("lab.masks.runs_title"))
     runs = _cached_runs(tuple(tokens), keep.tobytes(), len(tokens), int(seed))
@@ -142,16 +164,7 @@ def render() -> None:
 
     st.subheader(t("lab.masks.weights_title"))
     weights = _our_weights(tuple(tokens), keep.tobytes(), len(tokens), int(seed))
-    head_names = [t("lab.common.head", n=h + 1) for h in range(NUM_HEADS)]
-    show_chart(
-        attention_panels(
-            weights,
-            labels,
-            head_names,
-            columns=NUM_HEADS,
-            row_title=t("lab.common.query"),
-            column_title=t("lab.common.key"),
-            value_title=t("lab.common.weight"),
-            largest=36,
-        )
-    )
+    head_names = [t("lab.common.head", n=h) for h in range(NUM_HEADS)]
+    titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))
+    show_chart(attention_panels(weights, labels, head_names, titles, most_per_row=NUM_HEADS, largest=36))
+    st.caption(t("lab.common.heads_from_zero"))

@@ -7,11 +7,12 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import fit_cell, heatmap, matrix_frame, source_grid
+from components.labs.charts import Grid, Titles, heatmap, matrix_frame, source_grid
 from components.labs.common import lab_header, show_chart, token_input
-from mha.experiments.inputs import token_inputs, token_labels
+from mha.experiments.inputs import token_inputs
 from mha.experiments.reshape import compare_reshapes, head_sources
 from mha.sources.seeded import build_model
+from mha.tokens import token_labels
 
 __all__ = ["render", "sources_frame"]
 
@@ -26,7 +27,10 @@ WRONG_CODE = "q.view(B, H, L, d_k)                   # (B, L, D) -> (B, H, L, d_
 
 
 def sources_frame(tokens: list[str], num_heads: int, transpose: bool) -> pd.DataFrame:
-    """Which token (and which slice of it) fills row i of head h: columns ``row, column, token, text``."""
+    """Which token (and which slice of it) fills row i of head h: columns ``row, column, token, text``.
+
+    Heads, rows and slices are numbered from 0, like token positions.
+    """
     sources = head_sources(len(tokens), num_heads, transpose).numpy()  # (H, L, 2)
     rows = []
     for head in range(num_heads):
@@ -35,9 +39,9 @@ def sources_frame(tokens: list[str], num_heads: int, transpose: bool) -> pd.Data
             rows.append(
                 {
                     "row": f"{position}",
-                    "column": t("lab.common.head", n=head + 1),
+                    "column": t("lab.common.head", n=head),
                     "token": f"{token}:{tokens[token]}",
-                    "text": t("lab.reshape.cell", token=tokens[token], index=token, piece=piece + 1),
+                    "text": t("lab.reshape.cell", token=tokens[token], index=token, piece=piece),
                 }
             )
     return pd.DataFrame(rows)
@@ -84,37 +88,23 @@ def render() -> None:
 
     st.subheader(t("lab.reshape.sources_title_bug" if bug else "lab.reshape.sources_title_ok"))
     frame = sources_frame(tokens, int(num_heads), transpose=not bug)
-    show_chart(
-        source_grid(
-            frame,
-            row_title=t("lab.reshape.row_in_head"),
-            column_title="",
-            color_title=t("lab.reshape.source_token"),
-            row_order=[str(i) for i in range(len(tokens))],
-            column_order=[t("lab.common.head", n=h + 1) for h in range(int(num_heads))],
-            token_order=token_labels(tokens),
-            cell_width=min(130, 760 // int(num_heads)),
-        )
-    )
-    st.caption(t("lab.reshape.sources_caption"))
+    positions = [str(i) for i in range(len(tokens))]
+    head_names = [t("lab.common.head", n=h) for h in range(int(num_heads))]
+    titles = Titles(y=t("lab.reshape.row_in_head"), color=t("lab.reshape.source_token"))
+    grid = Grid(positions, head_names, cell=min(130, 760 // int(num_heads)))
+    show_chart(source_grid(frame, titles, grid, token_labels(tokens)))
+    st.caption(t("lab.reshape.sources_caption") + " " + t("lab.common.heads_from_zero"))
 
     st.subheader(t("lab.reshape.weights_title_bug" if bug else "lab.reshape.weights_title_ok"))
     weights: np.ndarray = result["wrong" if bug else "correct"]  # (H, L, L)
     labels = token_labels(tokens)
-    row_labels = [str(i) for i in range(len(tokens))] if bug else labels
-    head_names = [t("lab.common.head", n=h + 1) for h in range(int(num_heads))]
-    show_chart(
-        heatmap(
-            matrix_frame(weights, row_labels, row_labels, head_names),
-            row_title=t("lab.reshape.row_query" if bug else "lab.common.query"),
-            column_title=t("lab.reshape.row_key" if bug else "lab.common.key"),
-            value_title=t("lab.common.weight"),
-            row_order=row_labels,
-            column_order=row_labels,
-            panel_order=head_names,
-            columns=4,
-            cell=fit_cell(len(tokens), 4),
-        )
+    row_labels = positions if bug else labels
+    titles = Titles(
+        x=t("lab.reshape.row_key" if bug else "lab.common.key"),
+        y=t("lab.reshape.row_query" if bug else "lab.common.query"),
+        color=t("lab.common.weight"),
     )
+    grid = Grid.fitted(row_labels, row_labels, head_names, most_per_row=4)
+    show_chart(heatmap(matrix_frame(weights, row_labels, row_labels, head_names), titles, grid))
     if bug:
         st.caption(t("lab.reshape.weights_caption_bug"))

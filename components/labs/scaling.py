@@ -8,15 +8,19 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import attention_panels, line_chart
+from components.labs.charts import SERIES_COLORS, Series, Size, Titles, attention_panels, line_chart
 from components.labs.common import lab_header, show_chart, token_input
-from mha.experiments.inputs import token_labels
 from mha.experiments.scaling import D_K_VALUES, SCALING_MODES, example_weights, scaling_stats
+from mha.tokens import token_labels
 
 __all__ = ["render", "stats_frame"]
 
 DEFAULT_TEXT = "The cat sat on the mat because it was tired"
 MAX_TOKENS = 16
+# One colour, one meaning on this page: each scaling keeps its colour in every chart; the variance of
+# the raw scores (measured and theory) gets colours no scaling uses.
+MODE_COLORS = dict(zip(SCALING_MODES, SERIES_COLORS[:3], strict=True))  # scaled, unscaled, temperature
+VARIANCE_COLORS = {"measured": SERIES_COLORS[4], "theory": SERIES_COLORS[3]}
 
 
 def _compared_modes(mode: str) -> list[str]:
@@ -86,38 +90,30 @@ def render() -> None:
     )
     cols[3].metric(t("lab.scaling.metric.max_weight"), f"{chosen.max_weight:.2f}")
     st.caption(t("lab.scaling.variance_caption"))
+    size = Size(210, 240)  # three side by side, with horizontal axis titles, within a 1280-px screen
     variance_chart = line_chart(
         variance,
-        x="d_k",
-        y="value",
-        series="series",
-        dashed="theory",
-        x_title="d_k",
-        y_title=t("lab.scaling.axis.variance"),
-        series_title="",
+        Series(x="d_k", y="value", series="series", dashed="theory"),
+        Titles(x="d_k", y=t("lab.scaling.axis.variance"), chart=t("lab.scaling.chart.variance")),
         log_x=True,
         log_y=True,
-        width=250,
-        height=250,
-        title=t("lab.scaling.chart.variance"),
+        size=size,
+        colors={t(f"lab.scaling.series.{name}"): color for name, color in VARIANCE_COLORS.items()},
     )
+    mode_colors = {_series_label(mode, temperature): MODE_COLORS[mode] for mode in _compared_modes(mode)}
     softmax_charts = [
         line_chart(
             frame,
-            x="d_k",
-            y=column,
-            series="setting",
-            x_title="d_k",
-            y_title=t(f"lab.scaling.axis.{column}"),
-            series_title="",
+            Series(x="d_k", y=column, series="setting"),
+            Titles(x="d_k", y=t(f"lab.scaling.axis.{column}"), chart=t(f"lab.scaling.chart.{column}")),
             log_x=True,
-            width=250,
-            height=250,
-            title=t(f"lab.scaling.chart.{column}"),
+            size=size,
+            colors=mode_colors,
         )
         for column in ("entropy", "max_weight")
     ]
     show_chart(alt.hconcat(variance_chart, *softmax_charts).resolve_scale(color="independent"))
+    st.caption(t("lab.scaling.colors_caption"))
 
     st.subheader(t("lab.scaling.example_title", d_k=d_k))
     tokens = token_input(t("lab.common.text"), DEFAULT_TEXT, "scaling_text", MAX_TOKENS)
@@ -126,15 +122,6 @@ def render() -> None:
     values = _example_weights(tuple(tokens), d_k, mode, float(temperature))  # (P, L, L)
     labels = token_labels(tokens)
     panels = [_series_label(each, temperature) for each in _compared_modes(mode)]
-    show_chart(
-        attention_panels(
-            values,
-            labels,
-            panels,
-            columns=3,
-            row_title=t("lab.common.query"),
-            column_title=t("lab.common.key"),
-            value_title=t("lab.common.weight"),
-        )
-    )
+    titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))
+    show_chart(attention_panels(values, labels, panels, titles, most_per_row=3))
     st.caption(t("lab.scaling.example_caption"))

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from components.i18n import t
-from components.labs.charts import attention_panels, fit_cell, heatmap, matrix_frame
+from components.labs.charts import Grid, Titles, attention_panels, heatmap, matrix_frame
 from components.labs.common import lab_header, show_chart
 from mha.experiments.sculpt import PATTERNS, pattern_projection, run_sculpted
 
@@ -14,6 +14,7 @@ __all__ = ["render"]
 
 D_MODEL = 64
 D_K = D_MODEL // len(PATTERNS)
+FEATURE_CELL = 12  # px: the 64 feature columns of W_q and W_k (labels 0..63) within a 1280-px screen
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -36,17 +37,8 @@ def render() -> None:
     positions = [str(i) for i in range(int(length))]
     names = [t(f"lab.sculpt.pattern.{p}") for p in PATTERNS]
     st.subheader(t("lab.sculpt.weights_title"))
-    show_chart(
-        attention_panels(
-            weights,
-            positions,
-            names,
-            columns=4,
-            row_title=t("lab.sculpt.axis.query"),
-            column_title=t("lab.sculpt.axis.key"),
-            value_title=t("lab.common.weight"),
-        )
-    )
+    titles = Titles(x=t("lab.sculpt.axis.key"), y=t("lab.sculpt.axis.query"), color=t("lab.common.weight"))
+    show_chart(attention_panels(weights, positions, names, titles, most_per_row=4))
 
     st.subheader(t("lab.sculpt.recipe_title"))
     pattern = st.segmented_control(
@@ -61,20 +53,14 @@ def render() -> None:
     piece = pattern_projection(pattern, D_K, D_MODEL, float(sharpness))
     rows = [str(i) for i in range(D_K)]
     features = [str(j) for j in range(D_MODEL)]
+    titles = Titles(
+        x=t("lab.sculpt.axis.pe_feature"), y=t("lab.sculpt.axis.head_feature"), color=t("lab.sculpt.axis.entry")
+    )
     for name in ("W_q", "W_k"):  # separate colour scales: W_q carries the sharpness, W_k is 0 or 1
         panel = t(f"lab.sculpt.panel.{name.lower()}")
+        grid = Grid(rows, features, [panel], per_row=1, cell=FEATURE_CELL)
         show_chart(
-            heatmap(
-                matrix_frame(piece[name].numpy()[None], rows, features, [panel]),
-                row_title=t("lab.sculpt.axis.head_feature"),
-                column_title=t("lab.sculpt.axis.pe_feature"),
-                value_title=t("lab.sculpt.axis.entry"),
-                row_order=rows,
-                column_order=features,
-                columns=1,
-                cell=fit_cell(D_MODEL, 1, largest=14),
-                diverging=True,
-            )
+            heatmap(matrix_frame(piece[name].numpy()[None], rows, features, [panel]), titles, grid, diverging=True)
         )
     bias = piece["b_q"].numpy()
     if np.any(bias):

@@ -12,7 +12,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "nav.lab.loop": {"en": "5 · Loop vs fused", "zh": "5 · 循环 vs 融合"},
     "nav.lab.complexity": {"en": "6 · Cost vs length", "zh": "6 · 代价与长度"},
     "nav.lab.cross": {"en": "7 · Cross-attention", "zh": "7 · 交叉注意力"},
-    "nav.lab.sculpt": {"en": "8 · Sculpt a head", "zh": "8 · 手工雕刻注意力头"},
+    "nav.lab.sculpt": {"en": "8 · Sculpt a head", "zh": "8 · 手工构造注意力头"},
     "nav.lab.encoder": {"en": "9 · Encoder block", "zh": "9 · 编码器层"},
     # ------------------------------------------------------------------ shared by the labs
     "lab.common.explain": {"en": "Why? The explanation", "zh": "为什么？看解释"},
@@ -21,8 +21,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.common.key": {"en": "key token", "zh": "键词元"},
     "lab.common.weight": {"en": "weight", "zh": "权重"},
     "lab.common.head": {"en": "head {n}", "zh": "头 {n}"},
+    "lab.common.heads_from_zero": {
+        "en": "Heads are numbered from 0, like token positions and like the main page (PyTorch's indices).",
+        "zh": "头从 0 开始编号，与词元位置和主页面一致（即 PyTorch 的下标）。",
+    },
     "lab.common.seed": {"en": "Seed", "zh": "随机种子"},
-    "lab.common.d_model": {"en": "d_model", "zh": "d_model（模型宽度）"},
+    "lab.common.d_model": {"en": "d_model (model width)", "zh": "d_model（模型维度）"},
     "lab.common.num_heads": {"en": "Heads h", "zh": "头数 h"},
     "lab.common.tokens_empty": {
         "en": "The sentence has no tokens: type a few words.",
@@ -33,9 +37,33 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这个句子有 {count} 个词元；本实验最多 {high} 个，请缩短。",
     },
     "lab.common.tokens_seen": {"en": "{count} tokens: {tokens}", "zh": "{count} 个词元：{tokens}"},
+    "lab.common.measure": {"en": "Measure", "zh": "测量"},
+    "lab.common.measuring": {"en": "Timing…", "zh": "正在计时……"},
+    "lab.common.repeats": {"en": "Timed rounds (the median counts)", "zh": "计时轮数（取中位数）"},
     "lab.common.measured_at": {
-        "en": "Measured on this server's CPU at {time} (results are kept for 10 minutes and shared by everyone).",
-        "zh": "于 {time} 在本服务器的 CPU 上测得（结果保留 10 分钟，所有人共享）。",
+        "en": "Measured on this server's CPU at {time} ({attempts} measurement(s) taken).",
+        "zh": "于 {time} 在本服务器的 CPU 上测得（共测量 {attempts} 次）。",
+    },
+    "lab.common.shared_machine": {
+        "en": "This machine is shared: everyone using the app (a whole class, in a workshop) and other programs "
+        "run on the same CPU, so single rounds can be several times slower. Each time is the median of "
+        "{repeats} rounds and its spread the middle half of them. A result whose times grow much faster than "
+        "the work (or fall as the work grows) is measured again, up to {attempts} times; only a result that "
+        "passes is kept for 10 minutes and shown to everyone.",
+        "zh": "这台机器是共享的：所有使用本应用的人（工作坊里是全班）以及其他程序都在同一个 CPU 上运行，"
+        "所以单轮计时可能慢好几倍。每个时间是 {repeats} 轮的中位数，离散程度用中间一半的轮次表示。"
+        "如果结果的时间增长远快于计算量（或计算量增加时时间反而下降），就重新测量，最多 {attempts} 次；"
+        "只有通过检查的结果才会保留 10 分钟并展示给所有人。",
+    },
+    "lab.common.untrusted": {
+        "en": "After {attempts} measurements some times still do not follow the work: {breaks}. The machine is "
+        "probably busy. These numbers are shown but not kept: press Measure again in a moment.",
+        "zh": "测量 {attempts} 次后，仍有一些时间与计算量不符：{breaks}。机器可能正忙。"
+        "这些数字只显示、不保留：请稍后再点一次“测量”。",
+    },
+    "lab.common.break": {
+        "en": "{series}, L = {start} → {end}: {time:.1f}× the time for {work:.1f}× the work",
+        "zh": "{series}，L = {start} → {end}：计算量 {work:.1f} 倍，时间却是 {time:.1f} 倍",
     },
     "lab.common.busy": {
         "en": "Another measurement is running on this server; try again in a few seconds.",
@@ -90,20 +118,28 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.scaling.variance_title": {"en": "What the softmax receives", "zh": "softmax 收到的是什么"},
     "lab.scaling.metric.variance_raw": {"en": "Var(q·k) at d_k = {d_k}", "zh": "d_k = {d_k} 时的 Var(q·k)"},
     "lab.scaling.metric.variance_scaled": {"en": "Var after your scaling", "zh": "按你的设置缩放后的方差"},
-    "lab.scaling.metric.entropy": {"en": "Mean entropy (nats)", "zh": "平均熵（nats）"},
+    "lab.scaling.metric.entropy": {"en": "Mean entropy (bits)", "zh": "平均熵（比特）"},
     "lab.scaling.metric.max_weight": {"en": "Mean largest weight", "zh": "每行最大权重的平均值"},
     "lab.scaling.entropy_help": {
-        "en": "0 = all weight on one key; {top:.2f} = spread evenly over the 32 keys.",
-        "zh": "0 = 全部权重在一个键上；{top:.2f} = 平均分给 32 个键。",
+        "en": "In bits, as on the main page: 0 = all weight on one key; {top:.0f} = log₂ 32 = spread evenly over "
+        "the 32 keys.",
+        "zh": "单位是比特，与主页面相同：0 = 全部权重在一个键上；{top:.0f} = log₂ 32 = 平均分给 32 个键。",
     },
     "lab.scaling.variance_caption": {
         "en": "Measured on 256 random queries × 32 random keys per d_k, components drawn from N(0, 1).",
         "zh": "每个 d_k 用 256 个随机查询 × 32 个随机键测得，各分量取自 N(0, 1)。",
     },
     "lab.scaling.axis.variance": {"en": "variance of q·k", "zh": "q·k 的方差"},
-    "lab.scaling.axis.entropy": {"en": "entropy per row (nats)", "zh": "每行的熵（nats）"},
+    "lab.scaling.axis.entropy": {"en": "entropy per row (bits)", "zh": "每行的熵（比特）"},
     "lab.scaling.axis.max_weight": {"en": "largest weight per row", "zh": "每行最大的权重"},
     "lab.scaling.chart.variance": {"en": "Var(q·k) grows like d_k", "zh": "Var(q·k) 随 d_k 增长"},
+    "lab.scaling.colors_caption": {
+        "en": "One colour, one meaning on this page: orange = ÷ √d_k, blue = no division, green = ÷ τ·√d_k "
+        "(in every chart); grey and purple = the variance of the raw scores q·k (measured, "
+        "theory), before any scaling.",
+        "zh": "本页中每种颜色只有一个含义：橙色 = ÷ √d_k，蓝色 = 不除，绿色 = ÷ τ·√d_k（所有图中都一样）；"
+        "灰色和紫色 = 原始分数 q·k 的方差（实测、理论值），尚未做任何缩放。",
+    },
     "lab.scaling.chart.entropy": {"en": "Entropy of the weights", "zh": "权重的熵"},
     "lab.scaling.chart.max_weight": {"en": "Largest weight", "zh": "最大的权重"},
     "lab.scaling.example_title": {"en": "One sentence, d_k = {d_k}", "zh": "一个句子，d_k = {d_k}"},
@@ -125,15 +161,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "d_model × d_model whatever h is, so the parameter count stays **4·d² + 4·d**: more heads do not "
         "cost more parameters, they cut the same numbers into more, narrower pieces.\n\n"
         "What changes is what each head can do: every head makes its own softmax over its own slice, so "
-        "with more heads the layer can look at several places at once (one head per relation). Each "
-        "head's scores come from fewer features, so they are noisier. The weight maps also grow: "
-        "h·L² numbers instead of L².\n\n"
+        "with more heads the layer can look at several places at once (one head per relation). "
+        "The weight maps also grow: h·L² numbers instead of L².\n\n"
         "Fresh random weights give almost uniform attention; the *score gain* multiplies W_q to imitate "
         "the larger scores of a trained model (the same gain for every h).",
         "zh": "每个头得到每个词元的 d_k = d_model / h 个特征。四个投影矩阵无论 h 是多少都是 d_model × d_model，"
         "所以参数量始终是 **4·d² + 4·d**：头越多并不增加参数，只是把同样的数切成更多、更窄的块。\n\n"
         "改变的是每个头能做什么：每个头在自己的切片上做自己的 softmax，所以头越多，这一层就能同时关注更多位置"
-        "（每个头负责一种关系）。每个头的分数来自更少的特征，因此噪声更大。权重图也变多了：h·L² 个数，而不是 L²。\n\n"
+        "（每个头负责一种关系）。权重图也变多了：h·L² 个数，而不是 L²。\n\n"
         "刚初始化的随机权重给出几乎均匀的注意力；*分数增益*把 W_q 乘以一个系数，模拟训练后模型更大的分数"
         "（对每个 h 使用相同的增益）。",
     },
@@ -144,21 +179,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.heads.table_title": {"en": "Same parameters, different split", "zh": "参数相同，切分不同"},
     "lab.heads.col.h": {"en": "heads h", "zh": "头数 h"},
-    "lab.heads.col.params": {"en": "parameters (counted)", "zh": "参数量（实数）"},
+    "lab.heads.col.params": {"en": "parameters (counted)", "zh": "参数量（实际计数）"},
     "lab.heads.col.maps": {"en": "weight numbers h·L²", "zh": "权重个数 h·L²"},
-    "lab.heads.col.entropy": {"en": "mean entropy (nats)", "zh": "平均熵（nats）"},
+    "lab.heads.col.entropy": {"en": "mean entropy (bits)", "zh": "平均熵（比特）"},
     "lab.heads.col.diff": {"en": "max |output − output(h=1)|", "zh": "最大 |输出 − 输出(h=1)|"},
     "lab.heads.table_caption": {
         "en": "Parameters counted on the module for d_model = {d}: {params:,} for every h. The output "
         "changes with h although the weights do not.",
         "zh": "在 d_model = {d} 时对模块实际计数：每个 h 都是 {params:,}。权重没变，输出却随 h 改变。",
     },
-    "lab.heads.first_title": {"en": "Head 1 for each h, side by side", "zh": "每种 h 的第 1 个头，并排对比"},
-    "lab.heads.panel": {"en": "h = {h}, head 1", "zh": "h = {h}，头 1"},
+    "lab.heads.first_title": {"en": "Head 0 for each h, side by side", "zh": "每种 h 的头 0，并排对比"},
+    "lab.heads.panel": {"en": "h = {h}, head 0", "zh": "h = {h}，头 0"},
     "lab.heads.all_title": {"en": "Every head of one h", "zh": "某个 h 的全部头"},
     "lab.heads.choose_h": {"en": "Show the heads of", "zh": "显示这些头"},
     "lab.heads.entropy_title": {"en": "How spread out each head is", "zh": "每个头的注意力有多分散"},
-    "lab.heads.uniform": {"en": "uniform (ln L)", "zh": "完全均匀（ln L）"},
+    "lab.heads.uniform": {"en": "uniform (log₂ L)", "zh": "完全均匀（log₂ L）"},
+    "lab.heads.entropy_caption": {
+        "en": "One dot per head. Entropy in bits, as on the main page: 0 = all weight on one key, "
+        "{bits:.2f} = log₂ {count} = spread evenly over all {count} tokens.",
+        "zh": "每个点是一个头。熵的单位是比特，与主页面相同：0 = 全部权重在一个键上，"
+        "{bits:.2f} = log₂ {count} = 平均分给全部 {count} 个词元。",
+    },
     # ------------------------------------------------------------------ lab 3: wrong reshape
     "lab.reshape.title": {"en": "Lab 3 · The wrong reshape", "zh": "实验 3 · 错误的 reshape"},
     "lab.reshape.intro": {
@@ -202,10 +243,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.reshape.row_in_head": {"en": "row in the head", "zh": "头内的行"},
     "lab.reshape.source_token": {"en": "comes from token", "zh": "来自词元"},
     "lab.reshape.sources_caption": {
-        "en": "Each cell: the token that fills this row of this head, and ·n: which of its d_model / d_k parts "
-        "(part n = features (n−1)·d_k … n·d_k − 1).",
-        "zh": "每个格子：填入该头这一行的词元，·n 表示它的第几段（共 d_model / d_k 段；第 n 段 = 第 (n−1)·d_k … "
-        "n·d_k − 1 个特征）。",
+        "en": "Each cell: the token that fills this row of this head, and ·n: which of its d_model / d_k parts, "
+        "counted from 0 (part n = features n·d_k … (n+1)·d_k − 1).",
+        "zh": "每个格子：填入该头这一行的词元，·n 表示它的第几段，从 0 开始数（共 d_model / d_k 段；第 n 段 = 第 "
+        "n·d_k … (n+1)·d_k − 1 个特征）。",
     },
     "lab.reshape.weights_title_bug": {"en": "The weights the bug computes", "zh": "这个 bug 算出的权重"},
     "lab.reshape.weights_title_ok": {"en": "The correct weights", "zh": "正确的权重"},
@@ -218,57 +259,90 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------------ lab 4: mask translator
     "lab.masks.title": {"en": "Lab 4 · Mask translator", "zh": "实验 4 · 掩码翻译器"},
     "lab.masks.intro": {
-        "en": '"Mask" means three different things in three APIs. Build one mask, see it in all three '
-        "spellings, and check that they give the same result — except where they do not.",
-        "zh": "“掩码”在三个 API 里有三种写法。构造一个掩码，看它的三种写法，验证结果是否相同——以及在哪里不同。",
+        "en": 'A bool "mask" means opposite things in different places: True = may attend, or True = blocked. '
+        "Build one mask, see it in all four spellings, and check that they give the same result — except "
+        "where they do not.",
+        "zh": "布尔“掩码”在不同的地方含义相反：True = 可以关注，或者 True = 屏蔽。构造一个掩码，看它的四种写法，"
+        "验证结果是否相同——以及在哪里不同。",
     },
     "lab.masks.explain": {
-        "en": "- **This engine** and `F.scaled_dot_product_attention`: a bool mask, **True = may attend** "
-        "(the tutorials' `masked_fill(mask == 0, -inf)` blocks the zeros).\n"
-        "- `nn.MultiheadAttention`: a bool mask, **True = blocked**, the opposite; pass `~keep`.\n"
-        "- **Additive**: a float mask added to the scores, 0 where allowed and −∞ where blocked; all three accept "
-        "it.\n\n"
+        "en": "- **This engine** and `F.scaled_dot_product_attention`: a bool mask, **True = may attend**. "
+        "The first tutorial reads its mask the same way: `scores.masked_fill(mask == 0, -inf)` blocks the "
+        "zeros, so 1 = may attend.\n"
+        "- `nn.MultiheadAttention`: a bool `attn_mask`, **True = blocked**, the opposite; pass `~keep`.\n"
+        "- **The second tutorial** writes the causal mask as `torch.triu(torch.ones(L, L), diagonal=1).bool()` "
+        "and applies it with `scores.masked_fill_(mask, -inf)`: **True = blocked**, like "
+        "`nn.MultiheadAttention` and the opposite of the first tutorial.\n"
+        "- **Additive**: a float mask added to the scores, 0 where allowed and −∞ where blocked; this engine, "
+        "`F.scaled_dot_product_attention` and `nn.MultiheadAttention` all accept it.\n\n"
         "A row with *every* key blocked has no softmax to speak of: all scores are −∞, and "
         "exp(−∞) / Σ exp(−∞) = 0 / 0. What each implementation returns for such a row is measured below "
-        "on this machine's PyTorch, not assumed. This engine returns zero weights and a zero context on "
-        "purpose (the output row is then just W_o's bias b_o).",
-        "zh": "- **本引擎**和 `F.scaled_dot_product_attention`：布尔掩码，**True = 可以关注**"
-        "（教程里的 `masked_fill(mask == 0, -inf)` 屏蔽的是 0）。\n"
-        "- `nn.MultiheadAttention`：布尔掩码，**True = 屏蔽**，含义相反；要传 `~keep`。\n"
-        "- **加性掩码**：加到分数上的浮点掩码，允许处为 0，屏蔽处为 −∞；三者都接受。\n\n"
+        "on this machine's PyTorch, not assumed: the tutorials' plain softmax gives NaN. This engine returns "
+        "zero weights and a zero context on purpose (the output row is then just W_o's bias b_o).",
+        "zh": "- **本引擎**和 `F.scaled_dot_product_attention`：布尔掩码，**True = 可以关注**。"
+        "第一个教程的读法相同：`scores.masked_fill(mask == 0, -inf)` 屏蔽的是 0，所以 1 = 可以关注。\n"
+        "- `nn.MultiheadAttention`：布尔 `attn_mask`，**True = 屏蔽**，含义相反；要传 `~keep`。\n"
+        "- **第二个教程**把因果掩码写成 `torch.triu(torch.ones(L, L), diagonal=1).bool()`，"
+        "再用 `scores.masked_fill_(mask, -inf)` 施加：**True = 屏蔽**，与 `nn.MultiheadAttention` 相同，"
+        "与第一个教程相反。\n"
+        "- **加性掩码**：加到分数上的浮点掩码，允许处为 0，屏蔽处为 −∞；本引擎、`F.scaled_dot_product_attention` "
+        "和 `nn.MultiheadAttention` 都接受。\n\n"
         "如果一行的*所有*键都被屏蔽，softmax 就无从谈起：所有分数都是 −∞，exp(−∞) / Σ exp(−∞) = 0 / 0。"
-        "下面在本机的 PyTorch 上实测每种实现对这样一行返回什么，而不是凭假设。"
+        "下面在本机的 PyTorch 上实测每种实现对这样一行返回什么，而不是凭假设：教程里的普通 softmax 得到 NaN。"
         "本引擎有意返回全零的权重和全零的上下文（此时这一行的输出就是 W_o 的偏置 b_o）。",
     },
     "lab.masks.preset": {"en": "Start from", "zh": "从这个预设开始"},
     "lab.masks.preset.causal": {"en": "causal (no peeking ahead)", "zh": "因果（不能看后面）"},
-    "lab.masks.preset.window": {"en": "window (|i − j| ≤ w)", "zh": "窗口（|i − j| ≤ w）"},
+    "lab.masks.preset.window": {"en": "sliding window (|i − j| ≤ w)", "zh": "滑动窗口掩码（|i − j| ≤ w）"},
     "lab.masks.preset.padding": {"en": "padding ([PAD] keys blocked)", "zh": "填充（屏蔽 [PAD] 键）"},
     "lab.masks.preset.none": {"en": "none (all allowed)", "zh": "无（全部允许）"},
     "lab.masks.preset.blocked_row": {
         "en": "causal + last row fully blocked",
         "zh": "因果 + 最后一行全部屏蔽",
     },
-    "lab.masks.window": {"en": "Window w", "zh": "窗口 w"},
+    "lab.masks.window": {"en": "Sliding window w", "zh": "滑动窗口 w"},
     "lab.masks.edit_title": {"en": "Your mask (click the cells)", "zh": "你的掩码（点击格子修改）"},
     "lab.masks.edit_caption": {
         "en": "Rows are queries, columns are keys; ticked = may attend. Untick a whole row to see a fully masked row.",
         "zh": "行是查询，列是键；勾选 = 可以关注。把一整行的勾都去掉，就得到一个完全被屏蔽的行。",
     },
-    "lab.masks.forms_title": {"en": "The same mask, three spellings", "zh": "同一个掩码，三种写法"},
+    "lab.masks.forms_title": {"en": "The same mask, four spellings", "zh": "同一个掩码，四种写法"},
     "lab.masks.form.keep": {
-        "en": "ours / F.sdpa: True = may attend",
-        "zh": "本引擎 / F.sdpa：True = 可以关注",
+        "en": "ours / F.sdpa / tutorial 1: True = may attend",
+        "zh": "本引擎 / F.sdpa / 教程一：True = 可以关注",
     },
     "lab.masks.form.block": {
         "en": "nn.MultiheadAttention: True = blocked",
         "zh": "nn.MultiheadAttention：True = 屏蔽",
     },
+    "lab.masks.form.tutorial2": {
+        "en": "tutorial 2 (triu(...).bool()): True = blocked",
+        "zh": "教程二（triu(...).bool()）：True = 屏蔽",
+    },
     "lab.masks.form.additive": {"en": "additive: added to the scores", "zh": "加性：加到分数上"},
     "lab.masks.forms_caption": {
-        "en": "T = True, F = False. Light cells may attend, dark cells are blocked: the same cells in all three; "
-        "only the spelling differs.",
-        "zh": "T = True，F = False。浅色格子可以关注，深色格子被屏蔽：三者的格子完全相同，只是写法不同。",
+        "en": "T = True, F = False. Light cells may attend, dark cells are blocked: the same cells in all four; "
+        "only the spelling differs. The table says who uses which spelling and how to translate: `keep` is "
+        "the mask you ticked above.",
+        "zh": "T = True，F = False。浅色格子可以关注，深色格子被屏蔽：四者的格子完全相同，只是写法不同。"
+        "下表列出谁用哪种写法以及如何互相转换：`keep` 就是你在上面勾选的掩码。",
+    },
+    "lab.masks.col.spelling": {"en": "spelling", "zh": "写法"},
+    "lab.masks.col.true_means": {"en": "True (or 1) means", "zh": "True（或 1）表示"},
+    "lab.masks.col.make": {"en": "made from `keep`", "zh": "由 `keep` 得到"},
+    "lab.masks.col.apply": {"en": "applied to the scores", "zh": "如何作用于分数"},
+    "lab.masks.true_means.keep": {"en": "may attend", "zh": "可以关注"},
+    "lab.masks.true_means.block": {"en": "blocked", "zh": "屏蔽"},
+    "lab.masks.true_means.tutorial2": {"en": "blocked", "zh": "屏蔽"},
+    "lab.masks.true_means.additive": {
+        "en": "(a float: 0 = may attend, −∞ = blocked)",
+        "zh": "（浮点数：0 = 可以关注，−∞ = 屏蔽）",
+    },
+    "lab.masks.triu_caption": {
+        "en": "This is the causal mask: the second tutorial's `torch.triu(torch.ones(L, L), diagonal=1).bool()` "
+        "is exactly `~keep` here (True above the diagonal = blocked).",
+        "zh": "这是因果掩码：第二个教程的 `torch.triu(torch.ones(L, L), diagonal=1).bool()` "
+        "在这里正好等于 `~keep`（对角线以上为 True = 屏蔽）。",
     },
     "lab.masks.runs_title": {"en": "Run with the same weights", "zh": "用相同的权重运行"},
     "lab.masks.col.implementation": {"en": "implementation", "zh": "实现"},
@@ -285,11 +359,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "nn.MultiheadAttention, need_weights=False, eval",
         "zh": "nn.MultiheadAttention，need_weights=False，eval",
     },
+    "lab.masks.impl.tutorial1": {
+        "en": "tutorial 1: masked_fill(mask == 0, -inf), softmax",
+        "zh": "教程一：masked_fill(mask == 0, -inf)，softmax",
+    },
+    "lab.masks.impl.tutorial2": {
+        "en": "tutorial 2: masked_fill_(mask, -inf), softmax",
+        "zh": "教程二：masked_fill_(mask, -inf)，softmax",
+    },
     "lab.masks.passed.keep": {"en": "keep (True = may attend)", "zh": "keep（True = 可以关注）"},
     "lab.masks.passed.block": {"en": "~keep (True = blocked)", "zh": "~keep（True = 屏蔽）"},
+    "lab.masks.passed.tutorial2": {"en": "~keep (True = blocked)", "zh": "~keep（True = 屏蔽）"},
     "lab.masks.passed.additive": {"en": "additive (0 / −∞)", "zh": "加性（0 / −∞）"},
     "lab.masks.row.nan": {"en": "NaN", "zh": "NaN"},
-    "lab.masks.row.zero_context": {"en": "zero context (output = b_o)", "zh": "零上下文（输出 = b_o）"},
+    "lab.masks.row.zero_context": {"en": "zero context (output = b_o)", "zh": "上下文全为 0（输出 = b_o）"},
     "lab.masks.row.values": {"en": "other numbers", "zh": "其他数值"},
     "lab.masks.empty_rows": {
         "en": "Fully masked query rows: {rows}. See the last column for what each implementation returns there.",
@@ -302,111 +385,164 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.masks.runs_caption": {
         "en": "Δ is measured on the rows that may attend to at least one key (d_model = 16, 2 heads). "
-        "nn.MultiheadAttention runs different code depending on need_weights and eval mode, so both are shown.",
+        "nn.MultiheadAttention runs different code depending on need_weights and eval mode, so both are shown. "
+        "The tutorials' rows run their step 2 as written (masked_fill, then torch.softmax) between the same "
+        "projections.",
         "zh": "Δ 只在至少能关注一个键的行上测量（d_model = 16，2 个头）。"
-        "nn.MultiheadAttention 会根据 need_weights 和 eval 模式走不同的代码路径，所以两种都列出。",
+        "nn.MultiheadAttention 会根据 need_weights 和 eval 模式走不同的代码路径，所以两种都列出。"
+        "教程的两行按教程原样执行第 2 步（先 masked_fill，再 torch.softmax），前后使用相同的投影。",
     },
     "lab.masks.weights_title": {"en": "This engine's weights with your mask", "zh": "本引擎在你的掩码下的权重"},
     # ------------------------------------------------------------------ lab 5: loop vs fused
     "lab.loop.title": {"en": "Lab 5 · A loop over heads vs one fused layer", "zh": "实验 5 · 逐头循环 vs 一次融合计算"},
     "lab.loop.intro": {
-        "en": "Many tutorials build multi-head attention as a list of single heads run in a Python loop. "
-        "This lab cuts our layer's weights into exactly those heads: the outputs are identical. "
-        "Then it times both, here, on this server.",
-        "zh": "许多教程把多头注意力写成一个单头列表，在 Python 循环里逐个运行。"
-        "本实验把我们这一层的权重切成正好这样的几个头：输出完全一致。然后在这台服务器上给两者计时。",
+        "en": "Multi-head attention is often written as a list of single heads run in a Python loop. "
+        "This lab cuts our layer's weights into exactly such d_k-wide heads: the outputs are identical. "
+        "It also builds the second tutorial's version, whose heads are full width, and counts what that costs. "
+        "Then it times them, here, on this server.",
+        "zh": "多头注意力常被写成一个单头列表，在 Python 循环里逐个运行。"
+        "本实验把我们这一层的权重切成正好这样的几个宽 d_k 的头：输出完全一致。"
+        "它还构造了第二个教程的写法——每个头都是满宽度的——并算出这样做的代价。然后在这台服务器上给它们计时。",
     },
     "lab.loop.explain": {
-        "en": "Head h of the loop holds rows h·d_k … (h+1)·d_k of W_q, W_k and W_v: the same numbers the "
+        "en": "Head h of the loop holds rows h·d_k … (h+1)·d_k − 1 of W_q, W_k and W_v: the same numbers the "
         "fused layer multiplies in one go. Concatenating the heads' outputs and applying W_o is the "
         "fused layer's steps 3 and 4. So the two compute the same function, and the difference is only "
         "*how*: h small matrix products in a Python loop, or one large batched product.\n\n"
+        "The second tutorial's `nn.ModuleList([SelfAttention(embed_size) ...])` is a different layer: each "
+        "head projects to the full d_model, so W_q, W_k and W_v are d_model × d_model *per head*, and the "
+        "output layer takes h·d_model features. That is h times the projection parameters and about h times "
+        "the work, for the same output width. Splitting d_model into h slices of d_k = d_model / h is what "
+        "keeps multi-head attention as cheap as one head.\n\n"
         'Tutorials sometimes say matrices are "hundreds of times faster" than loops. The loop here runs '
         "over heads only; each head is still a matrix product. Press *Measure* and read the ratio this "
         "machine actually gives: it depends on h, d_model, L and the hardware, and it can even drop below 1.",
-        "zh": "循环里的第 h 个头拿的是 W_q、W_k、W_v 的第 h·d_k … (h+1)·d_k 行：正是融合层一次性相乘的那些数。"
+        "zh": "循环里的第 h 个头拿的是 W_q、W_k、W_v 的第 h·d_k … (h+1)·d_k − 1 行：正是融合层一次性相乘的那些数。"
         "把各头的输出拼接再乘以 W_o，就是融合层的第 3、4 步。所以两者计算的是同一个函数，区别只在*怎么算*："
         "在 Python 循环里做 h 次小矩阵乘法，还是做一次大的批量乘法。\n\n"
+        "第二个教程的 `nn.ModuleList([SelfAttention(embed_size) ...])` 是另一种层：每个头都投影到完整的 d_model，"
+        "所以*每个头*的 W_q、W_k、W_v 都是 d_model × d_model，输出层要接收 h·d_model 个特征。"
+        "输出宽度不变，投影参数却是 h 倍，计算量也约为 h 倍。把 d_model 切成 h 段、每段 d_k = d_model / h，"
+        "正是多头注意力和单头一样便宜的原因。\n\n"
         "有些教程说矩阵运算比循环“快几百倍”。这里的循环只遍历头，每个头本身仍是矩阵乘法。"
         "点击*测量*，看看这台机器实际给出的倍数：它取决于 h、d_model、L 和硬件，甚至可能小于 1。",
     },
-    "lab.loop.loop_code": {"en": "**The loop** (tutorials)", "zh": "**循环版**（教程写法）"},
-    "lab.loop.fused_code": {"en": "**Fused** (this engine)", "zh": "**融合版**（本引擎）"},
-    "lab.loop.repeats": {"en": "Timed repeats (fastest counts)", "zh": "计时重复次数（取最快一次）"},
-    "lab.loop.same_numbers": {
-        "en": "Same numbers: max |loop − fused| = {diff:.1e} on a 16-token input.",
-        "zh": "数值相同：在 16 个词元的输入上，最大 |循环 − 融合| = {diff:.1e}。",
+    "lab.loop.loop_code": {
+        "en": "**A loop over d_k-wide heads** (exactly the fused layer's parameters, cut up)",
+        "zh": "**逐头循环，每个头宽 d_k**（参数正好是融合层的参数，切开而已）",
     },
+    "lab.loop.full_width_code": {
+        "en": "**The second tutorial: full-width heads** (each head d_model wide: h times the projection parameters)",
+        "zh": "**第二个教程：满宽度的头**（每个头宽 d_model：投影参数是 h 倍）",
+    },
+    "lab.loop.fused_code": {"en": "**Fused** (this engine)", "zh": "**融合版**（本引擎）"},
+    "lab.loop.same_numbers": {
+        "en": "Same numbers: max |loop − fused| = {diff:.1e} on a 16-token input (the d_k-wide loop).",
+        "zh": "数值相同：在 16 个词元的输入上，最大 |循环 − 融合| = {diff:.1e}（宽 d_k 的逐头循环）。",
+    },
+    "lab.loop.params_title": {"en": "Parameters", "zh": "参数量"},
+    "lab.loop.col.variant": {"en": "layer", "zh": "层"},
+    "lab.loop.col.params": {"en": "parameters", "zh": "参数量"},
+    "lab.loop.col.formula": {"en": "formula", "zh": "公式"},
+    "lab.loop.params_caption": {
+        "en": "With h = {h} heads the full-width layer holds {ratio:.1f}× the parameters of the fused layer "
+        "(d = d_model). Counted on the modules in the tests.",
+        "zh": "h = {h} 个头时，满宽度的层的参数量是融合层的 {ratio:.1f} 倍（d = d_model）。"
+        "测试中对模块实际计数核对过。",
+    },
+    "lab.loop.variant.fused": {"en": "fused (this engine)", "zh": "融合（本引擎）"},
+    "lab.loop.variant.loop": {"en": "loop over d_k-wide heads", "zh": "逐头循环（宽 d_k）"},
+    "lab.loop.variant.full_width": {"en": "full-width heads (tutorial 2)", "zh": "满宽度的头（教程二）"},
+    "lab.loop.variant.torch_mha": {"en": "nn.MultiheadAttention", "zh": "nn.MultiheadAttention"},
     "lab.loop.timing_title": {"en": "Measured speed", "zh": "实测速度"},
     "lab.loop.timing_caption": {
-        "en": "Self-attention on random inputs of length L = {lengths}; each time is the fastest of {repeats} "
-        "calls after one warm-up, on the CPU, shared with other users (expect some noise).",
-        "zh": "对长度 L = {lengths} 的随机输入做自注意力；每个时间是预热一次后 {repeats} 次调用中最快的一次，"
-        "在 CPU 上测得，与其他用户共享（会有一些噪声）。",
+        "en": "Self-attention on random inputs of length L = {lengths}, on this server's CPU.",
+        "zh": "对长度 L = {lengths} 的随机输入做自注意力，在本服务器的 CPU 上测量。",
     },
-    "lab.loop.measure": {"en": "Measure", "zh": "测量"},
     "lab.loop.press": {
-        "en": "Press Measure to time the three versions (a second or two).",
-        "zh": "点击“测量”为三个版本计时（大约一两秒）。",
+        "en": "Press Measure to time the four versions (a few seconds).",
+        "zh": "点击“测量”为四个版本计时（几秒钟）。",
     },
-    "lab.loop.measuring": {"en": "Timing…", "zh": "正在计时……"},
-    "lab.loop.col.fused": {"en": "fused (ms)", "zh": "融合（毫秒）"},
-    "lab.loop.col.loop": {"en": "loop over heads (ms)", "zh": "逐头循环（毫秒）"},
-    "lab.loop.col.torch": {"en": "nn.MultiheadAttention (ms)", "zh": "nn.MultiheadAttention（毫秒）"},
+    "lab.loop.col.median": {"en": "{variant}, ms", "zh": "{variant}，毫秒"},
+    "lab.loop.col.spread": {"en": "{variant}, ms", "zh": "{variant}，毫秒"},
+    "lab.loop.spread_title": {
+        "en": "Spread: the middle half of the timed rounds (25th to 75th percentile)",
+        "zh": "离散程度：计时轮次的中间一半（第 25 到第 75 百分位）",
+    },
     "lab.loop.col.ratio": {"en": "loop / fused", "zh": "循环 / 融合"},
     "lab.loop.summary": {
-        "en": "Measured here with h = {h}: the loop took **{low:.2f}× to {high:.2f}×** the fused layer's time "
-        "(above 1 = the loop is slower).",
-        "zh": "这里在 h = {h} 时测得：循环所用时间是融合层的 **{low:.2f}× 到 {high:.2f}×**（大于 1 = 循环更慢）。",
+        "en": "Measured here with h = {h}: the d_k-wide loop took **{low:.2f}× to {high:.2f}×** the fused layer's "
+        "median time (above 1 = the loop is slower).",
+        "zh": "这里在 h = {h} 时测得：宽 d_k 的逐头循环所用的时间中位数是融合层的 **{low:.2f}× 到 {high:.2f}×**"
+        "（大于 1 = 循环更慢）。",
     },
-    "lab.loop.series.ratio": {"en": "loop / fused (measured)", "zh": "循环 / 融合（实测）"},
-    "lab.loop.series.even": {"en": "equally fast", "zh": "一样快"},
+    "lab.loop.full_width_skipped": {
+        "en": "— : the full-width layer is not timed where one call would cost more than 2 GFLOP: too heavy for a "
+        "shared server.",
+        "zh": "—：满宽度的层单次调用超过 2 GFLOP 时不计时：对共享服务器来说太重。",
+    },
     "lab.loop.axis.length": {"en": "sequence length L", "zh": "序列长度 L"},
-    "lab.loop.axis.ratio": {"en": "time ratio", "zh": "时间之比"},
-    "lab.loop.chart_title": {"en": "How much slower is the loop?", "zh": "循环慢多少？"},
+    "lab.loop.axis.ms": {"en": "milliseconds per call", "zh": "每次调用的毫秒数"},
+    "lab.loop.chart_title": {"en": "Time per call", "zh": "每次调用的时间"},
+    "lab.loop.chart_caption": {
+        "en": "Both axes are logarithmic. Points are medians; the vertical bars span the middle half of the timed "
+        "rounds (25th to 75th percentile).",
+        "zh": "两个坐标轴都是对数刻度。点是中位数；竖条覆盖计时轮次的中间一半（第 25 到第 75 百分位）。",
+    },
     # ------------------------------------------------------------------ lab 6: complexity
     "lab.complexity.title": {"en": "Lab 6 · What longer sequences cost", "zh": "实验 6 · 序列变长的代价"},
     "lab.complexity.intro": {
         "en": "Every query scores every key: L queries × L keys. Measure time and memory against L for full "
-        "attention, a windowed (Swin-style) attention computed block by block, and PyTorch's fused "
+        "attention, block-local attention (Swin-style fixed blocks) computed block by block, and PyTorch's fused "
         "`F.scaled_dot_product_attention`.",
-        "zh": "每个查询都要给每个键打分：L 个查询 × L 个键。针对完整注意力、逐块计算的窗口注意力（Swin 风格）"
+        "zh": "每个查询都要给每个键打分：L 个查询 × L 个键。针对完整注意力、"
+        "逐块计算的分块局部注意力（Swin 风格的固定块）"
         "和 PyTorch 的融合实现 `F.scaled_dot_product_attention`，测量时间和内存随 L 的变化。",
     },
     "lab.complexity.explain": {
         "en": "**Full attention** builds an H × L × L score matrix and an equally large weight matrix: double L "
         "and both grow 4×, in time and in memory. That is the O(L²) of attention.\n\n"
-        "**Windowed attention** (as in the Swin Transformer) cuts the sequence into blocks of w tokens and lets "
-        "each token attend only inside its block. Computed block by block it holds H × L × w scores: linear in L "
-        "for a fixed w. The price: tokens in different blocks never see each other in this layer.\n\n"
+        "**Block-local attention** (as in the Swin Transformer) cuts the sequence into fixed blocks of b tokens "
+        "and lets each token attend only inside its block. Computed block by block it holds H × L × b scores: "
+        "linear in L for a fixed b. The price: tokens in different blocks never see each other in this layer. "
+        "(This is not the main page's sliding *window* mask |i − j| ≤ w, which moves with each token: in this "
+        'app "window" always means that one.)\n\n'
         "**F.scaled_dot_product_attention** still computes all L × L scores (the same result as full attention), "
         "but its kernel works in tiles and never keeps the whole matrix: its time still grows like L², its "
         "memory far less. Memory here is the peak the PyTorch CPU allocator held during one call, read from "
-        "the profiler.",
+        "the profiler; the measurement runs in a separate process, so the profiler's own log stays out of the "
+        "server's.",
         "zh": "**完整注意力**要建立 H × L × L 的分数矩阵和同样大的权重矩阵：L 翻倍，时间和内存都变成 4 倍。"
         "这就是注意力的 O(L²)。\n\n"
-        "**窗口注意力**（如 Swin Transformer）把序列切成每块 w 个词元，每个词元只在自己的块内关注。"
-        "逐块计算时只需要 H × L × w 个分数：在 w 固定时与 L 成线性关系。代价是：不同块里的词元在这一层互相看不见。"
-        "\n\n"
+        "**分块局部注意力**（如 Swin Transformer）把序列切成每块 b 个词元的固定块，每个词元只在自己的块内关注。"
+        "逐块计算时只需要 H × L × b 个分数：在 b 固定时与 L 成线性关系。代价是：不同块里的词元在这一层互相看不见。"
+        "（它不是主页面上随每个词元移动的滑动*窗口*掩码 |i − j| ≤ w：在本应用中“窗口”始终指那一种。）\n\n"
         "**F.scaled_dot_product_attention** 仍然计算全部 L × L 个分数（结果与完整注意力相同），"
         "但它的内核分块（tile）计算，从不保存整个矩阵：时间仍按 L² 增长，内存却少得多。"
-        "这里的内存是一次调用期间 PyTorch CPU 分配器占用的峰值，从性能分析器（profiler）读出。",
+        "这里的内存是一次调用期间 PyTorch CPU 分配器占用的峰值，从性能分析器（profiler）读出；"
+        "测量在单独的进程里进行，所以性能分析器自己的日志不会进入服务器日志。",
     },
-    "lab.complexity.window": {"en": "Window w", "zh": "窗口 w"},
+    "lab.complexity.block": {"en": "Block size b", "zh": "块大小 b"},
     "lab.complexity.cap": {"en": "Measure live up to L =", "zh": "现场测量到 L ="},
     "lab.complexity.cap_note": {
         "en": "Live measurements stop at L = {cap}: this server is shared by a whole class, and full attention at "
-        "L = 4096 with 8 heads would hold two 8 × 4096 × 4096 float32 tensors ({big}) per call. Longer lengths "
-        "are estimated from the longest measured point (dashed lines), not measured.",
-        "zh": "现场测量最多到 L = {cap}：这台服务器由全班共享，而 8 个头、L = 4096 的完整注意力每次调用要占用两个 "
-        "8 × 4096 × 4096 的 float32 张量（{big}）。更长的长度由测到的最长点推算（虚线），并非实测。",
+        "L = {length} with your {heads} head(s) would hold two {heads} × {length} × {length} float32 tensors ({big}) "
+        "per call. Longer lengths are estimated from the longest measured point (dashed lines), not measured.",
+        "zh": "现场测量最多到 L = {cap}：这台服务器由全班共享，而按你选的 {heads} 个头，"
+        "L = {length} 的完整注意力每次调用"
+        "要占用两个 {heads} × {length} × {length} 的 float32 张量（{big}）。更长的长度由测到的最长点推算（虚线），"
+        "并非实测。",
     },
     "lab.complexity.press": {
-        "en": "Press Measure to time the three methods at L = 16, 32, … up to your cap (about a second).",
-        "zh": "点击“测量”，在 L = 16、32、……直到你设定的上限，为三种方法计时（大约一秒）。",
+        "en": "Press Measure to time the three methods at L = 16, 32, … up to your cap (a few seconds).",
+        "zh": "点击“测量”，在 L = 16、32、……直到你设定的上限，为三种方法计时（几秒钟）。",
+    },
+    "lab.complexity.failed": {
+        "en": "The measurement did not finish (the server may be overloaded). Try a lower cap or fewer rounds.",
+        "zh": "测量没有完成（服务器可能负载过高）。请降低上限或减少计时轮数。",
     },
     "lab.complexity.method.full": {"en": "full (this engine)", "zh": "完整（本引擎）"},
-    "lab.complexity.method.windowed": {"en": "windowed, blockwise", "zh": "窗口，逐块"},
+    "lab.complexity.method.blocks": {"en": "block-local, blockwise", "zh": "分块局部，逐块"},
     "lab.complexity.method.sdpa": {"en": "F.scaled_dot_product_attention", "zh": "F.scaled_dot_product_attention"},
     "lab.complexity.method.L²": {"en": "∝ L² (reference)", "zh": "∝ L²（参考线）"},
     "lab.complexity.axis.length": {"en": "sequence length L", "zh": "序列长度 L"},
@@ -415,14 +551,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.complexity.chart.time": {"en": "Time", "zh": "时间"},
     "lab.complexity.chart.memory": {"en": "Memory", "zh": "内存"},
     "lab.complexity.chart_caption": {
-        "en": "Both axes are logarithmic: a straight line of slope 2 is L², slope 1 is L. Solid = measured, "
-        "dashed = estimated beyond the cap (and the L² reference).",
-        "zh": "两个坐标轴都是对数刻度：斜率为 2 的直线是 L²，斜率为 1 是 L。实线 = 实测，虚线 = "
-        "超过上限的推算值（以及 L² 参考线）。",
+        "en": "Both axes are logarithmic: a straight line of slope 2 is L², slope 1 is L. Solid = measured "
+        "(points are medians, vertical bars the middle half of the rounds), dashed = estimated beyond the cap "
+        "(and the L² reference).",
+        "zh": "两个坐标轴都是对数刻度：斜率为 2 的直线是 L²，斜率为 1 是 L。"
+        "实线 = 实测（点是中位数，竖条是中间一半的轮次），"
+        "虚线 = 超过上限的推算值（以及 L² 参考线）。",
     },
     "lab.complexity.table_title": {"en": "All numbers", "zh": "全部数据"},
     "lab.complexity.col.method": {"en": "method", "zh": "方法"},
-    "lab.complexity.col.ms": {"en": "ms per call", "zh": "每次毫秒"},
+    "lab.complexity.col.ms": {"en": "ms per call (median)", "zh": "每次毫秒（中位数）"},
+    "lab.complexity.col.spread": {"en": "ms, middle half", "zh": "毫秒，中间一半"},
     "lab.complexity.col.peak": {"en": "peak memory", "zh": "内存峰值"},
     "lab.complexity.col.formula": {"en": "score tensor (formula)", "zh": "分数张量（公式）"},
     "lab.complexity.col.source": {"en": "source", "zh": "来源"},
@@ -482,7 +621,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "每一行在源词元上的和为 1。未经训练的随机权重：这个图案还没有含义。",
     },
     # ------------------------------------------------------------------ lab 8: pattern sculpting
-    "lab.sculpt.title": {"en": "Lab 8 · Sculpt attention heads by hand", "zh": "实验 8 · 手工雕刻注意力头"},
+    "lab.sculpt.title": {"en": "Lab 8 · Sculpt attention heads by hand", "zh": "实验 8 · 手工构造注意力头"},
     "lab.sculpt.intro": {
         "en": "Tutorials show heads that attend to the token itself, to the previous token, to the first token, or "
         "evenly. Here four heads are *built* that way: W_q and W_k are written by hand, the input is nothing but "
@@ -627,6 +766,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.encoder.bert_stack": {
         "en": "BERT-base stacks {layers} such layers: {total:,} parameters, plus its embeddings.",
         "zh": "BERT-base 堆叠了 {layers} 个这样的层：共 {total:,} 个参数，另加词嵌入。",
+    },
+    "lab.encoder.bert_differs": {
+        "en": "BERT-base itself is Post-Norm with GELU; here you chose {placement} with {activation}, so this is "
+        "BERT-base's size, not BERT-base's block.",
+        "zh": "BERT-base 本身是 Post-Norm 加 GELU；这里你选择了 {placement} 和 {activation}，"
+        "所以这只是 BERT-base 的尺寸，而不是 BERT-base 的结构。",
     },
     "lab.encoder.check": {
         "en": "Same weights copied into nn.TransformerEncoderLayer (dropout 0, eval):",

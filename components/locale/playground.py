@@ -7,7 +7,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "attention layer through its four steps: every shape, matrix and parameter count, computed live "
         "and checked against PyTorch.",
         "zh": "输入一句话，选择 d_model、头数和掩码，跟着一个多头注意力层走完四个步骤：每个形状、每个矩阵、"
-        "每个参数量都实时计算，并与 PyTorch 逐个核对。",
+        "每个参数量都实时计算，并与 PyTorch 逐一核对。",
     },
     "page.computing": {"en": "Computing attention…", "zh": "正在计算注意力…"},
     # ------------------------------------------------------------ controls
@@ -68,7 +68,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mask.none": {"en": "none", "zh": "无掩码"},
     "mask.causal": {"en": "causal", "zh": "因果掩码"},
     "mask.padding": {"en": "padding", "zh": "填充掩码"},
-    "mask.window": {"en": "window", "zh": "滑动窗口"},
+    "mask.window": {"en": "window", "zh": "滑动窗口掩码"},
     "mask.none.help": {"en": "Every token attends every token.", "zh": "每个词元都关注所有词元。"},
     "mask.causal.help": {
         "en": "Token i attends only tokens 0..i: no peeking at later words.",
@@ -233,14 +233,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "not grow with d_k. Masked cells are set to −∞, and a softmax over the keys turns each row into "
         "weights that sum to 1. The context is the weighted sum of the values: weights · V.",
         "zh": "在每个头里，每个查询都与每个键比较：分数 = Q Kᵀ，再乘以 1/√d_k，避免分数随 d_k 变大。"
-        "被屏蔽的位置设为 −∞，再对键做 softmax，使每一行变成和为 1 的权重。上下文是值的加权和：权重 · V。",
+        "被屏蔽的位置设为 −∞，再沿键的维度做 softmax，使每一行变成和为 1 的权重。上下文是值的加权和：权重 · V。",
     },
     "step2.shapes": {
         "en": "- `Q {q}` @ `Kᵀ {kt}`\n- → `scores {scores}` (B, h, L_q, L_k)\n"
         "- → × 1/√{d_k} = {scale}, mask, softmax over keys\n"
         "- → `weights {weights}`\n- → `weights @ V` → `context {context}` (B, h, L, d_k)",
         "zh": "- `Q {q}` @ `Kᵀ {kt}`\n- → `scores {scores}` (B, h, L_q, L_k)\n"
-        "- → × 1/√{d_k} = {scale}，加掩码，对键做 softmax\n"
+        "- → × 1/√{d_k} = {scale}，加掩码，沿键的维度做 softmax\n"
         "- → `weights {weights}`\n- → `weights @ V` → `context {context}` (B, h, L, d_k)",
     },
     "step2.params": {
@@ -347,7 +347,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "`in_proj_weight`), which runs on the same input; the outputs and the per-head weights are compared "
         "number by number.",
         "zh": "把同样的权重复制到 `torch.nn.MultiheadAttention`（W_q、W_k、W_v 叠成它的 `in_proj_weight`），"
-        "用同样的输入运行，再逐个数字比较输出和每个头的权重。",
+        "用同样的输入运行，再逐元素比较输出和每个头的权重。",
     },
     "check.pass": {
         "en": "✓ Matches PyTorch: max |Δ output| = {out}, max |Δ weights| = {weights} (tolerance {tol}).",
@@ -364,11 +364,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "因此不参与比较。",
     },
     "check.mask_note": {
-        "en": "Note: in this app (as in the tutorials and F.scaled_dot_product_attention) a bool mask means "
-        "True = may attend. nn.MultiheadAttention's bool attn_mask means the opposite, True = blocked, so the "
-        "mask is inverted (~mask) before it is passed to PyTorch.",
-        "zh": "注意：本应用（与教程和 F.scaled_dot_product_attention 一致）的布尔掩码中 True 表示可以关注。"
-        "nn.MultiheadAttention 的布尔 attn_mask 含义相反，True 表示屏蔽，所以传给 PyTorch 之前先取反（~mask）。",
+        "en": "Note: in this app a bool mask means True = may attend, as in F.scaled_dot_product_attention and "
+        "the first tutorial (`masked_fill(mask == 0, -inf)` blocks the zeros). nn.MultiheadAttention's bool "
+        "attn_mask means the opposite, True = blocked, and so does the second tutorial's "
+        "`torch.triu(torch.ones(L, L), diagonal=1).bool()` with `masked_fill_(mask, -inf)`; so the mask is "
+        "inverted (~mask) before it is passed to PyTorch. Lab 4 shows all four spellings side by side.",
+        "zh": "注意：本应用的布尔掩码中 True 表示可以关注，与 F.scaled_dot_product_attention 和第一个教程一致"
+        "（`masked_fill(mask == 0, -inf)` 屏蔽的是 0）。nn.MultiheadAttention 的布尔 attn_mask 含义相反，"
+        "True 表示屏蔽；第二个教程的 `torch.triu(torch.ones(L, L), diagonal=1).bool()` 配合 "
+        "`masked_fill_(mask, -inf)` 也是如此。所以传给 PyTorch 之前先取反（~mask）。实验 4 把四种写法并排列出。",
     },
     "check.code": {"en": "How the weights are copied", "zh": "权重是如何复制的"},
 }

@@ -4,25 +4,35 @@ Three ways to attend, on the same random q, k, v of shape (1, H, L, Dh):
 
 - ``full``: this engine's :func:`mha.functional.scaled_dot_product_attention`; it builds the
   whole (H, L, L) score and weight tensors, so memory and time grow like L²;
-- ``windowed``: Swin-style non-overlapping windows of w tokens, computed blockwise: the sequence is
-  cut into L/w blocks and each attends only within itself, so only (H, L/w, w, w) scores exist:
-  linear in L for a fixed w. The same numbers as ``full`` with :func:`block_diagonal_mask`;
+- ``blocks``: block-local attention (as in the Swin Transformer): the sequence is cut into L/b
+  fixed, non-overlapping blocks of b tokens and each attends only within its block, computed
+  blockwise, so only (H, L/b, b, b) scores exist: linear in L for a fixed b. The same numbers as
+  ``full`` with :func:`block_diagonal_mask`. (Not the sliding window |i − j| ≤ w of
+  :func:`mha.masks.window_mask`: "window" means that one everywhere in this app.)
 - ``sdpa``: ``torch.nn.functional.scaled_dot_product_attention``, PyTorch's fused kernel.
 
 Live measurements are capped at :data:`LIVE_MAX_LENGTH` (a shared server); longer lengths
-are extrapolated from the measured points and marked as such.
+are extrapolated from the measured points and marked as such. The lab runs
+:func:`measure_complexity_steady` in a child process (:mod:`mha.experiments.isolated`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from mha.experiments.timing import best_seconds, peak_allocated_bytes
+from mha.experiments.timing import (
+    GrowthBreak,
+    Steady,
+    growth_breaks,
+    measure_steady,
+    peak_allocated_bytes,
+    time_calls,
+)
 from mha.functional import scaled_dot_product_attention
 
 __all__ = [
@@ -31,57 +41,65 @@ __all__ = [
     "METHODS",
     "ComplexityRow",
     "block_diagonal_mask",
+    "block_local_attention",
+    "complexity_breaks",
     "extrapolate",
     "measure_complexity",
+    "measure_complexity_steady",
     "score_bytes",
-    "windowed_attention",
+    "work",
 ]
 
-METHODS = ("full", "windowed", "sdpa")
+METHODS = ("full", "blocks", "sdpa")
 ALL_LENGTHS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 LIVE_MAX_LENGTH = 1024
 FLOAT32_BYTES = 4
 
 
-def windowed_attention(q: Tensor, k: Tensor, v: Tensor, window: int) -> tuple[Tensor, Tensor]:
-    """Attention inside non-overlapping windows of ``window`` tokens, one block at a time (batched).
+def block_local_attention(q: Tensor, k: Tensor, v: Tensor, block: int) -> tuple[Tensor, Tensor]:
+    """Attention inside non-overlapping blocks of ``block`` tokens, one block at a time (batched).
 
     Args:
-        q, k, v: (B, H, L, Dh); L must be a multiple of ``window`` (a window longer than L is cut to L).
+        q, k, v: (B, H, L, Dh); L must be a multiple of ``block`` (a block longer than L is cut to L).
 
     Shape:
-        out (B, H, L, Dh), weights (B, H, L / w, w, w).
+        out (B, H, L, Dh), weights (B, H, L / b, b, b).
     """
     batch, heads, length, d_k = q.shape
-    window = min(window, length)
-    if length % window:
-        raise ValueError(f"sequence length L={length} must be a multiple of window={window}")
-    blocks = (batch, heads, length // window, window, d_k)
+    block = min(block, length)
+    if length % block:
+        raise ValueError(f"sequence length L={length} must be a multiple of block={block}")
+    blocks = (batch, heads, length // block, block, d_k)
     out, weights = scaled_dot_product_attention(
         q.reshape(blocks), k.reshape(blocks), v.reshape(blocks)
-    )  # (B, H, L/w, w, Dh) each -> out (B, H, L/w, w, Dh), weights (B, H, L/w, w, w)
+    )  # (B, H, L/b, b, Dh) each -> out (B, H, L/b, b, Dh), weights (B, H, L/b, b, b)
     return out.reshape(batch, heads, length, d_k), weights  # (B, H, L, Dh)
 
 
-def block_diagonal_mask(length: int, window: int) -> Tensor:
-    """The keep-mask that :func:`windowed_attention` computes blockwise: i, j in the same window.
+def block_diagonal_mask(length: int, block: int) -> Tensor:
+    """The keep-mask that :func:`block_local_attention` computes blockwise: i, j in the same block.
 
     Shape: (1, 1, L, L).
     """
-    block = torch.arange(length) // min(window, length)  # (L,)
-    return (block.view(-1, 1) == block.view(1, -1)).view(1, 1, length, length)  # (1, 1, L, L)
+    index = torch.arange(length) // min(block, length)  # (L,)
+    return (index.view(-1, 1) == index.view(1, -1)).view(1, 1, length, length)  # (1, 1, L, L)
 
 
-def score_bytes(method: str, length: int, num_heads: int, window: int) -> int:
-    """Bytes of one float32 score tensor each method materialises: H·L² (full), H·L·w (windowed), 0 (sdpa:
+def score_bytes(method: str, length: int, num_heads: int, block: int) -> int:
+    """Bytes of one float32 score tensor each method materialises: H·L² (full), H·L·b (blocks), 0 (sdpa:
     its kernel never holds the whole matrix; measured peaks show what it does hold)."""
     if method == "full":
         return num_heads * length * length * FLOAT32_BYTES
-    if method == "windowed":
-        return num_heads * length * min(window, length) * FLOAT32_BYTES
+    if method == "blocks":
+        return num_heads * length * min(block, length) * FLOAT32_BYTES
     if method == "sdpa":
         return 0
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+
+
+def work(method: str, length: int, block: int) -> int:
+    """Scores a method computes at length L, in units of H·Dh: L² (full, sdpa) or L·min(b, L) (blocks)."""
+    return length * (min(block, length) if method == "blocks" else length)
 
 
 @dataclass(frozen=True)
@@ -90,35 +108,23 @@ class ComplexityRow:
 
     method: str
     length: int
-    seconds: float  # wall-clock seconds of one call, the fastest of the repeats
-    peak_bytes: int  # peak bytes allocated during one call (measured) or the score tensors' bytes (estimated)
+    seconds: float  # median wall-clock seconds of one call (measured) or the estimate
+    peak_bytes: int  # peak bytes allocated during one call (measured) or the estimate
     measured: bool  # False: extrapolated beyond the live cap
+    low_s: float | None = None  # 25th and 75th percentile of the timed rounds; None for an estimate
+    high_s: float | None = None
 
 
-def _method_call(method: str, q: Tensor, k: Tensor, v: Tensor, window: int):
+def _method_call(method: str, q: Tensor, k: Tensor, v: Tensor, block: int):
     if method == "full":
         return lambda: scaled_dot_product_attention(q, k, v)
-    if method == "windowed":
-        return lambda: windowed_attention(q, k, v, window)
+    if method == "blocks":
+        return lambda: block_local_attention(q, k, v, block)
     return lambda: F.scaled_dot_product_attention(q, k, v)
 
 
-def measure_complexity(
-    lengths: Sequence[int], num_heads: int = 4, head_dim: int = 32, window: int = 64, repeats: int = 3, seed: int = 0
-) -> list[ComplexityRow]:
-    """Measure seconds and peak allocated bytes of each method at each length (CPU, float32).
-
-    Args:
-        lengths: sequence lengths, each at most :data:`LIVE_MAX_LENGTH` and a multiple of ``window``
-            when longer than it.
-        num_heads, head_dim: H and Dh of q, k, v.
-        window: the windowed method's block size w.
-        repeats: timed calls per point (the fastest counts), after one warm-up.
-        seed: seeds q, k, v.
-
-    Raises:
-        ValueError: a length over the live cap.
-    """
+def _calls(lengths: Sequence[int], num_heads: int, head_dim: int, block: int, seed: int) -> dict[int, list]:
+    """Per length, one call per method of :data:`METHODS` on the same seeded q, k, v."""
     too_long = [length for length in lengths if length > LIVE_MAX_LENGTH]
     if too_long:
         raise ValueError(f"lengths {too_long} exceed the live cap L <= {LIVE_MAX_LENGTH}; extrapolate them instead")
@@ -126,22 +132,84 @@ def measure_complexity(
     calls = {}
     for length in lengths:
         q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator)  # 3 x (1, H, L, Dh)
-        calls[length] = [_method_call(method, q, k, v, window) for method in METHODS]
-    # Every timing first: the profiler leaves threads behind for a moment that would slow the next timing.
-    seconds = {length: best_seconds(methods, repeats) for length, methods in calls.items()}
+        calls[length] = [_method_call(method, q, k, v, block) for method in METHODS]
+    return calls
+
+
+def _timed_rows(calls: dict[int, list], repeats: int) -> list[ComplexityRow]:
+    """Median seconds and quartiles of every call (memory not measured: ``peak_bytes`` 0)."""
+    with torch.inference_mode():
+        for methods in calls.values():  # one pass over everything first: the first length is not timed cold
+            for call in methods:
+                call()
     return [
-        ComplexityRow(method, length, best, peak_allocated_bytes(call), True)
+        ComplexityRow(method, length, timing.median_s, 0, True, low_s=timing.low_s, high_s=timing.high_s)
         for length, methods in calls.items()
-        for method, call, best in zip(METHODS, methods, seconds[length], strict=True)
+        for method, timing in zip(METHODS, time_calls(methods, repeats), strict=True)
     ]
+
+
+def _with_memory(rows: Sequence[ComplexityRow], calls: dict[int, list]) -> list[ComplexityRow]:
+    """The rows with the peak bytes of their call, read by the profiler after every timing is done (the profiler
+    leaves threads behind for a moment that would slow a timing after it)."""
+    peaks = {
+        (method, length): peak_allocated_bytes(call)
+        for length, methods in calls.items()
+        for method, call in zip(METHODS, methods, strict=True)
+    }
+    return [replace(row, peak_bytes=peaks[(row.method, row.length)]) for row in rows]
+
+
+def measure_complexity(
+    lengths: Sequence[int], num_heads: int = 4, head_dim: int = 32, block: int = 64, repeats: int = 5, seed: int = 0
+) -> list[ComplexityRow]:
+    """Measure the median seconds (with quartiles) and peak allocated bytes of each method at each length.
+
+    CPU, float32. The profiler that reads the memory logs to stderr: the lab calls this in a child process.
+
+    Args:
+        lengths: sequence lengths, each at most :data:`LIVE_MAX_LENGTH` and a multiple of ``block``
+            when longer than it.
+        num_heads, head_dim: H and Dh of q, k, v.
+        block: the block-local method's block size b.
+        repeats: timed rounds per point (see :func:`mha.experiments.timing.time_calls`).
+        seed: seeds q, k, v.
+
+    Raises:
+        ValueError: a length over the live cap.
+    """
+    calls = _calls(lengths, num_heads, head_dim, block, seed)
+    return _with_memory(_timed_rows(calls, repeats), calls)
+
+
+def complexity_breaks(rows: Sequence[ComplexityRow], block: int) -> list[GrowthBreak]:
+    """Where a method's measured time grew far faster than its :func:`work` (or fell as L grew)."""
+    breaks = []
+    for method in METHODS:
+        measured = sorted((row for row in rows if row.method == method and row.measured), key=lambda row: row.length)
+        lengths = [row.length for row in measured]
+        breaks += growth_breaks(
+            method, lengths, [row.seconds for row in measured], [work(method, n, block) for n in lengths]
+        )
+    return breaks
+
+
+def measure_complexity_steady(
+    lengths: Sequence[int], num_heads: int = 4, head_dim: int = 32, block: int = 64, repeats: int = 5, seed: int = 0
+) -> Steady[list[ComplexityRow]]:
+    """:func:`measure_complexity`, its times measured again while they break their growth
+    (:func:`complexity_breaks`); the memory is read once, after the last timing."""
+    calls = _calls(lengths, num_heads, head_dim, block, seed)
+    steady = measure_steady(lambda: _timed_rows(calls, repeats), lambda rows: complexity_breaks(rows, block))
+    return replace(steady, result=_with_memory(steady.result, calls))
 
 
 def extrapolate(rows: Sequence[ComplexityRow], lengths: Sequence[int]) -> list[ComplexityRow]:
     """Estimates for lengths past the measured ones, marked ``measured=False``.
 
     From each method's longest measured point: time scaled like L² (full; sdpa too, it still
-    computes every score) or like L (windowed, fixed w); memory scaled like L² (full: the
-    score tensors dominate) or like L (windowed: H·L·w scores; sdpa: its output and tiles).
+    computes every score) or like L (blocks, fixed b); memory scaled like L² (full: the
+    score tensors dominate) or like L (blocks: H·L·b scores; sdpa: its output and tiles).
     """
     estimates = []
     for method in METHODS:
@@ -149,7 +217,7 @@ def extrapolate(rows: Sequence[ComplexityRow], lengths: Sequence[int]) -> list[C
         if not measured:
             continue
         last = max(measured, key=lambda row: row.length)
-        time_power = 1 if method == "windowed" else 2
+        time_power = 1 if method == "blocks" else 2
         memory_power = 2 if method == "full" else 1
         for length in lengths:
             if length <= last.length:

@@ -18,9 +18,9 @@ from mha.experiments.inputs import token_inputs
 from mha.experiments.scaling import row_entropy
 from mha.sources.seeded import build_model
 
-__all__ = ["HEAD_COUNTS", "HeadRun", "head_sweep"]
+__all__ = ["SWEEP_HEAD_COUNTS", "HeadRun", "head_sweep"]
 
-HEAD_COUNTS = (1, 2, 4, 8, 16)
+SWEEP_HEAD_COUNTS = (1, 2, 4, 8, 16)
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class HeadRun:
     params_formula: int  # 4·d² + 4·d
     weights: Tensor  # (H, L, L)
     output: Tensor  # (L, D)
-    entropy: Tensor  # (H,) mean row entropy of each head, nats
+    entropy: Tensor  # (H,) mean row entropy of each head, bits
 
     @property
     def weight_entries(self) -> int:
@@ -46,13 +46,13 @@ def head_sweep(
     d_model: int,
     seed: int = 0,
     query_gain: float = 1.0,
-    head_counts: Sequence[int] = HEAD_COUNTS,
+    head_counts: Sequence[int] = SWEEP_HEAD_COUNTS,
 ) -> list[HeadRun]:
     """Run self-attention on ``tokens`` once per head count, with the same weights every time.
 
     Args:
         tokens: the input tokens (L of them).
-        d_model: model width; every head count must divide it.
+        d_model: the model dimension; every head count must divide it.
         seed: seeds the embeddings and the weights.
         query_gain: multiplies W_q (weight and bias), so every score by the same factor. Freshly
             initialised weights give nearly uniform attention; a gain of a few imitates the larger

@@ -1,4 +1,7 @@
-"""Token inputs shared by the labs: deterministic embeddings plus sinusoidal positions."""
+"""Token inputs for the labs: the playground's own embeddings (:func:`mha.sources.seeded.embed_inputs`), on the CPU.
+
+Labels for the token axes are :func:`mha.tokens.token_labels`, the same as on the main page.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +10,19 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from mha.tokens import embed_tokens, positional_encoding
+from mha.config import AttentionConfig
+from mha.sources.seeded import embed_inputs
 
-__all__ = ["token_inputs", "token_labels"]
+__all__ = ["token_inputs"]
 
 
-def token_inputs(tokens: Sequence[str], d_model: int, seed: int = 0, dtype: torch.dtype = torch.float32) -> Tensor:
-    """Embeddings of ``tokens`` (seeded per token) plus positional encodings, as a batch of one.
+def token_inputs(tokens: Sequence[str], d_model: int, seed: int = 0) -> Tensor:
+    """Embeddings of ``tokens`` (seeded per token) plus sinusoidal positions, as a batch of one, in float32.
+
+    Exactly what the playground feeds its layer for the same tokens, ``d_model`` and seed.
 
     Shape:
         (1, L, d_model).
     """
-    x = embed_tokens(tokens, d_model, seed, dtype=dtype) + positional_encoding(len(tokens), d_model, dtype=dtype)
-    return x.unsqueeze(0)  # (L, D) -> (1, L, D)
-
-
-def token_labels(tokens: Sequence[str]) -> list[str]:
-    """``"0:the", "1:cat", ...``: distinct axis labels even when a token repeats."""
-    return [f"{i}:{token}" for i, token in enumerate(tokens)]
+    config = AttentionConfig(d_model=d_model, num_heads=1, seed=seed)  # the head count plays no part here
+    return embed_inputs(list(tokens), config, torch.device("cpu"))  # (1, L, D)

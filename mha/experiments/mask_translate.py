@@ -1,12 +1,24 @@
-"""One mask, three spellings: our bool keep-mask, nn.MultiheadAttention's bool block-mask, an additive mask.
+"""One mask, four spellings, and what each implementation does with it.
 
-The same blocked cells written three ways, run through three implementations
-(this engine, ``F.scaled_dot_product_attention``, ``nn.MultiheadAttention``) with the
-same weights. What each does with a fully masked query row is measured, not assumed.
+The same blocked cells written the ways the two tutorials and PyTorch write them:
+
+- ``keep``: bool, True = may attend. This engine and ``F.scaled_dot_product_attention``; the first
+  tutorial's ``scores.masked_fill(mask == 0, -inf)`` reads its mask the same way (1 = may attend).
+- ``block``: bool, True = blocked: ``nn.MultiheadAttention``'s ``attn_mask``.
+- ``tutorial2``: bool, True = blocked, the second tutorial's: ``torch.triu(torch.ones(L, L), diagonal=1).bool()``
+  for the causal mask, applied with ``scores.masked_fill_(mask, -inf)``. The same cells as ``block``,
+  the opposite of ``keep``.
+- ``additive``: float, 0 where allowed and -inf where blocked, added to the scores; all take it.
+
+Each is run, with the same weights, through this engine, ``F.scaled_dot_product_attention``,
+``nn.MultiheadAttention`` and the tutorials' plain masked_fill-then-softmax. What each does with a
+fully masked query row is measured, not assumed. :data:`FORM_CODE` is the code the lab shows for
+making each spelling from the keep-mask and applying it (the tests run it).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,28 +32,40 @@ from mha.reference import to_torch_mha
 
 __all__ = [
     "FORMS_TAKEN",
+    "FORM_CODE",
     "IMPLEMENTATIONS",
     "MASK_FORMS",
     "MASK_PRESETS",
-    "ROW_BEHAVIOURS",
     "MaskRun",
+    "apply_form",
     "mask_forms",
     "preset_mask",
     "row_behaviour",
     "run_mask_forms",
+    "second_tutorial_causal",
 ]
 
 MASK_PRESETS = ("causal", "window", "padding", "none", "blocked_row")
-MASK_FORMS = ("keep", "block", "additive")  # True = may attend; True = blocked; 0 / -inf
-ROW_BEHAVIOURS = ("nan", "zero_context", "values")
+MASK_FORMS = ("keep", "block", "tutorial2", "additive")  # True = may attend; True = blocked (twice); 0 / -inf
 # nn.MultiheadAttention takes different code paths: need_weights=True runs its own softmax;
 # need_weights=False in eval mode under no_grad takes the fused "fast path". Both are measured.
-IMPLEMENTATIONS = ("ours", "sdpa", "torch_mha", "torch_mha_fast")
-FORMS_TAKEN = {  # the bool spelling each documents, then the additive one they share
+# tutorial1 / tutorial2: the tutorials' own step 2, masked_fill on the scores then a plain softmax.
+IMPLEMENTATIONS = ("ours", "sdpa", "torch_mha", "torch_mha_fast", "tutorial1", "tutorial2")
+FORMS_TAKEN = {  # the bool spelling each documents, then the additive one where it takes it
     "ours": ("keep", "additive"),
     "sdpa": ("keep", "additive"),
     "torch_mha": ("block", "additive"),
     "torch_mha_fast": ("block", "additive"),
+    "tutorial1": ("keep",),
+    "tutorial2": ("tutorial2",),
+}
+#: Per spelling: how to make it from the keep-mask ``keep`` (L x L bool), and how it is applied to
+#: ``scores`` (B, H, L, L) as ``mask``: the code the lab shows, exactly (the tests run it).
+FORM_CODE = {
+    "keep": ("mask = keep", "scores.masked_fill(mask == 0, float('-inf'))"),
+    "block": ("mask = ~keep", "nn.MultiheadAttention(...)(x, x, x, attn_mask=mask)"),
+    "tutorial2": ("mask = ~keep", "scores.masked_fill_(mask, float('-inf'))"),
+    "additive": ("mask = torch.zeros(L, L).masked_fill(~keep, float('-inf'))", "scores + mask"),
 }
 
 
@@ -64,10 +88,35 @@ def preset_mask(preset: str, tokens: Sequence[str], window: int = 1) -> Tensor:
     return mask.expand(1, 1, length, length)[0, 0].clone()  # (L, L)
 
 
+def second_tutorial_causal(length: int) -> Tensor:
+    """The second tutorial's causal mask, as it writes it: True above the diagonal = blocked.
+
+    Shape: (L, L).
+    """
+    return torch.triu(torch.ones(length, length), diagonal=1).bool()
+
+
 def mask_forms(keep: Tensor) -> dict[str, Tensor]:
-    """The keep-mask in the three spellings: ``keep`` (bool, True = may attend), ``block`` (bool, True =
-    blocked, nn.MultiheadAttention's meaning: ``~keep``) and ``additive`` (float, 0 or -inf)."""
-    return {"keep": keep, "block": ~keep, "additive": to_additive_mask(keep)}
+    """The keep-mask in the four spellings of :data:`MASK_FORMS`: ``keep`` (bool, True = may attend),
+    ``block`` and ``tutorial2`` (bool, True = blocked: ``~keep``) and ``additive`` (float, 0 or -inf)."""
+    return {"keep": keep, "block": ~keep, "tutorial2": ~keep, "additive": to_additive_mask(keep)}
+
+
+def apply_form(form: str, scores: Tensor, mask: Tensor) -> Tensor:
+    """The scores after ``mask``, in spelling ``form``, is applied the way its users apply it (-inf = blocked).
+
+    ``keep`` as the first tutorial does, ``tutorial2`` as the second does (out of place here),
+    ``block`` as ``nn.MultiheadAttention`` turns its bool ``attn_mask`` into -inf, ``additive`` added.
+
+    Shape: scores (..., Lq, Lk), mask broadcastable to it -> (..., Lq, Lk).
+    """
+    if form == "keep":
+        return scores.masked_fill(mask == 0, float("-inf"))
+    if form in ("block", "tutorial2"):
+        return scores.masked_fill(mask, float("-inf"))
+    if form == "additive":
+        return scores + mask
+    raise ValueError(f"unknown mask form {form!r}; choose one of {', '.join(MASK_FORMS)}")
 
 
 def row_behaviour(output_row: Tensor, bias: Tensor | None, tolerance: float = 1e-6) -> str:
@@ -87,7 +136,7 @@ class MaskRun:
     form: str  # one of MASK_FORMS
     output: Tensor  # (L, D)
     max_abs_diff: float  # vs ours with the keep-mask, over rows that may attend to at least one key
-    masked_rows: tuple[str, ...]  # the behaviour on each fully masked row, in row order
+    masked_rows: tuple[str, ...]  # row_behaviour() of each fully masked row, in row order
 
 
 def _sdpa_layer(model: MultiHeadAttention, x: Tensor, mask: Tensor) -> Tensor:
@@ -97,8 +146,17 @@ def _sdpa_layer(model: MultiHeadAttention, x: Tensor, mask: Tensor) -> Tensor:
     return model.project_out(model.concat_heads(context))  # (1, L, D)
 
 
+def _tutorial_layer(model: MultiHeadAttention, x: Tensor, form: str, mask: Tensor) -> Tensor:
+    """Our projections and W_o around the tutorials' step 2: masked_fill, then a plain softmax (a fully
+    masked row becomes NaN). x (1, L, D) -> (1, L, D)."""
+    _, _, _, q_heads, k_heads, v_heads = model.project_and_split(x, x, x)  # 3 x (1, H, L, Dh)
+    scores = q_heads @ k_heads.transpose(-2, -1) / math.sqrt(model.d_k)  # (1, H, L, Dh) @ (1, H, Dh, L) -> (1, H, L, L)
+    weights = torch.softmax(apply_form(form, scores, mask), dim=-1)  # (1, H, L, L)
+    return model.project_out(model.concat_heads(weights @ v_heads))  # (1, H, L, Dh) -> (1, L, D)
+
+
 def run_mask_forms(model: MultiHeadAttention, x: Tensor, keep: Tensor) -> list[MaskRun]:
-    """Run ours, ``F.scaled_dot_product_attention`` and ``nn.MultiheadAttention`` with each fitting spelling.
+    """Run each implementation of :data:`IMPLEMENTATIONS` with each spelling it takes.
 
     Args:
         model: supplies the weights of all three.
@@ -106,7 +164,7 @@ def run_mask_forms(model: MultiHeadAttention, x: Tensor, keep: Tensor) -> list[M
         keep: bool keep-mask (True = may attend), (L, L).
 
     Returns:
-        Two runs per implementation (:data:`IMPLEMENTATIONS`), one per spelling in :data:`FORMS_TAKEN`.
+        One run per implementation (:data:`IMPLEMENTATIONS`) and spelling in :data:`FORMS_TAKEN`, in that order.
     """
     forms = mask_forms(keep)
     torch_mha = to_torch_mha(model).eval()
@@ -115,6 +173,8 @@ def run_mask_forms(model: MultiHeadAttention, x: Tensor, keep: Tensor) -> list[M
         "sdpa": lambda mask: _sdpa_layer(model, x, mask),
         "torch_mha": lambda mask: torch_mha(x, x, x, attn_mask=mask, need_weights=True)[0],
         "torch_mha_fast": lambda mask: torch_mha(x, x, x, attn_mask=mask, need_weights=False)[0],
+        "tutorial1": lambda mask: _tutorial_layer(model, x, "keep", mask),
+        "tutorial2": lambda mask: _tutorial_layer(model, x, "tutorial2", mask),
     }
     with torch.inference_mode():
         outputs = {

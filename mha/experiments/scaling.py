@@ -45,11 +45,13 @@ def score_scale(mode: str, d_k: int, temperature: float = 1.0) -> float:
 
 
 def row_entropy(weights: Tensor) -> Tensor:
-    """Shannon entropy (nats) of each softmax row; ``0 · log 0`` counts as 0.
+    """Shannon entropy in bits of each softmax row (the main page's unit); ``0 · log 0`` counts as 0.
+
+    0 bits = all weight on one key; log2(Lk) bits = spread evenly over Lk keys.
 
     Shape: (..., Lk) -> (...).
     """
-    return -(weights * weights.clamp_min(1e-30).log()).sum(dim=-1)
+    return -(weights * weights.clamp_min(1e-30).log2()).sum(dim=-1)
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,9 @@ class ScalingStats:
     d_k: int
     variance_raw: float  # measured Var(q·k); the theory says d_k
     variance_scaled: float  # measured Var(q·k · scale)
-    entropy: float  # mean row entropy of the weights, nats; ln(num_keys) = uniform
+    entropy: float  # mean row entropy of the weights, bits; log2(num_keys) = uniform
     max_weight: float  # mean of each row's largest weight; 1 = one-hot
-    entropy_uniform: float  # ln(num_keys), the largest possible entropy
+    entropy_uniform: float  # log2(num_keys) bits, the largest possible entropy
 
 
 def scaling_stats(
@@ -99,7 +101,7 @@ def scaling_stats(
                 variance_scaled=float((raw * scale).var()),
                 entropy=float(row_entropy(weights).mean()),
                 max_weight=float(weights.max(dim=-1).values.mean()),
-                entropy_uniform=math.log(num_keys),
+                entropy_uniform=math.log2(num_keys),
             )
         )
     return stats

@@ -1,0 +1,96 @@
+"""The complexity lab's measurement in a child process, so that the profiler's output never reaches the server's log.
+
+PyTorch's profiler (the memory half of the measurement) writes its own lines to the process's
+stderr: ``USDT: ... profiler_start`` and ``profiler_stop`` on every use and, when it is first used
+from a thread other than the one that imported torch (as in a Streamlit script thread),
+``External init callback must run in same thread as registerClient``. Once torch is loaded
+neither can be switched off from Python. So the measurement runs in a fresh Python process
+(``python -m mha.experiments.isolated``): its arguments go in as JSON on stdin, the result
+comes back as JSON on stdout, and its stderr is piped back and dropped (quoted in the error if
+the child fails). The child also runs alone, away from the server's threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from mha.experiments.complexity import ComplexityRow, measure_complexity_steady
+from mha.experiments.timing import GrowthBreak, Steady
+
+__all__ = ["IsolatedMeasurementError", "main", "measure_complexity_isolated"]
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 240.0
+_QUIET_PROFILER = {"KINETO_LOG_LEVEL": "6"}  # above kineto's highest level: quiet at the source too
+_ARGUMENTS = ("lengths", "num_heads", "head_dim", "block", "repeats", "seed")
+
+
+class IsolatedMeasurementError(RuntimeError):
+    """The child process failed or took too long; the message quotes the end of its stderr."""
+
+
+def measure_complexity_isolated(
+    lengths: list[int],
+    num_heads: int,
+    head_dim: int,
+    block: int,
+    repeats: int,
+    seed: int = 0,
+    timeout_s: float = TIMEOUT_S,
+) -> Steady[list[ComplexityRow]]:
+    """:func:`mha.experiments.complexity.measure_complexity_steady` in a child process (see the module docstring).
+
+    Raises:
+        IsolatedMeasurementError: the child exited with an error or ran past ``timeout_s``.
+    """
+    arguments = {
+        "lengths": [int(n) for n in lengths],
+        "num_heads": int(num_heads),
+        "head_dim": int(head_dim),
+        "block": int(block),
+        "repeats": int(repeats),
+        "seed": int(seed),
+    }
+    try:
+        child = subprocess.run(
+            [sys.executable, "-m", "mha.experiments.isolated"],
+            input=json.dumps(arguments),
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env={**os.environ, **_QUIET_PROFILER},
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as error:
+        raise IsolatedMeasurementError(f"the measurement took longer than {timeout_s:.0f} s") from error
+    if child.returncode != 0:
+        raise IsolatedMeasurementError(f"the measurement failed (exit {child.returncode}): {child.stderr[-2000:]}")
+    return _steady_from_json(json.loads(child.stdout))
+
+
+def _steady_from_json(data: dict) -> Steady[list[ComplexityRow]]:
+    return Steady(
+        result=[ComplexityRow(**row) for row in data["result"]],
+        attempts=data["attempts"],
+        breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
+    )
+
+
+def main() -> None:
+    """The child: read the arguments (JSON on stdin), measure, write the result (JSON on stdout)."""
+    from mha.threads import apply_thread_cap
+
+    apply_thread_cap()
+    arguments = json.loads(sys.stdin.read())
+    steady = measure_complexity_steady(**{name: arguments[name] for name in _ARGUMENTS})
+    json.dump(asdict(steady), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
