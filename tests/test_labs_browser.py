@@ -31,7 +31,7 @@ def test_lab_page_renders(app_url, page, page_file, lab, lang):
     assert page.get_by_role("heading", name=t(f"lab.{lab}.title", lang=lang)).count() == 1
     assert page.locator('[data-testid="stException"]').count() == 0
     if lab in TIMING_LABS:
-        page.get_by_role("button", name=t("lab.loop.measure", lang=lang)).wait_for(timeout=60_000)
+        page.get_by_role("button", name=t("lab.common.measure", lang=lang)).wait_for(timeout=60_000)
     else:
         page.wait_for_function(f"({_MARKS_DRAWN})().some(marks => marks > 0)", timeout=60_000)
         assert all(marks > 0 for marks in page.evaluate(_MARKS_DRAWN))
