@@ -1,7 +1,7 @@
 # The playground as one container: CPU-only PyTorch, the pinned requirements, a non-root user.
 #
 #   docker build -t attention-playground .
-#   docker run -p 8501:8501 -e ATTN_PLAYGROUND_THREADS=2 attention-playground
+#   docker run -p 8501:8501 attention-playground          # then open http://localhost:8501
 #
 # Settings by environment: ATTN_PLAYGROUND_* (the app's own, see docs/DEPLOY.md and docs/SCALE.md)
 # and STREAMLIT_* (any Streamlit option, e.g. STREAMLIT_SERVER_BASE_URL_PATH). The app's
@@ -35,8 +35,10 @@ COPY pages/ ./pages/
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin playground
 USER 10001:10001
 
-# Two threads for PyTorch per container; one server holds the room sizes in docs/SCALE.md.
-ENV ATTN_PLAYGROUND_THREADS=2
+# One PyTorch thread per operation: a room runs many sessions at once, and two threads per small
+# operation spent twice the CPU per page run (OpenMP workers spin while they wait) and stalled
+# when the cores were busy (docs/SCALE.md has the numbers).
+ENV ATTN_PLAYGROUND_THREADS=1
 EXPOSE 8501
 
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \

@@ -12,7 +12,8 @@ to its ``script_finished`` (p50, p95, max), the seconds to open the page, errors
 ``st.error``, a run that did not finish, a change the app's URL does not show, a page that
 failed to open), websocket reconnects, and the server's CPU (busy cores, averaged over the
 room's time) and resident memory (peak), read with psutil. Each room gets a fresh server,
-opened once by a warm-up tab first ("open the app 10 minutes early", docs/DEPLOY.md).
+opened once by a warm-up tab first ("open the app 10 minutes early", docs/DEPLOY.md), in the
+environment the container sets (:data:`SERVER_ENV`).
 
 The server, the learners and this process share the machine's cores: the learners' own CPU
 is reported in the notes.
@@ -20,10 +21,11 @@ is reported in the notes.
 Mixes (:data:`MIXES`; one line each): everyone on the same link walking the same exercise
 (the engine's caches hit), and everyone on their own seed and sentence (nothing is shared).
 Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
-:data:`TARGET_P95_S` or any error).
+:data:`TARGET_P95_S` or any error). Two setups: one server, and two replicas behind HAProxy on
+the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up).
 
-``python -m bench.room --url http://127.0.0.1:8501 --learners 30`` runs one room against a
-server (or a proxy) that is already up.
+``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms;
+``--url http://127.0.0.1:8501`` runs them against a server (or a proxy) that is already up.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ QUICK_RAMP_S, QUICK_STEADY_S = 1.0, 6.0
 THINK_S = (2.0, 8.0)  # seconds a learner reads before the next change (uniform; mean 5 s)
 RUN_TIMEOUT_S = 30.0
 TARGET_P95_S = 1.0
+# The server runs as the container does (Dockerfile): one PyTorch thread per operation.
+SERVER_ENV = {"ATTN_PLAYGROUND_THREADS": "1"}
 SEED = 12  # the room's random arrivals and think times
 
 Step = tuple[str, object]  # (widget key, new value)
@@ -131,6 +135,7 @@ class RoomResult:
     """What one room measured."""
 
     learners: int
+    replicas: int = 1
     change_s: list[float] = field(default_factory=list)
     timeline: list[tuple[float, str, float]] = field(default_factory=list)  # (at s, what, seconds)
     open_s: list[float] = field(default_factory=list)
@@ -231,35 +236,49 @@ def _busy(times) -> float:
     return sum(times) - times.idle - getattr(times, "iowait", 0.0)
 
 
-async def _sample_server(pid: int, stop: asyncio.Event, result: RoomResult) -> None:
+async def _sample_server(pids: list[int], stop: asyncio.Event, result: RoomResult) -> None:
+    """CPU (cores, averaged) and peak RSS of the server processes, all together (replicas and a proxy)."""
     import psutil
 
-    process = psutil.Process(pid)
-    start_cpu, start = sum(process.cpu_times()[:2]), time.monotonic()
-    peak = process.memory_info().rss
+    processes = [psutil.Process(pid) for pid in pids]
+
+    def cpu() -> float:
+        return sum(sum(p.cpu_times()[:2]) for p in processes)
+
+    def rss() -> int:
+        return sum(p.memory_info().rss for p in processes)
+
+    start_cpu, start = cpu(), time.monotonic()
+    peak = rss()
     while not stop.is_set():
-        peak = max(peak, process.memory_info().rss)
+        peak = max(peak, rss())
         await asyncio.sleep(0.5)
-    peak = max(peak, process.memory_info().rss)
-    result.server_cores = (sum(process.cpu_times()[:2]) - start_cpu) / (time.monotonic() - start)
+    peak = max(peak, rss())
+    result.server_cores = (cpu() - start_cpu) / (time.monotonic() - start)
     result.server_rss_peak_mib = peak / 2**20
 
 
 async def room(
-    base_url: str, mix: Mix, learners: int, ramp_s: float, steady_s: float, server_pid: int | None = None
+    base_url: str,
+    mix: Mix,
+    learners: int,
+    ramp_s: float,
+    steady_s: float,
+    server_pids: list[int] | None = None,
+    replicas: int = 1,
 ) -> RoomResult:
     """Run one room against ``base_url``: ``learners`` arrive over ``ramp_s``, then ``steady_s`` more."""
     import resource
 
     import psutil
 
-    result = RoomResult(learners)
+    result = RoomResult(learners, replicas)
     rng = random.Random(SEED)
     start = result.started
     end_at = start + ramp_s + steady_s
     arrivals = sorted(start + rng.uniform(0, ramp_s) for _ in range(learners))
     stop = asyncio.Event()
-    sampler = asyncio.create_task(_sample_server(server_pid, stop, result)) if server_pid else None
+    sampler = asyncio.create_task(_sample_server(server_pids, stop, result)) if server_pids else None
     own_cpu = resource.getrusage(resource.RUSAGE_SELF)
     machine = psutil.cpu_times()
     with ThreadPoolExecutor(max_workers=min(learners, 16), thread_name_prefix="room-http") as executor:
@@ -288,16 +307,30 @@ def _warm_up(base_url: str) -> None:
     asyncio.run(visit())
 
 
-def measure_room(mix: Mix, learners: int, ramp_s: float, steady_s: float) -> RoomResult:
-    """A fresh ``streamlit run playground.py``, warmed up, then one room of ``learners``."""
-    from tests.conftest import free_port, start_streamlit, stop_process
+def measure_room(
+    mix: Mix, learners: int, ramp_s: float, steady_s: float, env: dict[str, str] | None = None, replicas: int = 1
+) -> RoomResult:
+    """One room against a fresh ``streamlit run playground.py`` (environment: ``env``, else :data:`SERVER_ENV`).
 
+    With ``replicas`` > 1, against ``deploy/run-local-cluster replicas PORT`` instead: that many
+    servers behind HAProxy on this machine (CPU and RSS are then the replicas' and the proxy's).
+    Every server is warmed up first by a tab of its own.
+    """
+    from tests.conftest import free_port, start_streamlit, stop_process
+    from tests.local_cluster import LocalCluster
+
+    env = SERVER_ENV if env is None else env
+    if replicas > 1:
+        with LocalCluster(replicas, extra_env=env) as cluster:
+            for port in cluster.replica_ports.values():
+                _warm_up(f"http://127.0.0.1:{port}")
+            return asyncio.run(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas))
     port = free_port()
-    server = start_streamlit(port)
+    server = start_streamlit(port, extra_env=env)
     try:
         base_url = f"http://127.0.0.1:{port}"
         _warm_up(base_url)
-        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, server.pid))
+        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, [server.pid]))
     finally:
         stop_process(server)
 
@@ -310,14 +343,24 @@ def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
     rss = "-" if result.server_rss_peak_mib is None else f"{result.server_rss_peak_mib:.0f}"
     opened = f"{_percentile(result.open_s, 95):.1f}" if result.open_s else "-"
     verdict = "breaks" if result.broken else "holds"
+    setup = "1 server" if result.replicas == 1 else f"{result.replicas} replicas + HAProxy"
     return (
-        *(mix.name, result.learners, len(changes), p(50), p(95), f"{max(changes) * 1e3:.0f}" if changes else "-"),
+        *(
+            setup,
+            mix.name,
+            result.learners,
+            len(changes),
+            p(50),
+            p(95),
+            f"{max(changes) * 1e3:.0f}" if changes else "-",
+        ),
         *(opened, errors, result.reconnects, cores, rss),
         *(f"{result.client_cores:.2f}", f"{result.others_cores:.2f}", verdict),
     )
 
 
 COLUMNS = (
+    "setup",
     "mix",
     "learners",
     "changes",
@@ -335,8 +378,10 @@ COLUMNS = (
 )
 
 
-def _notes(ramp_s: float, steady_s: float) -> tuple[str, ...]:
+def _notes(ramp_s: float, steady_s: float, env: dict[str, str] | None = None) -> tuple[str, ...]:
+    shown = " ".join(f"{k}={v}" for k, v in (SERVER_ENV if env is None else env).items()) or "none"
     return (
+        f"server: streamlit run playground.py with .streamlit/config.toml; environment: {shown}.",
         f"change -> script_finished: from the rerun BackMsg sent to its script_finished received; learners arrive "
         f"over {ramp_s:.0f} s and think {THINK_S[0]:.0f}-{THINK_S[1]:.0f} s (uniform) before each change, "
         f"for {ramp_s + steady_s:.0f} s in all; a fresh server per room, warmed up by one tab first.",
@@ -353,16 +398,18 @@ def _error_notes(mix: Mix, result: RoomResult) -> list[str]:
 
 
 def run(quick: bool) -> list[Table]:
-    """One row per mix and room size."""
+    """One row per setup (one server; two replicas behind HAProxy on the same cores), mix and room size."""
     ramp_s, steady_s = (QUICK_RAMP_S, QUICK_STEADY_S) if quick else (RAMP_S, STEADY_S)
     rows, errors = [], []
-    for mix in MIXES:
-        for learners in QUICK_SIZES if quick else (*REQUIRED_SIZES, *LARGER_SIZES):
-            result = measure_room(mix, learners, ramp_s, steady_s)
-            rows.append(_row(mix, result))
-            errors += _error_notes(mix, result)
-            if learners not in REQUIRED_SIZES and result.broken:
-                break
+    for replicas in (1, 2):
+        for mix in MIXES:
+            sizes = (*REQUIRED_SIZES, *LARGER_SIZES) if replicas == 1 else (*REQUIRED_SIZES[1:], *LARGER_SIZES)
+            for learners in QUICK_SIZES if quick else sizes:
+                result = measure_room(mix, learners, ramp_s, steady_s, replicas=replicas)
+                rows.append(_row(mix, result))
+                errors += _error_notes(mix, result)
+                if learners not in REQUIRED_SIZES and result.broken:
+                    break
     return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s), *errors))]
 
 
@@ -372,9 +419,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="a running server or proxy (default: start a fresh server per room)")
     parser.add_argument("--learners", default="30", help="room sizes, comma-separated")
     parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in MIXES])
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="servers behind deploy/run-local-cluster's HAProxy (or at --url)"
+    )
     parser.add_argument("--ramp", type=float, default=RAMP_S, help="seconds over which the learners arrive")
     parser.add_argument("--seconds", type=float, default=STEADY_S, help="seconds after the last arrival")
-    parser.add_argument("--server-pid", type=int, help="with --url: the server process to read CPU and RSS from")
+    parser.add_argument(
+        "--server-pid", type=int, action="append", help="with --url: a server process (or proxy) to read CPU and RSS of"
+    )
+    parser.add_argument(
+        "--env", action="append", default=[], help="KEY=VALUE for the server started (repeat; default: SERVER_ENV)"
+    )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--timeline", help="write every open and change (at, what, seconds) to this JSON file")
     args = parser.parse_args(argv)
@@ -382,14 +437,17 @@ def main(argv: list[str] | None = None) -> int:
     rows, errors, timelines = [], [], {}
     for learners in (int(n) for n in args.learners.split(",")):
         if args.url:
-            result = asyncio.run(room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid))
+            result = asyncio.run(room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid, args.replicas))
         else:
-            result = measure_room(mix, learners, args.ramp, args.seconds)
+            env = dict(item.split("=", 1) for item in args.env) if args.env else None
+            result = measure_room(mix, learners, args.ramp, args.seconds, env, args.replicas)
         rows.append(_row(mix, result))
         errors += _error_notes(mix, result)
         timelines[learners] = result.timeline
         print(format_table(Table(TITLE, COLUMNS, (rows[-1],)), "text"), flush=True)
-    table = Table(TITLE, COLUMNS, tuple(rows), (*_notes(args.ramp, args.seconds), *errors))
+    env = dict(item.split("=", 1) for item in args.env) if args.env else None
+    notes = _notes(args.ramp, args.seconds, env) if not args.url else _notes(args.ramp, args.seconds, {})[1:]
+    table = Table(TITLE, COLUMNS, tuple(rows), (*notes, *errors))
     print(format_table(table, "markdown" if args.markdown else "text"))
     if args.timeline:
         Path(args.timeline).write_text(json.dumps({"mix": mix.name, "rooms": timelines}))

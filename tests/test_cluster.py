@@ -18,18 +18,10 @@ process started is stopped even when a test fails.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
-import queue
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -37,12 +29,10 @@ from pathlib import Path
 import numpy as np
 import psutil
 import pytest
-from conftest import ARTIFACTS, IN_CI, REPO, console_errors, free_port, wait_for_app
+from conftest import IN_CI, console_errors, wait_for_app
+from local_cluster import REPLICA_LINE, LocalCluster
 from test_browser_controls import main_text, no_errors, type_number
 
-SCRIPT = REPO / "deploy" / "run-local-cluster"
-REPLICA_LINE = re.compile(r"^replica (\d+) pid (\d+) port (\d+)$")
-START_TIMEOUT_S = 300.0
 TOKENS = ("the", "cat", "sat", "on", "the", "mat")
 D_MODEL, HEADS = 64, 4
 
@@ -53,84 +43,6 @@ def _require_haproxy() -> None:
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
-
-
-class LocalCluster:
-    """``deploy/run-local-cluster`` in the background: its replicas, its proxy, and a clean stop."""
-
-    def __init__(self, replicas: int) -> None:
-        self.replicas = replicas
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.replica_pids: dict[int, int] = {}  # replica number -> pid
-        self.replica_ports: dict[int, int] = {}
-        self.proxy_pid: int | None = None
-        self.lines: list[str] = []
-        self._lines: queue.Queue[str | None] = queue.Queue()
-
-    def __enter__(self) -> LocalCluster:
-        ARTIFACTS.mkdir(exist_ok=True)
-        self._log = (ARTIFACTS / f"cluster-{self.port}.log").open("w")
-        self.process = subprocess.Popen(
-            [str(SCRIPT), str(self.replicas), str(self.port)],
-            cwd=REPO,
-            env={**os.environ, "PYTHON": sys.executable},
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            text=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def _read(self) -> None:
-        for line in self.process.stdout:
-            self._lines.put(line.rstrip("\n"))
-        self._lines.put(None)
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.1, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(
-                    f"the cluster printed no 'ready' in {START_TIMEOUT_S:.0f} s: {self.lines}"
-                ) from None
-            if line is None:
-                raise AssertionError(f"run-local-cluster exited with {self.process.wait()}: {self.lines}")
-            self.lines.append(line)
-            if match := REPLICA_LINE.match(line):
-                number, pid, port = map(int, match.groups())
-                self.replica_pids[number], self.replica_ports[number] = pid, port
-            elif line.startswith("proxy pid "):
-                self.proxy_pid = int(line.split()[2])
-            elif line == f"ready {self.url}":
-                return
-
-    def pids(self) -> list[int]:
-        return [*self.replica_pids.values(), *([self.proxy_pid] if self.proxy_pid else [])]
-
-    def stop(self, timeout_s: float = 60.0) -> int:
-        """SIGTERM to the script; its exit status."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=timeout_s)
-
-    def __exit__(self, *exc: object) -> None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.stop()
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        for pid in self.pids():  # replicas and proxy run in their own sessions: never leave one behind
-            with contextlib.suppress(psutil.NoSuchProcess):
-                psutil.Process(pid).kill()
-        self._log.close()
 
 
 def _get(url: str, cookie: str | None = None) -> tuple[int, bytes]:
