@@ -3,8 +3,9 @@
 #   docker build -t attention-playground .
 #   docker run -p 8501:8501 attention-playground          # then open http://localhost:8501
 #
-# Settings by environment: ATTN_PLAYGROUND_* (the app's own, see docs/DEPLOY.md and docs/SCALE.md)
-# and STREAMLIT_* (any Streamlit option, e.g. STREAMLIT_SERVER_BASE_URL_PATH). The app's
+# Settings by environment: ATTN_PLAYGROUND_* (the app's own, see docs/DEPLOY.md and docs/SCALE.md;
+# e.g. ATTN_PLAYGROUND_CHECKPOINTS=name=/models/dir with the directory mounted read-only) and
+# STREAMLIT_* (any Streamlit option, e.g. STREAMLIT_SERVER_BASE_URL_PATH). The app's
 # .streamlit/config.toml is baked in at /app/.streamlit/config.toml.
 FROM python:3.11-slim-bookworm
 

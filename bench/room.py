@@ -124,6 +124,7 @@ class Mix:
     step: Callable[[int, int], Step]
 
 
+# One line per mix, e.g. trained weights: Mix("trained", lambda i: {**same_link(i), "weights": "trained"}, ...).
 MIXES = (
     Mix("same link", same_link, exercise_step),
     Mix("own seed and sentence", own_link, own_step),
