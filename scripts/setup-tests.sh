@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh Debian/Ubuntu machine with Python >= 3.11:
-# Chromium + its driver + CJK fonts (for the real-browser tests) and a venv in .venv with
+# Chromium + its driver + CJK fonts (for the real-browser tests), HAProxy (for the local cluster
+# behind a sticky proxy, deploy/run-local-cluster) and a venv in .venv with
 # requirements-dev.txt. Safe to run again. Used by the README's test command and so by CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(chromium chromium-driver fonts-noto-cjk)
+apt_packages=(chromium chromium-driver fonts-noto-cjk haproxy)
 if command -v apt-get >/dev/null 2>&1; then
     missing=()
     for pkg in "${apt_packages[@]}"; do

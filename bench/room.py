@@ -1,0 +1,459 @@
+"""A workshop room on one server: N learners on ``playground.py``, each a simulated browser tab.
+
+Every learner is a :class:`bench._browser_session.BrowserSession`: it speaks Streamlit's own
+websocket protocol (protobuf ``BackMsg`` / ``ForwardMsg`` over ``/_stcore/stream``, widget ids
+learned from the page's delta messages), not AppTest. The learners arrive over the first
+:data:`RAMP_S` seconds, each opening the page from its workshop link (``index.html`` and the
+assets it names, then the first run), and then change one control after another, thinking
+:data:`THINK_S` seconds (uniform) before each change, until the room's time is up.
+
+Measured per mix and room size: the seconds from a change (the ``rerun_script`` BackMsg sent)
+to its ``script_finished`` (p50, p95, max), the seconds to open the page, errors (exceptions,
+``st.error``, a run that did not finish, a change the app's URL does not show, a page that
+failed to open), websocket reconnects, and the server's CPU (busy cores, averaged over the
+room's time) and resident memory (peak), read with psutil. Each room gets a fresh server,
+opened once by a warm-up tab first ("open the app 10 minutes early", docs/DEPLOY.md), in the
+environment the container sets (:data:`SERVER_ENV`).
+
+The server, the learners and this process share the machine's cores: the learners' own CPU
+is reported in the notes.
+
+Mixes (:data:`MIXES`; one line each): everyone on the same link walking the same exercise
+(the engine's caches hit), and everyone on their own seed and sentence (nothing is shared).
+Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
+:data:`TARGET_P95_S` or any error). Two setups: one server, and two replicas behind HAProxy on
+the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up).
+
+``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms;
+``--url http://127.0.0.1:8501`` runs them against a server (or a proxy) that is already up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+from bench._browser_session import BrowserSession, PageError, RunResult
+from bench.table import Table, format_table
+
+TITLE = "Room: N learners on one server, Streamlit's websocket protocol (change -> script_finished)"
+
+REQUIRED_SIZES = (10, 30, 60)
+LARGER_SIZES = (90, 120, 160, 200, 260, 330, 400)
+QUICK_SIZES = (3,)
+RAMP_S, STEADY_S = 15.0, 45.0
+QUICK_RAMP_S, QUICK_STEADY_S = 1.0, 6.0
+THINK_S = (2.0, 8.0)  # seconds a learner reads before the next change (uniform; mean 5 s)
+RUN_TIMEOUT_S = 30.0
+TARGET_P95_S = 1.0
+# The server runs as the container does (Dockerfile): one PyTorch thread per operation.
+SERVER_ENV = {"ATTN_PLAYGROUND_THREADS": "1"}
+SEED = 12  # the room's random arrivals and think times
+
+Step = tuple[str, object]  # (widget key, new value)
+
+# A workshop exercise that ends where it started, so walking it again meets the same configurations.
+EXERCISE: tuple[Step, ...] = (
+    ("mask_type", "causal"),
+    ("head", "3"),
+    ("num_heads", 4),
+    ("mask_type", "window"),
+    ("d_model", 256),
+    ("seed", 1),
+    ("num_heads", 8),
+    ("mask_type", "none"),
+    ("d_model", 512),
+    ("seed", 0),
+    ("head", "0"),
+)
+WORDS = (
+    *("the", "cat", "dog", "bird", "sat", "ran", "saw", "on", "under", "near", "a", "mat", "tree", "river"),
+    *("because", "it", "was", "tired", "happy", "quick", "slow", "small", "big", "red", "old", "new", "bank"),
+)
+
+
+def same_link(learner: int) -> dict[str, str]:
+    """Everyone opens the teacher's link: the default page, in English."""
+    return {"lang": "en"}
+
+
+def exercise_step(learner: int, step: int) -> Step:
+    """Everyone walks the same exercise, in the same order (the configurations repeat: cache hits)."""
+    return EXERCISE[step % len(EXERCISE)]
+
+
+def own_sentence(learner: int, variant: int) -> str:
+    """Learner ``learner``'s own sentence number ``variant``: 8-14 words, different for every learner."""
+    rng = random.Random(learner * 7919 + variant)
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14))) + f" l{learner}v{variant}"
+
+
+def own_link(learner: int) -> dict[str, str]:
+    """Each learner's own link: their own seed and sentence."""
+    return {"lang": "en", "seed": str(10_000 + learner), "tokens": own_sentence(learner, 0)}
+
+
+def own_step(learner: int, step: int) -> Step:
+    """New seeds, new sentences, other sizes and masks: every run is a configuration nobody ran before."""
+    unique = 100_000 + learner * 1_000 + step
+    steps: tuple[Step, ...] = (
+        ("seed", unique),
+        ("tokens", own_sentence(learner, step + 1)),
+        ("mask_type", ("causal", "none")[step // 4 % 2]),
+        ("num_heads", (4, 8)[step // 4 % 2]),
+    )
+    return steps[step % len(steps)]
+
+
+@dataclass(frozen=True)
+class Mix:
+    """What the room does: the link learner i opens, and learner i's change number k."""
+
+    name: str
+    link: Callable[[int], dict[str, str]]
+    step: Callable[[int, int], Step]
+
+
+# One line per mix, e.g. trained weights: Mix("trained", lambda i: {**same_link(i), "weights": "trained"}, ...).
+MIXES = (
+    Mix("same link", same_link, exercise_step),
+    Mix("own seed and sentence", own_link, own_step),
+)
+
+
+@dataclass
+class RoomResult:
+    """What one room measured."""
+
+    learners: int
+    replicas: int = 1
+    change_s: list[float] = field(default_factory=list)
+    timeline: list[tuple[float, str, float]] = field(default_factory=list)  # (at s, what, seconds)
+    open_s: list[float] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    error_examples: dict[str, str] = field(default_factory=dict)
+    reconnects: int = 0
+    server_cores: float | None = None
+    server_rss_peak_mib: float | None = None
+    client_cores: float = 0.0
+    machine_cores: float = 0.0  # every process on the machine, this room's included
+    started: float = field(default_factory=time.monotonic)
+    seconds: float = 0.0
+
+    @property
+    def others_cores(self) -> float:
+        """CPU that neither the server nor the learners used: other jobs on a shared machine."""
+        return max(0.0, self.machine_cores - self.client_cores - (self.server_cores or 0.0))
+
+    @property
+    def broken(self) -> bool:
+        return bool(self.errors) or not self.change_s or _percentile(self.change_s, 95) > TARGET_P95_S
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+def _record_error(result: RoomResult, text: str) -> None:
+    """Count an error by its kind (the text before the first colon), keeping the first text of each kind."""
+    kind = text.split(":", 1)[0]
+    result.errors[kind] += 1
+    result.error_examples.setdefault(kind, text)
+
+
+def _check_applied(tab: BrowserSession, step: Step) -> str | None:
+    """A change the URL the app writes does not show (the app mirrors every control there)."""
+    key, value = step
+    shown = tab.url_value(key)
+    return None if shown == str(value) else f"not applied: {key}={value!r} but the URL says {shown!r}"
+
+
+async def learner(
+    index: int, mix: Mix, base_url: str, arrive_at: float, end_at: float, result: RoomResult, executor
+) -> None:
+    """One learner: arrive, open the link, then think and change a control until ``end_at``."""
+    rng = random.Random(SEED * 100_003 + index)
+    await asyncio.sleep(max(0.0, arrive_at - time.monotonic()))
+    tab = BrowserSession(base_url, urlencode(mix.link(index)), executor)
+    opened = False
+    step = 0
+    try:
+        while time.monotonic() < end_at:
+            if not opened:
+                try:
+                    seconds, run = await tab.open(RUN_TIMEOUT_S)
+                except (PageError, TimeoutError) as error:
+                    _record_error(result, f"open failed: {error}")
+                    await asyncio.sleep(rng.uniform(*THINK_S))  # and the learner reloads
+                    continue
+                opened = True
+                result.open_s.append(seconds)
+                result.timeline.append((time.monotonic() - result.started, "open", seconds))
+                _count_run_errors(run, result)
+                continue
+            await asyncio.sleep(min(rng.uniform(*THINK_S), max(0.0, end_at - time.monotonic())))
+            if time.monotonic() >= end_at:
+                break
+            change = mix.step(index, step)
+            step += 1
+            try:
+                run = await tab.change(*change, timeout_s=RUN_TIMEOUT_S)
+            except TimeoutError:
+                _record_error(result, f"run timed out: after {change}")
+                continue
+            except PageError as error:
+                _record_error(result, str(error))
+                continue
+            result.change_s.append(run.seconds)
+            result.timeline.append((time.monotonic() - result.started, change[0], run.seconds))
+            _count_run_errors(run, result)
+            problem = _check_applied(tab, change)
+            if problem:
+                _record_error(result, problem)
+    finally:
+        result.reconnects += tab.reconnects
+        await tab.close()
+
+
+def _count_run_errors(run: RunResult, result: RoomResult) -> None:
+    for text in run.errors:
+        _record_error(result, text)
+
+
+def _busy(times) -> float:
+    """CPU seconds the whole machine spent busy (not idle, not waiting for the disk)."""
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+async def _sample_server(pids: list[int], stop: asyncio.Event, result: RoomResult) -> None:
+    """CPU (cores, averaged) and peak RSS of the server processes, all together (replicas and a proxy)."""
+    import psutil
+
+    processes = [psutil.Process(pid) for pid in pids]
+
+    def cpu() -> float:
+        return sum(sum(p.cpu_times()[:2]) for p in processes)
+
+    def rss() -> int:
+        return sum(p.memory_info().rss for p in processes)
+
+    start_cpu, start = cpu(), time.monotonic()
+    peak = rss()
+    while not stop.is_set():
+        peak = max(peak, rss())
+        await asyncio.sleep(0.5)
+    peak = max(peak, rss())
+    result.server_cores = (cpu() - start_cpu) / (time.monotonic() - start)
+    result.server_rss_peak_mib = peak / 2**20
+
+
+async def room(
+    base_url: str,
+    mix: Mix,
+    learners: int,
+    ramp_s: float,
+    steady_s: float,
+    server_pids: list[int] | None = None,
+    replicas: int = 1,
+) -> RoomResult:
+    """Run one room against ``base_url``: ``learners`` arrive over ``ramp_s``, then ``steady_s`` more."""
+    import resource
+
+    import psutil
+
+    result = RoomResult(learners, replicas)
+    rng = random.Random(SEED)
+    start = result.started
+    end_at = start + ramp_s + steady_s
+    arrivals = sorted(start + rng.uniform(0, ramp_s) for _ in range(learners))
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(_sample_server(server_pids, stop, result)) if server_pids else None
+    own_cpu = resource.getrusage(resource.RUSAGE_SELF)
+    machine = psutil.cpu_times()
+    with ThreadPoolExecutor(max_workers=min(learners, 16), thread_name_prefix="room-http") as executor:
+        await asyncio.gather(
+            *(learner(i, mix, base_url, at, end_at, result, executor) for i, at in enumerate(arrivals))
+        )
+    result.seconds = time.monotonic() - start
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    result.client_cores = (used.ru_utime + used.ru_stime - own_cpu.ru_utime - own_cpu.ru_stime) / result.seconds
+    result.machine_cores = (_busy(psutil.cpu_times()) - _busy(machine)) / result.seconds
+    stop.set()
+    if sampler is not None:
+        await sampler
+    return result
+
+
+def _warm_up(base_url: str) -> None:
+    """One tab opens the default page and changes a control: imports, first forward, caches warm."""
+
+    async def visit() -> None:
+        tab = BrowserSession(base_url, urlencode({"lang": "en"}))
+        await tab.open(120.0)
+        await tab.change("seed", 1, timeout_s=60.0)
+        await tab.close()
+
+    asyncio.run(visit())
+
+
+def measure_room(
+    mix: Mix, learners: int, ramp_s: float, steady_s: float, env: dict[str, str] | None = None, replicas: int = 1
+) -> RoomResult:
+    """One room against a fresh ``streamlit run playground.py`` (environment: ``env``, else :data:`SERVER_ENV`).
+
+    With ``replicas`` > 1, against ``deploy/run-local-cluster replicas PORT`` instead: that many
+    servers behind HAProxy on this machine (CPU and RSS are then the replicas' and the proxy's).
+    Every server is warmed up first by a tab of its own.
+    """
+    from tests.conftest import free_port, start_streamlit, stop_process
+    from tests.local_cluster import LocalCluster
+
+    env = SERVER_ENV if env is None else env
+    if replicas > 1:
+        with LocalCluster(replicas, extra_env=env) as cluster:
+            for port in cluster.replica_ports.values():
+                _warm_up(f"http://127.0.0.1:{port}")
+            return asyncio.run(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas))
+    port = free_port()
+    server = start_streamlit(port, extra_env=env)
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        _warm_up(base_url)
+        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, [server.pid]))
+    finally:
+        stop_process(server)
+
+
+def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
+    changes = result.change_s
+    p = (lambda q: f"{_percentile(changes, q) * 1e3:.0f}") if changes else (lambda q: "-")
+    errors = ", ".join(f"{kind} {count}" for kind, count in sorted(result.errors.items())) or "0"
+    cores = "-" if result.server_cores is None else f"{result.server_cores:.2f}"
+    rss = "-" if result.server_rss_peak_mib is None else f"{result.server_rss_peak_mib:.0f}"
+    opened = f"{_percentile(result.open_s, 95):.1f}" if result.open_s else "-"
+    verdict = "breaks" if result.broken else "holds"
+    setup = "1 server" if result.replicas == 1 else f"{result.replicas} replicas + HAProxy"
+    return (
+        *(
+            setup,
+            mix.name,
+            result.learners,
+            len(changes),
+            p(50),
+            p(95),
+            f"{max(changes) * 1e3:.0f}" if changes else "-",
+        ),
+        *(opened, errors, result.reconnects, cores, rss),
+        *(f"{result.client_cores:.2f}", f"{result.others_cores:.2f}", verdict),
+    )
+
+
+COLUMNS = (
+    "setup",
+    "mix",
+    "learners",
+    "changes",
+    "p50 ms",
+    "p95 ms",
+    "max ms",
+    "open p95 s",
+    "errors",
+    "reconnects",
+    "server CPU cores",
+    "server RSS peak MiB",
+    "learners' CPU cores",
+    "others' CPU cores",
+    "verdict",
+)
+
+
+def _notes(ramp_s: float, steady_s: float, env: dict[str, str] | None = None) -> tuple[str, ...]:
+    shown = " ".join(f"{k}={v}" for k, v in (SERVER_ENV if env is None else env).items()) or "none"
+    return (
+        f"server: streamlit run playground.py with .streamlit/config.toml; environment: {shown}.",
+        f"change -> script_finished: from the rerun BackMsg sent to its script_finished received; learners arrive "
+        f"over {ramp_s:.0f} s and think {THINK_S[0]:.0f}-{THINK_S[1]:.0f} s (uniform) before each change, "
+        f"for {ramp_s + steady_s:.0f} s in all; a fresh server per room, warmed up by one tab first.",
+        "open: GET of the link and the assets index.html names, health, host-config, websocket, first run.",
+        "server CPU: the server process's CPU seconds / wall seconds over the room (2 = both cores busy); "
+        "learners' CPU: this process (the simulated tabs), which shares the cores with the server; "
+        "others': the rest of the machine's busy CPU over the room (other jobs; near 0 on a quiet machine).",
+        f"breaks: p95 over {TARGET_P95_S:.0f} s or any error; rooms above 60 are tried until one breaks.",
+    )
+
+
+def _error_notes(mix: Mix, result: RoomResult) -> list[str]:
+    return [f"{mix.name}, {result.learners} learners: {text}" for text in result.error_examples.values()]
+
+
+def run(quick: bool) -> list[Table]:
+    """One row per setup (one server; two replicas behind HAProxy on the same cores), mix and room size."""
+    ramp_s, steady_s = (QUICK_RAMP_S, QUICK_STEADY_S) if quick else (RAMP_S, STEADY_S)
+    rows, errors = [], []
+    for replicas in (1, 2):
+        for mix in MIXES:
+            sizes = (*REQUIRED_SIZES, *LARGER_SIZES) if replicas == 1 else (*REQUIRED_SIZES[1:], *LARGER_SIZES)
+            for learners in QUICK_SIZES if quick else sizes:
+                result = measure_room(mix, learners, ramp_s, steady_s, replicas=replicas)
+                rows.append(_row(mix, result))
+                errors += _error_notes(mix, result)
+                if learners not in REQUIRED_SIZES and result.broken:
+                    break
+    return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s), *errors))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.room``: one room per size against a running server or proxy."""
+    parser = argparse.ArgumentParser(prog="python -m bench.room", description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running server or proxy (default: start a fresh server per room)")
+    parser.add_argument("--learners", default="30", help="room sizes, comma-separated")
+    parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in MIXES])
+    parser.add_argument(
+        "--replicas", type=int, default=1, help="servers behind deploy/run-local-cluster's HAProxy (or at --url)"
+    )
+    parser.add_argument("--ramp", type=float, default=RAMP_S, help="seconds over which the learners arrive")
+    parser.add_argument("--seconds", type=float, default=STEADY_S, help="seconds after the last arrival")
+    parser.add_argument(
+        "--server-pid", type=int, action="append", help="with --url: a server process (or proxy) to read CPU and RSS of"
+    )
+    parser.add_argument(
+        "--env", action="append", default=[], help="KEY=VALUE for the server started (repeat; default: SERVER_ENV)"
+    )
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--timeline", help="write every open and change (at, what, seconds) to this JSON file")
+    args = parser.parse_args(argv)
+    mix = next(m for m in MIXES if m.name == args.mix)
+    rows, errors, timelines = [], [], {}
+    for learners in (int(n) for n in args.learners.split(",")):
+        if args.url:
+            result = asyncio.run(room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid, args.replicas))
+        else:
+            env = dict(item.split("=", 1) for item in args.env) if args.env else None
+            result = measure_room(mix, learners, args.ramp, args.seconds, env, args.replicas)
+        rows.append(_row(mix, result))
+        errors += _error_notes(mix, result)
+        timelines[learners] = result.timeline
+        print(format_table(Table(TITLE, COLUMNS, (rows[-1],)), "text"), flush=True)
+    env = dict(item.split("=", 1) for item in args.env) if args.env else None
+    notes = _notes(args.ramp, args.seconds, env) if not args.url else _notes(args.ramp, args.seconds, {})[1:]
+    table = Table(TITLE, COLUMNS, tuple(rows), (*notes, *errors))
+    print(format_table(table, "markdown" if args.markdown else "text"))
+    if args.timeline:
+        Path(args.timeline).write_text(json.dumps({"mix": mix.name, "rooms": timelines}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
