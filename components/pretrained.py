@@ -135,21 +135,20 @@ def _show_head(layer: int, head: int) -> None:
     st.session_state.update(layer=layer, head=head)
 
 
-def finder_chart(table: Tensor, title: str) -> dict[str, object]:
-    """A layer x head heatmap of weights (0..1), each weight written in its cell when there are few.
-
-    Args:
-        table: (layers, H) weights.
-        title: the chart's title.
-    """
+def finder_frame(table: Tensor) -> pd.DataFrame:
+    """(layers, H) weights -> one row per head: ``layer``, ``head``, ``weight``."""
     layers, heads = table.shape
-    frame = pd.DataFrame(
+    return pd.DataFrame(
         {
-            "layer": torch.arange(layers).repeat_interleave(heads).numpy(),
+            "layer": torch.arange(layers).repeat_interleave(heads).numpy(),  # (layers * H,)
             "head": torch.arange(heads).repeat(layers).numpy(),
-            "weight": table.flatten().float().numpy().round(4),
+            "weight": table.flatten().float().numpy(),
         }
     )
+
+
+def finder_chart(layers: int, heads: int, title: str) -> dict[str, object]:
+    """A layer x head heatmap of weights on 0..1 (data: :func:`finder_frame`), each weight in its cell when few."""
     layer_title, head_title, weight_title = t("chart.layer"), t("chart.head"), t("chart.weight")
     encoding = {
         "x": {"field": "head", "type": "ordinal", "title": head_title, "axis": {"labelAngle": 0}},
@@ -171,13 +170,7 @@ def finder_chart(table: Tensor, title: str) -> dict[str, object]:
             }
         )
     cell = 36 if heads <= 16 else 20
-    return {
-        "data": {"values": frame.to_dict(orient="records")},
-        "title": title,
-        "width": cell * heads,
-        "height": cell * layers,
-        "layer": cells,
-    }
+    return {"title": title, "width": cell * heads, "height": cell * layers, "layer": cells}
 
 
 def render_head_finder(run: AttentionRun) -> None:
@@ -198,7 +191,7 @@ def render_head_finder(run: AttentionRun) -> None:
     write_link({"finder_query": str(query), "finder_key": str(key)})
     table = head_weights(maps, query, key)  # (layers, H)
     title = t("finder.chart", looking=labels[query], looked_at=labels[key])
-    box.vega_lite_chart(finder_chart(table, title), theme=None, width="content")
+    box.vega_lite_chart(finder_frame(table), finder_chart(*table.shape, title), theme=None, width="content")
     ranked = rank_heads(maps, query, key)[:_TOP]
     entries = " · ".join(
         t("finder.entry", layer=head.layer, head=head.head, weight=f"{head.weight:.2f}") for head in ranked

@@ -172,6 +172,7 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def listed_tiny(tiny_checkpoint, monkeypatch) -> Path:
-    """The server's list for this test: ``tiny`` and ``tiny2`` (the same folder) and ``offline`` (a hub id not cached)."""
-    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"tiny={tiny_checkpoint},tiny2={tiny_checkpoint},offline=org/not-cached")
+    """The server's list for a test: ``tiny``, ``tiny2`` (the same folder), ``offline`` (a hub id not cached)."""
+    listed = f"tiny={tiny_checkpoint},tiny2={tiny_checkpoint},offline=org/not-cached"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
     return tiny_checkpoint

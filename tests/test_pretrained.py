@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tiny_checkpoint import HEADS, HIDDEN, LAYERS
 
 from mha.checkpoints import chinese_checkpoint
 from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
@@ -23,7 +24,6 @@ from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, hub, make_source, source_sizes
 from mha.sources import pretrained as pretrained_source
 from mha.sources.pretrained import PROJECTIONS, PretrainedSource, load_checkpoint
-from tiny_checkpoint import HEADS, HIDDEN, LAYERS
 
 REPO = Path(__file__).resolve().parents[1]
 ANIMAL = "The animal didn't cross the street because it was too tired"
@@ -47,7 +47,9 @@ def their_forward(folder: Path, text: str, layer: int):
         lambda _m, _i, out: captured.append(out)
     )
     with torch.no_grad():
-        out = model(input_ids=encoded["input_ids"], attention_mask=mask, output_hidden_states=True, output_attentions=True)
+        out = model(
+            input_ids=encoded["input_ids"], attention_mask=mask, output_hidden_states=True, output_attentions=True
+        )
     hook.remove()
     tokens = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0].tolist())
     return model, tokens, out, captured[0]
@@ -207,7 +209,10 @@ def test_a_head_that_reads_sep_is_labelled_sep(listed_tiny, tmp_path, monkeypatc
 
 
 # ---------------------------------------------------------------- refusals
-@pytest.mark.parametrize("asked", ["/etc", str(Path.home()), "../tiny", "https://example.com/bert", "org/model", "nope"])
+OFF_THE_LIST = ["/etc", str(Path.home()), "../tiny", "https://example.com/bert", "org/model", "nope"]
+
+
+@pytest.mark.parametrize("asked", OFF_THE_LIST)
 def test_a_name_off_the_list_is_never_opened(listed_tiny, asked, monkeypatch):
     opened = []
     monkeypatch.setattr(hub, "checkpoint_folder", lambda *args: opened.append(args))
@@ -236,7 +241,7 @@ def _copy_with_config(folder: Path, target: Path, **changes: object) -> Path:
         ({"num_hidden_layers": LIMITS.layers_max + 1}, "too_big"),
     ],
 )
-def test_checkpoints_this_page_cannot_read_are_refused_by_their_config(listed_tiny, tmp_path, monkeypatch, changes, code):
+def test_checkpoints_this_page_cannot_read_are_refused(listed_tiny, tmp_path, monkeypatch, changes, code):
     folder = _copy_with_config(listed_tiny, tmp_path / "other", **changes)
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"other={folder}")
     with pytest.raises(SourceUnavailableError) as error:
@@ -373,10 +378,8 @@ def test_the_head_finder_ranks_the_checkpoints_own_weights(listed_tiny):
     assert tokens == tuple(their_tokens) and maps.shape == (LAYERS, HEADS, len(tokens), len(tokens))
     query, key = find_token(tokens, "it"), find_token(tokens, "animal")
     assert (tokens[query], tokens[key]) == ("it", "animal")
-    expected = sorted(
-        ((float(out.attentions[layer][0, head, query, key]), layer, head) for layer in range(LAYERS) for head in range(HEADS)),
-        key=lambda item: -item[0],
-    )
+    cells = [(layer, head) for layer in range(LAYERS) for head in range(HEADS)]
+    expected = sorted(((float(out.attentions[a][0, b, query, key]), a, b) for a, b in cells), key=lambda x: -x[0])
     ranked = rank_heads(maps, query, key)
     assert [(r.layer, r.head) for r in ranked] == [(layer, head) for _, layer, head in expected]
     assert [r.weight for r in ranked] == pytest.approx([weight for weight, _, _ in expected], abs=TOLERANCE)

@@ -11,10 +11,11 @@ from pathlib import Path
 import torch
 
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-WORDS = (
-    "the animal didn ' t cross street because it was too tired cat sat on mat a b c "
-    "thinking machines think dog dogs ##s ##ing , . 小 明 他 学"
-).split()
+WORDS = [
+    *("the", "animal", "didn", "'", "t", "cross", "street", "because", "it", "was", "too", "tired"),
+    *("cat", "sat", "on", "mat", "a", "b", "c", "thinking", "machines", "think", "dog", "dogs"),
+    *("##s", "##ing", ",", ".", "小", "明", "他", "学"),
+]
 LAYERS, HEADS, HIDDEN = 2, 4, 32
 
 

@@ -1,4 +1,4 @@
-"""Messages about pretrained checkpoints: loading, refusals, token notes, the check against the checkpoint, the head finder."""
+"""Messages about pretrained checkpoints: loading, refusals, token notes, the check against them, the head finder."""
 
 MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ a checkpoint that cannot be used here
@@ -63,7 +63,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "notes.unk_tokens": {
         "en": "{count} of the {total} tokens are [UNK]: the vocabulary of {checkpoint} does not know them, so the "
         "model sees one and the same vector for each of them.",
-        "zh": "{total} 个词元中有 {count} 个是 [UNK]：{checkpoint} 的词表里没有它们，所以模型对它们看到的是同一个向量。",
+        "zh": "{total} 个词元中有 {count} 个是 [UNK]：{checkpoint} 的词表里没有它们，"
+        "所以模型对它们看到的是同一个向量。",
     },
     "notes.unk_chinese": {
         "en": "For Chinese text choose the checkpoint {suggestion}: its vocabulary has Chinese characters, that of "

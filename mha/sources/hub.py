@@ -205,7 +205,7 @@ def _progress_class(download: Download) -> type:
 def _fetch(download: Download, fetch: Callable[..., object]) -> None:
     try:
         fetch(download.location, allow_patterns=list(DOWNLOAD_PATTERNS), tqdm_class=_progress_class(download))
-    except Exception as error:  # noqa: BLE001  # any failure (network, disk, bad id) is reported on the page
+    except Exception as error:  # any failure (network, disk, bad id) is reported on the page
         download.finish(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:200])
         return
     download.finish(None)

@@ -33,8 +33,8 @@ from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec, check_t
 from mha.masks import PAD_TOKENS
 from mha.module import MultiHeadAttention
 from mha.reference import TOLERANCE
-from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError
 from mha.sources import hub
+from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError
 
 __all__ = [
     "MAX_LOADED",
@@ -86,7 +86,8 @@ def _sizes(name: str, config: Mapping[str, object]) -> SourceSizes:
             int(config[key]) for key in ("hidden_size", "num_attention_heads", "num_hidden_layers")
         )  # type: ignore[call-overload]
     except (KeyError, TypeError, ValueError) as error:
-        raise SourceUnavailableError("broken", f"{name}: config.json lacks {error}", name=name, reason=str(error))
+        reason = f"config.json: {error}"
+        raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
     fits = (
         LIMITS.d_model_min <= d_model <= LIMITS.d_model_max
         and 1 <= num_heads <= LIMITS.num_heads_max
@@ -225,7 +226,7 @@ def _load(name: str, folder: Path, sizes: SourceSizes) -> Checkpoint:
     try:
         model = transformers.AutoModel.from_pretrained(folder, attn_implementation="eager", dtype=torch.float32)
         tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
-    except Exception as error:  # noqa: BLE001  # files that do not load (bad header, missing tensor...) in any way
+    except Exception as error:  # files that do not load (bad header, missing tensor...) in any way
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
     model = model.eval().requires_grad_(False)
