@@ -40,6 +40,8 @@ FINDER_KEYS = ("finder_query", "finder_key")
 _TOP = 5  # heads listed under the map
 _BUTTONS = 3  # of them, with a button that shows the head in the four steps
 _ANNOTATE_CELLS = 400  # write each weight in its cell up to this many cells
+#: The layer axis's title written level, above the labels (a rotated CJK title is hard to read).
+_UPRIGHT_TITLE = {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "bottom", "titleX": -4, "titleY": -4}
 
 
 def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
@@ -152,14 +154,15 @@ def finder_chart(layers: int, heads: int, title: str) -> dict[str, object]:
     layer_title, head_title, weight_title = t("chart.layer"), t("chart.head"), t("chart.weight")
     encoding = {
         "x": {"field": "head", "type": "ordinal", "title": head_title, "axis": {"labelAngle": 0}},
-        "y": {"field": "layer", "type": "ordinal", "title": layer_title, "axis": {"titleAngle": 0}},
+        "y": {"field": "layer", "type": "ordinal", "title": layer_title, "axis": _UPRIGHT_TITLE},
         "tooltip": [
             {"field": "layer", "type": "ordinal", "title": layer_title},
             {"field": "head", "type": "ordinal", "title": head_title},
             {"field": "weight", "type": "quantitative", "title": weight_title, "format": ".3f"},
         ],
     }
-    color = {"field": "weight", "type": "quantitative", "title": weight_title, "scale": {"domain": [0, 1]}}
+    scale = {"domain": [0, 1], "scheme": "blues"}  # the weights' colours of the step panels
+    color = {"field": "weight", "type": "quantitative", "title": weight_title, "scale": scale}
     cells = [{"mark": {"type": "rect"}, "encoding": {**encoding, "color": color}}]
     if layers * heads <= _ANNOTATE_CELLS:
         text_color = {"condition": {"test": "datum.weight > 0.5", "value": "white"}, "value": "black"}
