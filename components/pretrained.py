@@ -7,7 +7,6 @@ Each function does nothing for other weight sources, so the page calls them unco
 from __future__ import annotations
 
 import dataclasses
-from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -20,16 +19,15 @@ from components.controls import error_message, source_message
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
-from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.config import AttentionConfig, ConfigError
 from mha.head_finder import find_token, head_weights, rank_heads
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
-from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 
 __all__ = [
     "FINDER_KEYS",
-    "cached_checkpoint_check",
-    "cached_maps",
+    "finder_chart",
+    "finder_frame",
     "render_checkpoint_check",
     "render_head_finder",
     "use_checkpoint",
@@ -62,19 +60,11 @@ def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
 
 
 # ---------------------------------------------------------------- the check against the checkpoint
-@st.cache_resource(max_entries=16, show_spinner=False)
-def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
-    """The page's run compared with the checkpoint's own forward pass (see ``PretrainedSource.compare``)."""
-    run = runner.cached_run(config)
-    source = cast(PretrainedSource, runner.cached_source(config.weight_spec))
-    return source.compare(config, run.trace.weights, run.trace.output, run.mask)
-
-
 def render_checkpoint_check(run: AttentionRun) -> None:
     """Beside the check against PyTorch: our layer against the checkpoint itself, with its name on the line."""
     if run.source_kind != "pretrained":
         return
-    check = cached_checkpoint_check(run.config)
+    check = runner.cached_checkpoint_check(run.config)
     box = st.container(border=True)
     name = md_escape(check.checkpoint)
     if not check.applies:
@@ -92,12 +82,6 @@ def render_checkpoint_check(run: AttentionRun) -> None:
 
 
 # ---------------------------------------------------------------- the head finder
-@st.cache_resource(max_entries=8, show_spinner=False)
-def cached_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
-    """Tokens and every head's weights in every layer (layers, H, L, L) for ``text``, from the checkpoint."""
-    return cast(PretrainedSource, runner.cached_source(spec)).attention_maps(text)
-
-
 def _default_pair(tokens: tuple[str, ...]) -> tuple[int, int]:
     """The tutorials' pair where the text has it ("it" -> "animal"), else the last word -> the first."""
     for query_text, key_text in PAIRS.values():
@@ -181,7 +165,7 @@ def render_head_finder(run: AttentionRun) -> None:
     if run.source_kind != "pretrained":
         return
     config = run.config
-    tokens, maps = cached_maps(config.weight_spec, config.tokens)
+    tokens, maps = runner.cached_attention_maps(config.weight_spec, config.tokens)
     box = st.container(border=True)
     box.subheader(t("finder.title"))
     box.markdown(t("finder.what", checkpoint=md_escape(config.checkpoint)))
