@@ -81,10 +81,11 @@ def _refuse_architecture(name: str, config: Mapping[str, object]) -> None:
 
 
 def _sizes(name: str, config: Mapping[str, object]) -> SourceSizes:
+    """Hidden size, heads and layers from ``config.json``, refused beyond the server's limits."""
     try:
         d_model, num_heads, layers = (
-            int(config[key]) for key in ("hidden_size", "num_attention_heads", "num_hidden_layers")
-        )  # type: ignore[call-overload]
+            int(str(config[key])) for key in ("hidden_size", "num_attention_heads", "num_hidden_layers")
+        )
     except (KeyError, TypeError, ValueError) as error:
         reason = f"config.json: {error}"
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
@@ -220,6 +221,7 @@ _LOADING: dict[tuple[str, str], threading.Lock] = {}
 
 
 def _load(name: str, folder: Path, sizes: SourceSizes) -> Checkpoint:
+    """Model and tokenizer from ``folder``; refused unless every layer has the four projections mapped here."""
     import transformers  # heavy (seconds): only here, never at app start
 
     transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in a server's log
@@ -233,7 +235,8 @@ def _load(name: str, folder: Path, sizes: SourceSizes) -> Checkpoint:
     try:
         for layer in model.encoder.layer:
             for theirs in PROJECTIONS.values():
-                if not isinstance(layer.attention.get_submodule(theirs), torch.nn.Linear):
+                linear = layer.attention.get_submodule(theirs)
+                if not isinstance(linear, torch.nn.Linear) or linear.bias is None:
                     raise AttributeError(theirs)
     except AttributeError as error:
         raise SourceUnavailableError(
