@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import controls, runner, steps, teacher
+from components import controls, pretrained, runner, steps, teacher
 from components.export import render_export
 from components.i18n import t
 from components.page import setup_page
 from mha.config import ConfigError
 from mha.counting import count_parameters
 from mha.pipeline import AttentionRun
+from mha.sources import SourceUnavailableError
 
 
 @st.fragment
@@ -43,7 +44,7 @@ else:
     st.title(t("app.title"))
     st.markdown(t("page.intro"))
 controls.show_url_problems(problems + view_problems)
-config = controls.build_config(choices)
+config = pretrained.use_checkpoint(controls.build_config(choices))
 controls.sync_url(choices)
 teacher.sync_url(view)
 
@@ -55,6 +56,8 @@ if config is not None:
             check = runner.cached_check(config)
     except ConfigError as error:  # the text or the layer does not suit the weights' source
         st.error(controls.error_message(error))
+    except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
+        st.error(controls.source_message(error))
 if run is None:
     # Nothing can run, but the parameter count needs only d_model: keep teaching what can be shown.
     steps.render_summary(choices.d_model)
@@ -65,9 +68,11 @@ else:
         teacher.render_slide(view, run, check, counted)
     else:
         head_steps(run)
+        pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)
         steps.render_summary(run.d_model, run, counted=counted)
         steps.render_live_check(check, run)
+        pretrained.render_checkpoint_check(run)
         with st.container(border=True):
             render_export(run)

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import streamlit as st
 
-from components import runner
+from components import checkpoints, runner
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
@@ -210,6 +210,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> tuple[str, str, str]:
         task = _select("task", TASKS, hidden, format_func=lambda name: t(f"task.{name}"))
     if weights == "pretrained":
         checkpoint = _select("checkpoint", checkpoint_names(), hidden, help=t("controls.checkpoint_help"))
+        checkpoints.ensure_downloaded(checkpoint)
     return weights, task, checkpoint
 
 
@@ -229,7 +230,8 @@ def _source_sizes(weights: str, task: str, checkpoint: str) -> SourceSizes | Non
 def _render_layer_control(hidden: frozenset[str], sizes: SourceSizes | None) -> int:
     layers = 1 if sizes is None else sizes.num_layers
     if not 0 <= st.session_state["layer"] < layers:
-        st.sidebar.warning(t("controls.layer_clamped", value=st.session_state["layer"], high=layers - 1))
+        if layers > 1:  # with one layer (or weights that cannot be made here) there is no layer to choose
+            st.sidebar.warning(t("controls.layer_clamped", value=st.session_state["layer"], high=layers - 1))
         st.session_state["layer"] = min(max(st.session_state["layer"], 0), layers - 1)
     if layers == 1 or "layer" in hidden:
         return int(st.session_state["layer"])
@@ -296,6 +298,7 @@ def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[
             on_click=_use_example,
             args=(example, "padding" if name == "padded" else None),
         )
+    checkpoints.render_example_buttons(sidebar, dict(EXAMPLES))
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         sidebar.warning(t("input.control_chars", count=removed))

@@ -1,4 +1,5 @@
-"""Cached engine calls for the pages: the weight source per spec, the run and the live check per config.
+"""Cached engine calls for the pages: the weight source per spec, the run and the live check per config,
+and for a pretrained checkpoint the check against it and every layer's weights for the head finder.
 
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
@@ -7,14 +8,25 @@ a run's fields are immutable and its tensors are inference tensors the pages onl
 
 from __future__ import annotations
 
+from typing import cast
+
 import streamlit as st
+from torch import Tensor
 
 from mha.config import AttentionConfig, WeightSpec
 from mha.pipeline import AttentionRun, run_attention
 from mha.reference import TorchCheck, compare_with_torch
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
+from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 
-__all__ = ["cached_check", "cached_run", "cached_sizes", "cached_source"]
+__all__ = [
+    "cached_attention_maps",
+    "cached_check",
+    "cached_checkpoint_check",
+    "cached_run",
+    "cached_sizes",
+    "cached_source",
+]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -44,3 +56,17 @@ def cached_check(config: AttentionConfig) -> TorchCheck:
     """The page's run compared with ``torch.nn.MultiheadAttention`` holding the model's own weights."""
     run = cached_run(config)
     return compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
+    """A pretrained run compared with the checkpoint's own forward pass (``PretrainedSource.compare``)."""
+    run = cached_run(config)
+    source = cast(PretrainedSource, cached_source(config.weight_spec))
+    return source.compare(config, run.trace.weights, run.trace.output, run.mask)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
+    """A checkpoint's tokens for ``text`` and every head's weights in every layer, (layers, H, L, L)."""
+    return cast(PretrainedSource, cached_source(spec)).attention_maps(text)

@@ -11,7 +11,14 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["CHECKPOINTS_ENV", "DEFAULT_CHECKPOINTS", "checkpoint_location", "checkpoint_names", "parse_checkpoints"]
+__all__ = [
+    "CHECKPOINTS_ENV",
+    "DEFAULT_CHECKPOINTS",
+    "checkpoint_location",
+    "checkpoint_names",
+    "chinese_checkpoint",
+    "parse_checkpoints",
+]
 
 CHECKPOINTS_ENV = "ATTN_PLAYGROUND_CHECKPOINTS"
 #: name -> hub id: a small English encoder first (the default), then BERT-base in English and Chinese.
@@ -58,3 +65,8 @@ def checkpoint_location(name: str) -> str:
         KeyError: ``name`` is not on the server's list (it is never used as a location itself).
     """
     return _listed()[name]
+
+
+def chinese_checkpoint(names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` that says it is Chinese (``chinese`` in it, or ``zh`` as a dash-separated part)."""
+    return next((name for name in names if "chinese" in name.lower() or "zh" in name.lower().split("-")), None)

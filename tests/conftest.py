@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +21,12 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# No test touches the network: the Hugging Face hub is offline with an empty cache of its own, and the
+# server's checkpoint list is the default one unless a test lists its own (see ``tiny_checkpoint``).
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="attn-playground-hf-")
+os.environ.pop("HF_HUB_CACHE", None)
+os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -153,3 +160,19 @@ def console_errors(page) -> list[str]:
         elif message.type == "error":
             errors.append(message.text)
     return errors
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    """A tiny BERT (2 layers, 4 heads, hidden 32) and its tokenizer saved to a folder, built once per session."""
+    from tiny_checkpoint import build_tiny_bert
+
+    return build_tiny_bert(tmp_path_factory.mktemp("checkpoints") / "tiny")
+
+
+@pytest.fixture
+def listed_tiny(tiny_checkpoint, monkeypatch) -> Path:
+    """The server's list for a test: ``tiny``, ``tiny2`` (the same folder), ``offline`` (a hub id not cached)."""
+    listed = f"tiny={tiny_checkpoint},tiny2={tiny_checkpoint},offline=org/not-cached"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
+    return tiny_checkpoint

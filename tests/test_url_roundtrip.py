@@ -55,7 +55,11 @@ def chart_frames(at: AppTest) -> list[pd.DataFrame]:
 
 
 # (key, value in the link, the widget's value it gives, a new widget value, how the link then reads it)
-CONTEXT = {"window": {"mask_type": "window"}}  # the window width can be changed only with the window mask
+CONTEXT = {
+    "window": {"mask_type": "window"},  # the window width can be changed only with the window mask
+    "checkpoint": {"weights": "pretrained"},  # a checkpoint is chosen only with pretrained weights
+    "layer": {"weights": "pretrained", "checkpoint": "tiny"},  # a layer, only where there are several
+}
 CONTROLS = [
     ("d_model", "96", 96, 144, "144"),
     ("num_heads", "6", 6, 3, "3"),
@@ -68,6 +72,8 @@ CONTROLS = [
     ("dtype", "float64", "float64", "float32", "float32"),
     ("tokenizer", "words", "words", "characters", "characters"),
     ("weights", "random", "random", "pretrained", "pretrained"),
+    ("checkpoint", "tiny2", "tiny2", "tiny", "tiny"),
+    ("layer", "1", 1, 0, "0"),
     ("head", "2", 2, 3, "3"),
     ("hide", "seed,device", ["seed", "device"], ["head"], "head"),
     ("teacher", "1", True, False, None),  # None: leaving presentation mode takes the name out of the link
@@ -75,7 +81,12 @@ CONTROLS = [
 
 
 # The trained and pretrained sources' own controls join CONTROLS with the sources themselves.
-AWAITING_SOURCES = {"task", "checkpoint", "layer"}
+AWAITING_SOURCES = {"task"}
+
+
+@pytest.fixture(autouse=True)
+def _tiny_on_the_list(listed_tiny):
+    """The server lists the tiny checkpoint (``tiny`` and ``tiny2``, two layers) for every test here."""
 
 
 def test_every_url_control_is_covered():

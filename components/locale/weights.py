@@ -99,10 +99,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里的训练限于 d_model ≤ {d_model_max}、头数 ≤ {num_heads_max}（当前为 {d_model} 和 {num_heads}）；"
         "请选择更小的尺寸，例如 64 和 2。",
     },
-    "source.not_built": {
-        "en": "Pretrained checkpoints are not available on this server; showing random weights.",
-        "zh": "本服务器不提供预训练检查点；改为显示随机权重。",
-    },
     "source.generic": {
         "en": "These weights cannot be loaded here ({message}); showing random weights.",
         "zh": "这里无法加载这些权重（{message}）；改为显示随机权重。",

@@ -7,6 +7,7 @@ same traced forward whatever the origin. See :mod:`mha.sources.base`.
 
 from __future__ import annotations
 
+from mha.checkpoints import checkpoint_names
 from mha.config import WeightSpec
 from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError, WeightSource
 from mha.sources.seeded import SeededSource
@@ -25,6 +26,18 @@ __all__ = [
 TRAINED_LAYERS = {"induction": 2}
 
 
+def _listed_name(spec: WeightSpec) -> str:
+    """The spec's checkpoint, which must be a name on the server's list (never a path or URL from a user).
+
+    Raises:
+        SourceUnavailableError: ``unlisted`` for any other name.
+    """
+    name = spec.checkpoint or ""
+    if name not in checkpoint_names():
+        raise SourceUnavailableError("unlisted", f"{name!r} is not on this server's list", name=name)
+    return name
+
+
 def source_sizes(spec: WeightSpec) -> SourceSizes:
     """The sizes of the source for ``spec`` without making its weights.
 
@@ -32,7 +45,9 @@ def source_sizes(spec: WeightSpec) -> SourceSizes:
         SourceUnavailableError: the source cannot be made here (the message says what to do).
     """
     if spec.kind == "pretrained":
-        raise SourceUnavailableError("not_built", "pretrained checkpoints are not available in this build")
+        from mha.sources.pretrained import checkpoint_sizes  # reads config.json only; transformers stays unloaded
+
+        return checkpoint_sizes(_listed_name(spec))
     if spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"a {spec.kind} spec needs d_model and num_heads, got {spec}")
     layers = TRAINED_LAYERS.get(spec.task or "", 1) if spec.kind == "trained" else 1
@@ -44,7 +59,13 @@ def make_source(spec: WeightSpec) -> WeightSource:
 
     Raises:
         ValueError: ``spec.kind`` names no source.
+        SourceUnavailableError: a checkpoint that cannot be loaded here (the message says what to do).
     """
     if spec.kind == "random":
         return SeededSource(spec)
+    if spec.kind == "pretrained":
+        from mha.sources.pretrained import PretrainedSource  # loads transformers: only when asked for
+
+        _listed_name(spec)
+        return PretrainedSource(spec)
     raise ValueError(f"no weight source of kind {spec.kind!r}")

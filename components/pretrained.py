@@ -1,0 +1,195 @@
+"""The parts of the page for a pretrained checkpoint: loading it (or saying why not), the check
+against the checkpoint itself, and the head finder over every head of every layer.
+
+Each function does nothing for other weight sources, so the page calls them unconditionally.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import streamlit as st
+import torch
+from torch import Tensor
+
+from components import runner
+from components.checkpoints import FINDER_REQUEST, PAIRS
+from components.controls import error_message, source_message
+from components.i18n import t
+from components.safe_text import md_escape
+from components.url_state import changed_in_link, write_link
+from mha.config import AttentionConfig, ConfigError
+from mha.head_finder import find_token, head_weights, rank_heads
+from mha.pipeline import AttentionRun
+from mha.sources import SourceUnavailableError
+
+__all__ = [
+    "FINDER_KEYS",
+    "finder_chart",
+    "finder_frame",
+    "render_checkpoint_check",
+    "render_head_finder",
+    "use_checkpoint",
+]
+
+#: The head finder's widget keys, also its URL names (a position, or in a link a token's text).
+FINDER_KEYS = ("finder_query", "finder_key")
+_TOP = 5  # heads listed under the map
+_BUTTONS = 3  # of them, with a button that shows the head in the four steps
+_ANNOTATE_CELLS = 400  # write each weight in its cell up to this many cells
+#: The layer axis's title written level, above the labels (a rotated CJK title is hard to read).
+_UPRIGHT_TITLE = {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "bottom", "titleX": -4, "titleY": -4}
+
+
+def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
+    """Load the config's checkpoint (a spinner the first time); if it cannot be, say why and use random weights."""
+    if config is None or config.weights != "pretrained":
+        return config
+    try:
+        with st.spinner(t("pretrained.loading", name=md_escape(config.checkpoint))):
+            runner.cached_source(config.weight_spec)
+    except SourceUnavailableError as error:
+        st.error(source_message(error))
+        try:
+            return dataclasses.replace(config, weights="random")
+        except ConfigError as bad:  # the learner's own sizes or text do not run either
+            st.error(error_message(bad))
+            return None
+    return config
+
+
+# ---------------------------------------------------------------- the check against the checkpoint
+def render_checkpoint_check(run: AttentionRun) -> None:
+    """Beside the check against PyTorch: our layer against the checkpoint itself, with its name on the line."""
+    if run.source_kind != "pretrained":
+        return
+    check = runner.cached_checkpoint_check(run.config)
+    box = st.container(border=True)
+    name = md_escape(check.checkpoint)
+    if not check.applies:
+        box.info(t(f"check.checkpoint_{check.reason}", checkpoint=name))
+        return
+    numbers = {
+        "checkpoint": name,
+        "layer": check.layer,
+        "weights": f"{check.max_abs_weights:.2e}",
+        "out": f"{check.max_abs_output:.2e}",
+        "tol": f"{check.tolerance:.0e}",
+    }
+    (box.success if check.passed else box.error)(t(f"check.checkpoint_{'pass' if check.passed else 'fail'}", **numbers))
+    box.caption(t("check.checkpoint_how"))
+
+
+# ---------------------------------------------------------------- the head finder
+def _default_pair(tokens: tuple[str, ...]) -> tuple[int, int]:
+    """The tutorials' pair where the text has it ("it" -> "animal"), else the last word -> the first."""
+    for query_text, key_text in PAIRS.values():
+        query, key = find_token(tokens, query_text), find_token(tokens, key_text)
+        if query is not None and key is not None:
+            return query, key
+    last = max(len(tokens) - 2, 0)  # before [SEP]
+    return last, min(1, len(tokens) - 1)  # after [CLS]
+
+
+def _position(raw: object, tokens: tuple[str, ...]) -> int | None:
+    """A link's or a button's value as a position: a number in range, or a token's text."""
+    text = str(raw).strip()
+    if text.lstrip("-").isdigit():
+        return int(text) if 0 <= int(text) < len(tokens) else None
+    return find_token(tokens, text)
+
+
+def _load_pair(tokens: tuple[str, ...]) -> None:
+    """Put the finder's (query, key) in the session: asked by a button, by the link, kept, or the default."""
+    state = st.session_state
+    default = dict(zip(FINDER_KEYS, _default_pair(tokens), strict=True))
+    requested = dict(zip(FINDER_KEYS, state.pop(FINDER_REQUEST, ()), strict=False))
+    requested |= changed_in_link(FINDER_KEYS)
+    for key in FINDER_KEYS:
+        if key in requested:
+            position = _position(requested[key], tokens)
+            if position is None:
+                used = f"{default[key]}:{tokens[default[key]]}"
+                st.warning(t("finder.link_token", name=key, value=md_escape(requested[key], limit=40), used=used))
+            state[key] = default[key] if position is None else position
+        elif not (isinstance(state.get(key), int) and 0 <= state[key] < len(tokens)):
+            state[key] = default[key]
+
+
+def _show_head(layer: int, head: int) -> None:
+    st.session_state.update(layer=layer, head=head)
+
+
+def finder_frame(table: Tensor) -> pd.DataFrame:
+    """(layers, H) weights -> one row per head: ``layer``, ``head``, ``weight``."""
+    layers, heads = table.shape
+    return pd.DataFrame(
+        {
+            "layer": torch.arange(layers).repeat_interleave(heads).numpy(),  # (layers * H,)
+            "head": torch.arange(heads).repeat(layers).numpy(),
+            "weight": table.flatten().float().numpy(),
+        }
+    )
+
+
+def finder_chart(layers: int, heads: int, title: str) -> dict[str, object]:
+    """A layer x head heatmap of weights on 0..1 (data: :func:`finder_frame`), each weight in its cell when few."""
+    layer_title, head_title, weight_title = t("chart.layer"), t("chart.head"), t("chart.weight")
+    encoding = {
+        "x": {"field": "head", "type": "ordinal", "title": head_title, "axis": {"labelAngle": 0}},
+        "y": {"field": "layer", "type": "ordinal", "title": layer_title, "axis": _UPRIGHT_TITLE},
+        "tooltip": [
+            {"field": "layer", "type": "ordinal", "title": layer_title},
+            {"field": "head", "type": "ordinal", "title": head_title},
+            {"field": "weight", "type": "quantitative", "title": weight_title, "format": ".3f"},
+        ],
+    }
+    scale = {"domain": [0, 1], "scheme": "blues"}  # the weights' colours of the step panels
+    color = {"field": "weight", "type": "quantitative", "title": weight_title, "scale": scale}
+    cells = [{"mark": {"type": "rect"}, "encoding": {**encoding, "color": color}}]
+    if layers * heads <= _ANNOTATE_CELLS:
+        text_color = {"condition": {"test": "datum.weight > 0.5", "value": "white"}, "value": "black"}
+        cells.append(
+            {
+                "mark": {"type": "text", "fontSize": 10},
+                "encoding": {**encoding, "text": {"field": "weight", "format": ".2f"}, "color": text_color},
+            }
+        )
+    cell = 36 if heads <= 16 else 20
+    return {"title": title, "width": cell * heads, "height": cell * layers, "layer": cells}
+
+
+def render_head_finder(run: AttentionRun) -> None:
+    """Pick a query and a key token; every head of every layer, as a layer x head map and a ranked list."""
+    if run.source_kind != "pretrained":
+        return
+    config = run.config
+    tokens, maps = runner.cached_attention_maps(config.weight_spec, config.tokens)
+    box = st.container(border=True)
+    box.subheader(t("finder.title"))
+    box.markdown(t("finder.what", checkpoint=md_escape(config.checkpoint)))
+    _load_pair(tokens)
+    labels = [f"{i}:{token}" for i, token in enumerate(tokens)]
+    left, right = box.columns(2)
+    options = list(range(len(tokens)))
+    query = left.selectbox(t("finder.query"), options, key="finder_query", format_func=labels.__getitem__)
+    key = right.selectbox(t("finder.key"), options, key="finder_key", format_func=labels.__getitem__)
+    write_link({"finder_query": str(query), "finder_key": str(key)})
+    table = head_weights(maps, query, key)  # (layers, H)
+    title = t("finder.chart", looking=labels[query], looked_at=labels[key])
+    box.vega_lite_chart(finder_frame(table), finder_chart(*table.shape, title), theme=None, width="content")
+    ranked = rank_heads(maps, query, key)[:_TOP]
+    entries = " · ".join(
+        t("finder.entry", layer=head.layer, head=head.head, weight=f"{head.weight:.2f}") for head in ranked
+    )
+    box.markdown(f"{t('finder.top')} {entries}")
+    box.caption(t("finder.uniform", count=len(tokens), uniform=f"{1 / len(tokens):.2f}"))
+    row = box.container(horizontal=True, gap="small")
+    for number, head in enumerate(ranked[:_BUTTONS]):
+        row.button(
+            t("finder.show", layer=head.layer, head=head.head),
+            key=f"finder_show_{number}",
+            on_click=_show_head,
+            args=(head.layer, head.head),
+        )

@@ -1,0 +1,42 @@
+"""A pretrained page in a real Chromium (the tiny BERT; no network): every chart drawn, the head finder
+on "it" -> "animal", the check against the checkpoint, no console errors, nothing fetched from outside.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+from conftest import ARTIFACTS, console_errors, free_port, start_streamlit, stop_process, wait_for_app
+from test_browser_controls import drawn_charts
+
+pytestmark = pytest.mark.browser
+ANIMAL = "The animal didn't cross the street because it was too tired"
+
+
+@pytest.fixture(scope="module")
+def pretrained_url(tiny_checkpoint):
+    port = free_port()
+    process = start_streamlit(port, extra_env={"ATTN_PLAYGROUND_CHECKPOINTS": f"tiny={tiny_checkpoint}"})
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)
+
+
+def test_a_pretrained_page_with_the_head_finder_draws_in_chromium(pretrained_url, page):
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    query = {"weights": "pretrained", "checkpoint": "tiny", "tokens": ANIMAL}
+    query |= {"finder_query": "it", "finder_key": "animal"}
+    page.goto(f"{pretrained_url}/?{urllib.parse.urlencode(query)}")
+    wait_for_app(page, timeout_ms=180_000)
+    charts = drawn_charts(page)
+    assert len(charts) >= 8 and all(charts), charts  # the step panels and the layer x head map
+    assert page.get_by_role("heading", name="Head finder: every head of every layer").count() == 1
+    assert page.get_by_text("Weight from 10:it to 2:animal").count() >= 1
+    assert page.get_by_text("Matches the checkpoint").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "playground-pretrained.png"), full_page=True)
+    assert console_errors(page) == []
+    assert [url for url in requested if not url.startswith(pretrained_url)] == []
