@@ -385,10 +385,11 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
     )
 
 
-def select_head(num_heads: int, hidden: bool = False) -> int:
+def select_head(num_heads: int, hidden: bool = False, inline: bool = False) -> int:
     """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL.
 
     With ``hidden`` (teacher mode) no selector is drawn: the link's head is used, kept in range.
+    With ``inline`` (a slide) the label stands on the selector's own line, to save the slide's height.
     """
     if not 0 <= st.session_state.get("head", 0) < num_heads:
         st.session_state["head"] = 0
@@ -396,10 +397,23 @@ def select_head(num_heads: int, hidden: bool = False) -> int:
     if not hidden:
         options = list(range(num_heads))
         label = t("steps.head", high=num_heads - 1)
+        place = st.container(horizontal=True, vertical_alignment="center") if inline else st
+        if inline:
+            place.markdown(label, width="content")
+        shown = "collapsed" if inline else "visible"
         if num_heads <= _RADIO_HEADS_MAX:
-            head = st.radio(label, options, key="head", horizontal=True, persist_state=_PERSIST)
+            head = place.radio(
+                label, options, key="head", horizontal=True, label_visibility=shown, persist_state=_PERSIST
+            )
         else:
-            head = st.selectbox(label, options, key="head", persist_state=_PERSIST)
+            head = place.selectbox(
+                label,
+                options,
+                key="head",
+                label_visibility=shown,
+                width=160 if inline else "stretch",
+                persist_state=_PERSIST,
+            )
     write_link(to_query_params({"head": head}))
     return int(head)
 

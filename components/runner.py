@@ -1,4 +1,4 @@
-"""Cached engine calls for the pages: the weight source per spec, the run and the live check per config.
+"""Cached engine calls for the pages: the weight source per spec; the run, the live check and its lessons per config.
 
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mha.config import AttentionConfig, WeightSpec
+from mha.batching import PaddingCheck, page_batch
+from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.pipeline import AttentionRun, run_attention
-from mha.reference import TorchCheck, compare_with_torch
+from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 
-__all__ = ["cached_check", "cached_run", "cached_sizes", "cached_source"]
+__all__ = ["cached_batch_order", "cached_check", "cached_padding", "cached_run", "cached_sizes", "cached_source"]
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -44,3 +45,20 @@ def cached_check(config: AttentionConfig) -> TorchCheck:
     """The page's run compared with ``torch.nn.MultiheadAttention`` holding the model's own weights."""
     run = cached_run(config)
     return compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_batch_order(config: AttentionConfig) -> BatchOrderCheck:
+    """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes."""
+    run = cached_run(config)
+    return batch_order_check(run.model, run.x)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
+    """The page's sentence and its first half as a padded batch (``None`` where it cannot be built)."""
+    run = cached_run(config)
+    try:
+        return page_batch(config, cached_source(config.weight_spec), run.device.device)
+    except ConfigError:  # a half sentence the source refuses: the panel says what it needs
+        return None

@@ -275,16 +275,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ step 3
     "step3.title": {"en": "3 · Concatenate the heads", "zh": "3 · 拼接多头"},
     "step3.what": {
-        "en": "The heads' contexts are put side by side again: `transpose` brings the tokens forward and `view` "
-        "joins h pieces of d_k features back into one vector of d_model per token.",
-        "zh": "把各个头的上下文重新并排放在一起：`transpose` 把词元维移到前面，`view` 把 h 份 d_k 维"
-        "重新接成每个词元一个 d_model 维的向量。",
+        "en": "The heads' contexts are put side by side again: `transpose` brings the tokens forward, "
+        "`.contiguous()` copies the numbers into that order, and `view` joins h pieces of d_k features back into "
+        "one vector of d_model per token.",
+        "zh": "把各个头的上下文重新并排放在一起：`transpose` 把词元维移到前面，"
+        "`.contiguous()` 把数字按这个顺序复制一份，`view` 再把 h 份 d_k 维重新接成每个词元一个 d_model 维的向量。",
     },
     "step3.shapes": {
         "en": "- `context {context}` (B, h, L, d_k)\n- → `.transpose(1, 2)` `{moved}` (B, L, h, d_k)\n"
-        "- → `.view({view_args})` `concat {concat}` (B, L, d_model)",
+        "- → `.contiguous().view({view_args})` `concat {concat}` (B, L, d_model)",
         "zh": "- `context {context}` (B, h, L, d_k)\n- → `.transpose(1, 2)` `{moved}` (B, L, h, d_k)\n"
-        "- → `.view({view_args})` `concat {concat}` (B, L, d_model)",
+        "- → `.contiguous().view({view_args})` `concat {concat}` (B, L, d_model)",
     },
     "step3.params": {
         "en": "**Parameters:** none: a reshape only.",
