@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components.locale import common, export, input_checks, labs, lessons, playground, teacher, weights
+from components.locale import common, export, input_checks, labs, playground, teacher, weights
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common, export, playground, lessons, labs, teacher, input_checks, weights)
+_MODULES = (common, export, playground, labs, teacher, input_checks, weights)
 
 
 def _merge() -> dict[str, dict[str, str]]:
