@@ -274,7 +274,9 @@ def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun,
 def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
     """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change."""
     weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
-    query = weights.size(0) - 1  # the last query: it may attend the most keys under a causal mask
+    attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
+    # the last such query: under a causal mask it attends the most keys
+    query = int(attending[-1]) if len(attending) else weights.size(0) - 1
     row = weights[query]  # (Lk,)
     dropped = training_dropout(row, DROPOUT_P, seed=run.config.seed)  # (Lk,)
     labels = frames.token_labels(run.tokens)
