@@ -181,9 +181,11 @@ def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
     batch, length, d_model = p.x_query.shape
     num_heads, d_k = run.num_heads, run.d_k
     box = _panel(1)
-    box.markdown(
+    token_line = (
         t("step1.tokens", count=length) + " " + " · ".join(md_escape(x) for x in frames.token_labels(run.tokens))
     )
+    if not slide:  # on a slide it follows the charts: a long text would push them off the screen
+        box.markdown(token_line)
     shapes = t(
         "step1.shapes",
         x=_shape(p.x_query),
@@ -205,6 +207,8 @@ def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
     for column, (name, frame) in zip(box.columns(3), parts, strict=True):
         column.markdown(f"**{t('step1.chart', name=name, head=head, length=length, d_k=d_k)}**")
         _draw(column, charts.feature_heatmap(frame, tokens, text, limit=limit), slide=slide)
+    if slide:
+        box.markdown(token_line)
     _finish(box, 1, slide)
 
 

@@ -44,15 +44,15 @@ __all__ = [
 _STEP = "teacher_step"  # session key of the slide: no widget, Previous / Next set it
 _NAVIGATION_KEYS = {"top": ("Left", "Right"), "bottom": (None, None)}  # keyboard shortcuts: one set per page
 
-#: Projector type: constant CSS only (never user text), scoped to the main area. Captions are as large as
-#: text elsewhere on a normal page; ``--attn-chart-font-scale`` tells charts drawn in the page how much to
+#: Projector type: constant CSS only (never user text), scoped to the main area. Captions grow too (larger
+#: than a normal page's body text); ``--attn-chart-font-scale`` tells charts drawn in the page how much to
 #: enlarge their type (charts sent as specs get :func:`components.charts.scale_fonts`).
 LARGE_TYPE_CSS = f"""<style>
 [data-testid="stMainBlockContainer"] {{
   max-width: 100%; padding: 3.75rem 2.5rem 4rem; --attn-chart-font-scale: {PRESENTATION_FONT_SCALE};
 }}
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
-[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li {{ font-size: 1.35rem; line-height: 1.45; }}
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li {{ font-size: 1.4rem; line-height: 1.45; }}
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p {{ font-size: 1.2rem; line-height: 1.45; }}
 [data-testid="stMainBlockContainer"] h3 {{ font-size: 2.1rem; padding: 0 0 0.5rem; }}
 [data-testid="stMainBlockContainer"] [data-testid="stCode"] code {{ font-size: 1.05rem; }}

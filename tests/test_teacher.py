@@ -387,21 +387,26 @@ def _measure_slide(page, step: int, lang: str) -> dict:
     return page.evaluate(_MEASURE_SLIDE, [_slide_title(step, lang), MAIN_CHART])
 
 
+LONG_TEXT = "+".join(f"w{i}" for i in range(128))  # the longest text a page takes
+
+
 @pytest.mark.browser
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_every_slide_fits_a_projector_and_next_starts_at_the_top(app_url, page, lang):
-    """At 1280x720, with the page's default sentence and sizes: the title, the shapes and the top of the main
-    chart of every slide are on the first screen; after scrolling to the bottom, Next opens the next slide at
-    its top. Saves test-artifacts/teacher-slide-{step}-{lang}.png."""
+@pytest.mark.parametrize(
+    ("lang", "text"), [("en", ""), ("zh", ""), ("en", LONG_TEXT)], ids=["en", "zh", "en-128-tokens"]
+)
+def test_every_slide_fits_a_projector_and_next_starts_at_the_top(app_url, page, lang, text):
+    """At 1280x720 (the page's default sizes, its default sentence or 128 tokens): the title, the shapes and the
+    top of the main chart of every slide are on the first screen; after scrolling to the bottom, Next opens the
+    next slide at its top. Saves test-artifacts/teacher-slide-{step}-{lang}[-long].png."""
     from conftest import ARTIFACTS, console_errors, wait_for_app
 
     page.set_viewport_size(PROJECTOR)
-    page.goto(f"{app_url}/?lang={lang}&teacher=1&step=1")
+    page.goto(f"{app_url}/?lang={lang}&teacher=1&step=1" + (f"&tokens={text}" if text else ""))
     wait_for_app(page)
     ARTIFACTS.mkdir(exist_ok=True)
     for step in range(1, SLIDES + 1):
         box = _measure_slide(page, step, lang)
-        page.screenshot(path=str(ARTIFACTS / f"teacher-slide-{step}-{lang}.png"))
+        page.screenshot(path=str(ARTIFACTS / f"teacher-slide-{step}-{lang}{'-long' if text else ''}.png"))
         assert box["scroll"] == 0, f"slide {step} opened {box['scroll']} px down"
         assert box["title"] <= PROJECTOR["height"] and box["shapes"] <= PROJECTOR["height"], (step, box)
         assert box["chart"] + MIN_CHART_SHOWN_PX <= PROJECTOR["height"], (step, box)
