@@ -349,8 +349,8 @@ def test_presentation_in_the_browser_with_keyboard_and_screenshot(app_url, page,
     assert console_errors(page) == []
 
 
-#: The step's main chart: the first chart in its panel (a chart drawn another way joins this selector).
-MAIN_CHART = '[data-testid="stVegaLiteChart"]'
+#: The step's main chart: the first chart in its panel, a Vega-Lite chart or the page's canvas heatmap.
+MAIN_CHART = '[data-testid="stVegaLiteChart"], .attn-heatmap'
 PROJECTOR = {"width": 1280, "height": 720}
 MIN_CHART_SHOWN_PX = 120  # of the main chart, at least this much on the first screen
 _MEASURE_SLIDE = """([title, chart]) => {
