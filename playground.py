@@ -1,8 +1,8 @@
 """Attention Playground: every step of multi-head attention, live.
 
 Run with ``streamlit run playground.py``. This file only wires things together:
-controls -> config -> weight source -> cached run -> one panel per step, the summary
-and the live check. Data flows one way (ARCHITECTURE.md); the pieces live in ``components/``.
+controls -> config -> weight source -> cached run -> one panel per step, a padded batch,
+the summary and the live check. Data flows one way (ARCHITECTURE.md); the pieces live in ``components/``.
 
 With ``?teacher=1`` the same page becomes a presentation: one step per slide, large
 type, the controls listed in ``hide`` not drawn (see :mod:`components.teacher`).
@@ -15,6 +15,7 @@ import streamlit as st
 from components import controls, pretrained, runner, steps, teacher
 from components.export import render_export
 from components.i18n import t
+from components.padding_panel import render_padding_panel
 from components.page import setup_page
 from mha.config import ConfigError
 from mha.counting import count_parameters
@@ -54,6 +55,7 @@ if config is not None:
         with st.spinner(t("page.computing")):
             run = runner.cached_run(config)
             check = runner.cached_check(config)
+            order = runner.cached_batch_order(config)
     except ConfigError as error:  # the text or the layer does not suit the weights' source
         st.error(controls.error_message(error))
     except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
@@ -65,14 +67,15 @@ else:
     controls.show_run_notes(run)
     counted = count_parameters(run.model)
     if view.on:
-        teacher.render_slide(view, run, check, counted)
+        teacher.render_slide(view, run, check, order, counted)
     else:
         head_steps(run)
         pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)
+        render_padding_panel(runner.cached_padding(config), run.num_heads)
         steps.render_summary(run.d_model, run, counted=counted)
-        steps.render_live_check(check, run)
+        steps.render_live_check(check, run, order)
         pretrained.render_checkpoint_check(run)
         with st.container(border=True):
             render_export(run)

@@ -44,6 +44,7 @@ from components.chart_style import DIVERGING_SCHEME, FONT, FONT_SIZE, WEIGHTS_SC
 __all__ = [
     "CELLS",
     "LIMIT_PARAM",
+    "PRESENTATION_FONT_SCALE",
     "TOKENS",
     "VEGA_LITE_SCHEMA",
     "ChartText",
@@ -55,6 +56,7 @@ __all__ = [
     "diverging_scale",
     "feature_heatmap",
     "head_summary_chart",
+    "scale_fonts",
     "symmetric_limit",
     "weights_scale",
     "with_limit",
@@ -78,6 +80,9 @@ def _param(name: str) -> dict[str, str]:
 #: The diverging scales' half-width (see :func:`with_limit`).
 LIMIT_PARAM = _param("limit")
 
+#: How much larger a chart's type is on a projector slide (teacher mode): :func:`scale_fonts` for a spec;
+#: the slide's style also sets it as the CSS variable ``--attn-chart-font-scale`` for charts drawn in the page.
+PRESENTATION_FONT_SCALE = 1.5
 MASKED_COLOR = "#d4d4d4"
 CROSS_COLOR = "#404040"
 _CONFIG: Spec = {
@@ -157,6 +162,26 @@ def symmetric_limit(*values: pd.Series | np.ndarray) -> float:
 def cell_px(count: int, target_px: int, low: int = 3, high: int = 44) -> int:
     """Side of one heatmap cell so that ``count`` cells span about ``target_px`` pixels."""
     return int(min(high, max(low, target_px // max(1, count))))
+
+
+def scale_fonts(spec: Spec, scale: float) -> Spec:
+    """``spec`` with the font sizes of its words (axes, legends, headers, titles) times ``scale``.
+
+    Marks keep their size (a masked cell's ``×`` fits its cell), and so do the datasets; a new
+    dict is returned, ``spec`` is not changed.
+    """
+
+    def scaled(node: Any, key: str = "") -> Any:
+        if key.lower().endswith("fontsize") and isinstance(node, int | float):
+            return round(node * scale, 1)
+        if isinstance(node, dict):
+            kept = {"datasets", "mark"}
+            return {name: value if name in kept else scaled(value, name) for name, value in node.items()}
+        if isinstance(node, list):
+            return [scaled(item) for item in node]
+        return node
+
+    return scaled(spec)
 
 
 def _label_font(cell: int) -> int:

@@ -2,7 +2,7 @@
 
 Widget keys are the contract's names (``weights``, ``task``, ``checkpoint``, ``layer``,
 ``d_model``, ``num_heads``, ``mask_type``, ``window``, ``tokenizer``, ``tokens``, ``seed``)
-plus ``positional``, ``device``, ``dtype`` and ``head``; each widget's value is the plain
+plus ``block_pad``, ``positional``, ``device``, ``dtype`` and ``head``; each widget's value is the plain
 value, translated for display with ``format_func`` only. The same names are the URL
 query parameters (parsed in :mod:`components.url_params`, read and written through
 :mod:`components.url_state`).
@@ -88,6 +88,7 @@ class Choices:
     checkpoint: str = ""
     layer: int = 0
     tokenizer: str = "characters"
+    block_pad: bool = False
 
 
 def device_options() -> list[str]:
@@ -266,15 +267,23 @@ def _render_size_controls(hidden: frozenset[str], locked: SourceSizes | None) ->
     return int(d_model), int(num_heads)
 
 
-def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int]:
+def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int, bool]:
     sidebar = st.sidebar
     mask_type = _select("mask_type", MASK_TYPES, hidden, format_func=lambda name: t(f"mask.{name}"))
     if "mask_type" not in hidden:
         sidebar.caption(t(f"mask.{mask_type}.help"))
-    if "window" in hidden:
-        return mask_type, int(st.session_state["window"])
-    window = _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
-    return mask_type, int(window)
+    window, block_pad = st.session_state["window"], st.session_state["block_pad"]
+    if "window" not in hidden:
+        window = _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
+    if "block_pad" not in hidden:
+        block_pad = sidebar.toggle(
+            t("controls.block_pad"),
+            key="block_pad",
+            help=t("controls.block_pad_help"),
+            disabled=mask_type == "padding",  # the padding mask blocks them already
+            persist_state=_PERSIST,
+        )
+    return mask_type, int(window), bool(block_pad)
 
 
 def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[str, str]:
@@ -357,7 +366,7 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
     sizes = _source_sizes(weights, task, checkpoint) if weights != "random" else None
     layer = _render_layer_control(hidden, sizes)
     d_model, num_heads = _render_size_controls(hidden, sizes if weights == "pretrained" else None)
-    mask_type, window = _render_mask_controls(hidden)
+    mask_type, window, block_pad = _render_mask_controls(hidden)
     text, tokenizer = _render_text_controls(hidden, own_tokenizer=weights == "pretrained")
     seed, positional, device, dtype = _render_run_controls(hidden, weights)
     return Choices(
@@ -375,13 +384,15 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
         checkpoint=checkpoint,
         layer=layer,
         tokenizer=tokenizer,
+        block_pad=block_pad,
     )
 
 
-def select_head(num_heads: int, hidden: bool = False) -> int:
+def select_head(num_heads: int, hidden: bool = False, inline: bool = False) -> int:
     """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL.
 
     With ``hidden`` (teacher mode) no selector is drawn: the link's head is used, kept in range.
+    With ``inline`` (a slide) the label stands on the selector's own line, to save the slide's height.
     """
     if not 0 <= st.session_state.get("head", 0) < num_heads:
         st.session_state["head"] = 0
@@ -389,10 +400,23 @@ def select_head(num_heads: int, hidden: bool = False) -> int:
     if not hidden:
         options = list(range(num_heads))
         label = t("steps.head", high=num_heads - 1)
+        place = st.container(horizontal=True, vertical_alignment="center") if inline else st
+        if inline:
+            place.markdown(label, width="content")
+        shown = "collapsed" if inline else "visible"
         if num_heads <= _RADIO_HEADS_MAX:
-            head = st.radio(label, options, key="head", horizontal=True, persist_state=_PERSIST)
+            head = place.radio(
+                label, options, key="head", horizontal=True, label_visibility=shown, persist_state=_PERSIST
+            )
         else:
-            head = st.selectbox(label, options, key="head", persist_state=_PERSIST)
+            head = place.selectbox(
+                label,
+                options,
+                key="head",
+                label_visibility=shown,
+                width=160 if inline else "stretch",
+                persist_state=_PERSIST,
+            )
     write_link(to_query_params({"head": head}))
     return int(head)
 
@@ -460,11 +484,13 @@ def show_run_notes(run: AttentionRun) -> None:
     length = len(tokens)
     if config.mask_type == "window" and config.window >= length - 1:
         st.warning(t("notes.window_covers_all", window=config.window, count=length))
+    pads = sum(token in PAD_TOKENS for token in tokens)
     if config.mask_type == "padding":
-        pads = sum(token in PAD_TOKENS for token in tokens)
         if pads == 0:
             st.info(t("notes.no_pad_tokens"))
         elif pads == length:
             st.warning(t("notes.all_pad_tokens"))
+    elif config.block_pad and pads == 0:
+        st.info(t("notes.block_pad_no_pads"))
     for note in run.notes:
         st.info(t(f"notes.{note.code}", **{name: md_escape(value, limit=200) for name, value in note.params.items()}))

@@ -6,6 +6,7 @@ Streamlit's own page list shows file names (English only), so the app hides it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import streamlit as st
@@ -13,7 +14,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.i18n import t
 
-__all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_nav"]
+__all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_lab_links", "render_nav"]
 
 HOME_PAGE = "playground.py"
 # (file relative to the app's root, lab name: its messages are nav.lab.<name> and lab.<name>.*, icon)
@@ -39,14 +40,35 @@ def linkable(page: str, entry_script: str) -> bool:
     return (Path(entry_script).parent / page).is_file()
 
 
+def _entry_script() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.main_script_path if ctx is not None else HOME_PAGE
+
+
+def render_lab_links(container: st.delta_generator.DeltaGenerator, labs: Sequence[str]) -> None:
+    """One row in ``container``: "Try it in a lab:" and a link to each lab named in ``labs`` (see :data:`LAB_PAGES`).
+
+    Labs that cannot be linked from the running entry script are left out; with none left, nothing is drawn.
+    """
+    entry_script = _entry_script()
+    pages = {lab: (page, icon) for page, lab, icon in LAB_PAGES if linkable(page, entry_script)}
+    shown = [lab for lab in labs if lab in pages]
+    if not shown:
+        return
+    row = container.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.markdown(t("steps.labs"), width="content")
+    for lab in shown:
+        page, icon = pages[lab]
+        row.page_link(page, label=t(f"nav.lab.{lab}"), icon=icon, width="content")
+
+
 def render_nav() -> None:
     """The sidebar links: the playground, then every lab, labelled in the session's language.
 
     Pages that cannot be linked from the running entry script (see :func:`linkable`) are left
     out; with none left, nothing is drawn.
     """
-    ctx = get_script_run_ctx()
-    entry_script = ctx.main_script_path if ctx is not None else HOME_PAGE
+    entry_script = _entry_script()
     labs = [(page, lab, icon) for page, lab, icon in LAB_PAGES if linkable(page, entry_script)]
     home = linkable(HOME_PAGE, entry_script)
     if not (home or labs):

@@ -1,5 +1,5 @@
-"""Cached engine calls for the pages: the weight source per spec, the run and the live check per config,
-and for a pretrained checkpoint the check against it and every layer's weights for the head finder.
+"""Cached engine calls for the pages: the weight source per spec; the run, the live check and its lessons
+per config; for a pretrained checkpoint the check against it and every layer's weights for the head finder.
 
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
@@ -13,16 +13,19 @@ from typing import cast
 import streamlit as st
 from torch import Tensor
 
-from mha.config import AttentionConfig, WeightSpec
+from mha.batching import PaddingCheck, page_batch
+from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.pipeline import AttentionRun, run_attention
-from mha.reference import TorchCheck, compare_with_torch
+from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 
 __all__ = [
     "cached_attention_maps",
+    "cached_batch_order",
     "cached_check",
     "cached_checkpoint_check",
+    "cached_padding",
     "cached_run",
     "cached_sizes",
     "cached_source",
@@ -70,3 +73,20 @@ def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
 def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
     """A checkpoint's tokens for ``text`` and every head's weights in every layer, (layers, H, L, L)."""
     return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_batch_order(config: AttentionConfig) -> BatchOrderCheck:
+    """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes."""
+    run = cached_run(config)
+    return batch_order_check(run.model, run.x)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
+    """The page's sentence and its first half as a padded batch (``None`` where it cannot be built)."""
+    run = cached_run(config)
+    try:
+        return page_batch(config, cached_source(config.weight_spec), run.device.device)
+    except ConfigError:  # a half sentence the source refuses: the panel says what it needs
+        return None

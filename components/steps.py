@@ -26,12 +26,16 @@ from torch import Tensor
 
 from components import charts, frames
 from components.i18n import t
+from components.nav import render_lab_links
 from components.safe_text import md_escape
 from mha import functional
 from mha.counting import projection_parameters, step_costs, total_parameters
+from mha.dropout import training_dropout
 from mha.module import MultiHeadAttention
 from mha.pipeline import AttentionRun
-from mha.reference import TorchCheck, to_torch_mha
+from mha.reference import BatchOrderCheck, TorchCheck, to_torch_mha
+from mha.row_spread import RowSpread, row_spread
+from mha.strides import transposed_context
 
 __all__ = [
     "chart_text",
@@ -48,6 +52,17 @@ __all__ = [
 
 HEAD_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 GRID_STAGES = ("raw", "scaled", "weights")
+#: The labs that take each step further (names of components.nav.LAB_PAGES).
+STEP_LABS = {
+    1: ("heads", "loop", "reshape"),
+    2: ("scaling", "masks", "sculpt", "cross", "complexity"),
+    3: ("reshape",),
+    4: ("encoder",),
+}
+SUMMARY_LABS = ("heads", "complexity")
+CHECK_LABS = ("masks",)
+DROPOUT_P = 0.1  # the tutorials' usual attention dropout
+_DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -121,17 +136,33 @@ def _panel(step: int) -> st.delta_generator.DeltaGenerator:
     return box
 
 
-def _explain(box: st.delta_generator.DeltaGenerator, step: int, shapes: str, params: str) -> None:
-    """What the step does | its shapes and parameters; below, the engine's code that does it."""
+def _explain(box: st.delta_generator.DeltaGenerator, step: int, shapes: str, params: str, slide: bool) -> None:
+    """What the step does | its shapes and parameters; below, the engine's code that does it.
+
+    On a slide the parameters go under the explanation (the two columns come out about as tall, so the
+    chart starts higher) and the code is folded under the chart by :func:`_finish`.
+    """
     left, right = box.columns(2)
+    if slide:
+        left.markdown(f"{t(f'step{step}.what')}\n\n{params}")
+        right.markdown(shapes)
+        return
     left.markdown(t(f"step{step}.what"))
-    right.markdown(shapes)
-    right.markdown(params)
+    right.markdown(f"{shapes}\n\n{params}")
     box.code(step_code(step), language="python")
 
 
-def _draw(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, stretch: bool = True) -> None:
-    """Send a chart: the spec as it is, its datasets as compact Arrow under their fixed names."""
+def _finish(box: st.delta_generator.DeltaGenerator, step: int, slide: bool) -> None:
+    """The step's labs; on a slide, the step's code folded (the chart comes first on a projector)."""
+    render_lab_links(box, STEP_LABS[step])
+    if slide:
+        box.expander(t("steps.code"), icon=":material/code:").code(step_code(step), language="python")
+
+
+def _draw(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, stretch: bool = True, slide: bool = False) -> None:
+    """Send a chart: the spec as it is (its type larger on a slide), its datasets as compact Arrow."""
+    if slide:
+        spec = charts.scale_fonts(spec, charts.PRESENTATION_FONT_SCALE)
     datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
     box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="stretch" if stretch else "content")
 
@@ -142,15 +173,20 @@ def _blocked(run: AttentionRun) -> Tensor:
 
 
 # ---------------------------------------------------------------- the four steps
-def render_step_1(run: AttentionRun, head: int) -> None:
-    """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose."""
+def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
+    """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose.
+
+    ``slide``: laid out for a projector (teacher mode): code folded under the chart, larger chart type.
+    """
     p = run.trace.project
     batch, length, d_model = p.x_query.shape
     num_heads, d_k = run.num_heads, run.d_k
     box = _panel(1)
-    box.markdown(
+    token_line = (
         t("step1.tokens", count=length) + " " + " · ".join(md_escape(x) for x in frames.token_labels(run.tokens))
     )
+    if not slide:  # on a slide it follows the charts: a long text would push them off the screen
+        box.markdown(token_line)
     shapes = t(
         "step1.shapes",
         x=_shape(p.x_query),
@@ -161,7 +197,7 @@ def render_step_1(run: AttentionRun, head: int) -> None:
     )
     one = projection_parameters(d_model)
     params = t("step1.params", d=d_model, one=_count(one), total=_count(3 * one))
-    _explain(box, 1, shapes, params)
+    _explain(box, 1, shapes, params, slide)
     columns = frames.feature_budget(length, d_k, parts=3)
     if columns < d_k:
         box.caption(t("steps.features_cut", shown=columns, total=d_k))
@@ -171,11 +207,18 @@ def render_step_1(run: AttentionRun, head: int) -> None:
     tokens, text = frames.tokens_frame(run.tokens), chart_text()
     for column, (name, frame) in zip(box.columns(3), parts, strict=True):
         column.markdown(f"**{t('step1.chart', name=name, head=head, length=length, d_k=d_k)}**")
-        _draw(column, charts.feature_heatmap(frame, tokens, text, limit=limit))
+        _draw(column, charts.feature_heatmap(frame, tokens, text, limit=limit), slide=slide)
+    if slide:
+        box.markdown(token_line)
+    _finish(box, 1, slide)
 
 
-def render_step_2(run: AttentionRun, head: int) -> None:
-    """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid."""
+def render_step_2(run: AttentionRun, head: int, slide: bool = False) -> None:
+    """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid.
+
+    Below the charts: why the scores are divided by √d_k, and dropout on the weights in training.
+    ``slide``: laid out for a projector (see :func:`render_step_1`).
+    """
     a = run.trace.attend
     length = len(run.tokens)
     num_heads, d_k = run.num_heads, run.d_k
@@ -190,7 +233,7 @@ def render_step_2(run: AttentionRun, head: int) -> None:
         d_k=d_k,
         scale=f"{a.scale:.4g}",
     )
-    _explain(box, 2, shapes, t("step2.params"))
+    _explain(box, 2, shapes, t("step2.params"), slide)
     blocked = _blocked(run)
     tokens = frames.tokens_frame(run.tokens)
     text = chart_text()
@@ -210,13 +253,48 @@ def render_step_2(run: AttentionRun, head: int) -> None:
     height = 280 if length <= 24 else 400
     for column, (kind, title, frame) in zip(box.columns(3), stages, strict=True):
         column.markdown(f"**{title}**")
-        _draw(column, charts.attention_heatmap(frame, tokens, kind, text, height_px=height))
+        _draw(column, charts.attention_heatmap(frame, tokens, kind, text, height_px=height), slide=slide)
     if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
         box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         box.caption(t("step2.masked_note"))
+    _render_why_scale(box, run, head)
+    _render_dropout(box, run, head)
     _render_head_labels(box, run)
-    _render_grid(box, run, blocked, tokens, text)
+    _render_grid(box, run, blocked, tokens, text, slide)
+    _finish(box, 2, slide)
+
+
+def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
+    """Why 1/√d_k: the score's variance grows with d_k and saturates the softmax; this head's numbers."""
+    a = run.trace.attend
+    raw = a.raw_scores[0, head]  # (Lq, Lk)
+    spread = {
+        name: f"{float(scores.double().std(correction=0)):.2f}"
+        for name, scores in (("raw_std", raw), ("scaled_std", raw * a.scale))
+    }
+    box.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", head=head, **spread))
+
+
+def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
+    """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change."""
+    weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
+    attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
+    # the last such query: under a causal mask it attends the most keys
+    query = int(attending[-1]) if len(attending) else weights.size(0) - 1
+    row = weights[query]  # (Lk,)
+    dropped = training_dropout(row, DROPOUT_P, seed=run.config.seed)  # (Lk,)
+    labels = frames.token_labels(run.tokens)
+    shown = min(len(labels), _DROPOUT_KEYS)
+    total = t("step2.dropout_sum", count=len(labels))
+    table = pd.DataFrame(
+        [[f"{float(v):.3f}" for v in values[:shown]] + [f"{float(values.sum()):.3f}"] for values in (row, dropped)],
+        index=[t("step2.dropout_eval"), t("step2.dropout_train", p=DROPOUT_P)],
+        columns=[*(md_escape(label) for label in labels[:shown]), total],  # table headers are markdown
+    )
+    expander = box.expander(t("step2.dropout_title"), icon=":material/grain:")
+    expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
+    expander.table(table)
 
 
 def head_label(run: AttentionRun, head: int) -> str:
@@ -238,6 +316,7 @@ def _render_grid(
     blocked: Tensor,
     tokens: pd.DataFrame,
     text: charts.ChartText,
+    slide: bool,
 ) -> None:
     """Every head as small multiples, or a per-head summary when the grid would be too big to draw fast."""
     a = run.trace.attend
@@ -246,7 +325,7 @@ def _render_grid(
     cells = num_heads * length * length
     if cells > frames.CELL_BUDGET:
         box.info(t("step2.grid_summarised", cells=_count(cells), budget=_count(frames.CELL_BUDGET)))
-        _draw(box, charts.head_summary_chart(frames.head_summary_frame(a.weights[0]), text), stretch=False)
+        _draw(box, charts.head_summary_chart(frames.head_summary_frame(a.weights[0]), text), stretch=False, slide=slide)
         return
     if st.session_state.get("grid_stage") not in GRID_STAGES:
         st.session_state["grid_stage"] = "weights"
@@ -262,11 +341,15 @@ def _render_grid(
     kind = "weights" if stage == "weights" else "scores"
     columns = 4 if num_heads <= 8 else 8
     grid = charts.attention_grid(frame, tokens, kind, text, columns=columns, size_px=190 if columns == 4 else 95)
-    _draw(box, grid, stretch=False)
+    _draw(box, grid, stretch=False, slide=slide)
 
 
-def render_step_3(run: AttentionRun) -> None:
-    """Step 3, concat: the heads' contexts side by side into (B, L, d_model), head boundaries drawn."""
+def render_step_3(run: AttentionRun, slide: bool = False) -> None:
+    """Step 3, concat: the heads' contexts side by side into (B, L, d_model), head boundaries drawn.
+
+    Below the chart: why the rows look alike when the weights are near uniform, and why
+    ``.contiguous()`` comes before ``.view``. ``slide``: see :func:`render_step_1`.
+    """
     a, c = run.trace.attend, run.trace.concat
     batch, length, d_model = c.concat.shape
     num_heads, d_k = run.num_heads, run.d_k
@@ -278,30 +361,62 @@ def render_step_3(run: AttentionRun) -> None:
         concat=_shape(c.concat),
         view_args=f"{batch}, {length}, {d_model}",
     )
-    _explain(box, 3, shapes, t("step3.params"))
+    _explain(box, 3, shapes, t("step3.params"), slide)
     per_head = frames.feature_budget(length, d_model) // num_heads or 1
     shown = min(per_head, d_k)
     frame = frames.feature_frame(c.concat[0], frames.concat_columns(d_model, num_heads, shown))
     if shown < d_k:
         box.caption(t("step3.features_cut", shown=shown, d_k=d_k))
     box.markdown(f"**{t('step3.chart', length=length, d_model=d_model)}**")
-    _draw(box, charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, chart_text()))
+    concat = charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, chart_text())
+    _draw(box, concat, slide=slide)
+    spread = row_spread(c.concat[0])
+    if spread.alike:
+        largest = float(a.weights[0].max())
+        box.markdown(
+            t("step3.alike_note", largest=f"{largest:.2f}", uniform=f"{1 / length:.2f}", **_spread_text(spread))
+        )
+    _render_contiguous(box, run)
+    _finish(box, 3, slide)
 
 
-def render_step_4(run: AttentionRun) -> None:
-    """Step 4, output projection: the output (B, L, d_model) and W_o's parameter count."""
+def _spread_text(spread: RowSpread) -> dict[str, str]:
+    return {"spread": f"{spread.spread:.2f}", "size": f"{spread.size:.2f}"}
+
+
+def _render_contiguous(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+    """Why ``.contiguous()`` before ``.view``: the transposed context's strides and what ``view`` says of it."""
+    moved = transposed_context(run.trace.attend.context)
+    expander = box.expander(t("step3.contiguous_title"), icon=":material/memory:")
+    numbers = {"shape": str(list(moved.shape)), "strides": str(moved.strides), "packed": str(moved.packed)}
+    if moved.view_error is None:
+        expander.markdown(t("step3.contiguous_lucky", contiguous=moved.contiguous))
+    else:
+        expander.markdown(t("step3.contiguous", contiguous=moved.contiguous, **numbers))
+        expander.code(f"RuntimeError: {moved.view_error}", language="text", wrap_lines=True)
+    expander.markdown(t("step3.contiguous_fix"))
+
+
+def render_step_4(run: AttentionRun, slide: bool = False) -> None:
+    """Step 4, output projection: the output (B, L, d_model) and W_o's parameter count.
+
+    ``slide``: see :func:`render_step_1`.
+    """
     c, o = run.trace.concat, run.trace.out
     _, length, d_model = o.output.shape
     box = _panel(4)
     shapes = t("step4.shapes", concat=_shape(c.concat), output=_shape(o.output), x=_shape(run.x))
     params = t("step4.params", d=d_model, one=_count(projection_parameters(d_model)))
-    _explain(box, 4, shapes, params)
+    _explain(box, 4, shapes, params, slide)
     columns = frames.feature_budget(length, d_model)
     if columns < d_model:
         box.caption(t("steps.features_cut", shown=columns, total=d_model))
     frame = frames.feature_frame(o.output[0], range(columns))
     box.markdown(f"**{t('step4.chart', length=length, d_model=d_model)}**")
-    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), chart_text()))
+    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), chart_text()), slide=slide)
+    if row_spread(c.concat[0]).alike:
+        box.markdown(t("step4.alike_note", **_spread_text(row_spread(o.output[0]))))
+    _finish(box, 4, slide)
 
 
 # ---------------------------------------------------------------- summary and live check
@@ -354,10 +469,15 @@ def render_summary(d_model: int, run: AttentionRun | None = None, counted: int |
     right.markdown(f"**{t('summary.by_heads')}**")
     right.table(by_heads, hide_index=True)
     right.caption(t("summary.by_heads_note", d=d_model))
+    render_lab_links(box, SUMMARY_LABS)
 
 
-def render_live_check(check: TorchCheck, run: AttentionRun) -> None:
-    """Our output and per-head weights against ``torch.nn.MultiheadAttention`` with the same weights."""
+def render_live_check(check: TorchCheck, run: AttentionRun, order: BatchOrderCheck) -> None:
+    """Our output and per-head weights against ``torch.nn.MultiheadAttention`` with the same weights.
+
+    Then the tutorials' common pitfall, measured on the same input (``order``): ``nn.MultiheadAttention``
+    takes [L, B, E] unless ``batch_first=True``.
+    """
     box = st.container(border=True)
     box.subheader(t("check.title"))
     box.markdown(t("check.what"))
@@ -376,3 +496,29 @@ def render_live_check(check: TorchCheck, run: AttentionRun) -> None:
         box.info(t("check.mask_note"))
     with box.expander(t("check.code")):
         st.code(method_source(to_torch_mha), language="python")
+    _render_batch_order(box, order, len(run.tokens))
+    render_lab_links(box, CHECK_LABS)
+
+
+_ORDER_CODE = """\
+mha = nn.MultiheadAttention(d_model, num_heads)  # batch_first=False: input [L, B, E]
+out, w = mha(x, x, x)  # x [B, L, E] is read as L = B, batch = L: no error, wrong numbers
+out, w = mha(x.transpose(0, 1), x.transpose(0, 1), x.transpose(0, 1))  # [L, B, E]: right
+out = out.transpose(0, 1)  # back to [B, L, E]
+mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)  # or: [B, L, E] as it is"""
+
+
+def _render_batch_order(box: st.delta_generator.DeltaGenerator, order: BatchOrderCheck, length: int) -> None:
+    """``nn.MultiheadAttention``'s default [L, B, E] fed our [B, L, E]: the shapes and differences, measured."""
+    box.markdown(f"**{t('check.order_title')}**")
+    numbers = {
+        "x": _shape(order.input_shape),
+        "out": _shape(order.wrong_output_shape),
+        "weights": _shape(order.wrong_weights_shape),
+        "length": length,
+        "wrong": f"{order.wrong_gap:.2e}",
+        "transposed": f"{order.transposed_gap:.2e}",
+        "batch_first": f"{order.batch_first_gap:.2e}",
+    }
+    box.markdown(t("check.order", **numbers))
+    box.code(_ORDER_CODE, language="python")

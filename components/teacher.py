@@ -19,12 +19,13 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components import steps
+from components.charts import PRESENTATION_FONT_SCALE
 from components.controls import select_head
 from components.i18n import t
 from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
 from mha.pipeline import AttentionRun
-from mha.reference import TorchCheck
+from mha.reference import BatchOrderCheck, TorchCheck
 
 __all__ = [
     "LARGE_TYPE_CSS",
@@ -43,18 +44,34 @@ __all__ = [
 _STEP = "teacher_step"  # session key of the slide: no widget, Previous / Next set it
 _NAVIGATION_KEYS = {"top": ("Left", "Right"), "bottom": (None, None)}  # keyboard shortcuts: one set per page
 
-#: Projector type: constant CSS only (never user text), scoped to the main area.
-LARGE_TYPE_CSS = """<style>
-[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 4.5rem 2.5rem 4rem; }
+#: Projector type: constant CSS only (never user text), scoped to the main area. Captions grow too (larger
+#: than a normal page's body text); ``--attn-chart-font-scale`` tells charts drawn in the page how much to
+#: enlarge their type (charts sent as specs get :func:`components.charts.scale_fonts`).
+LARGE_TYPE_CSS = f"""<style>
+[data-testid="stMainBlockContainer"] {{
+  max-width: 100%; padding: 3.75rem 2.5rem 4rem; --attn-chart-font-scale: {PRESENTATION_FONT_SCALE};
+}}
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
-[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.5; }
-[data-testid="stMainBlockContainer"] h3 { font-size: 2.3rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stCode"] code { font-size: 1.05rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stTable"] { font-size: 1.3rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; }
-[data-testid="stMainBlockContainer"] button p { font-size: 1.35rem; }
-[data-testid="stMainBlockContainer"] [class*="st-key-teacher_slide_"] p { font-size: 1.9rem; font-weight: 600; }
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li {{ font-size: 1.4rem; line-height: 1.45; }}
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p {{ font-size: 1.2rem; line-height: 1.45; }}
+[data-testid="stMainBlockContainer"] h3 {{ font-size: 2.1rem; padding: 0 0 0.5rem; }}
+[data-testid="stMainBlockContainer"] [data-testid="stCode"] code {{ font-size: 1.05rem; }}
+[data-testid="stMainBlockContainer"] [data-testid="stTable"] {{ font-size: 1.3rem; }}
+[data-testid="stMainBlockContainer"] [data-testid="stWidgetLabel"] p {{ font-size: 1.3rem; }}
+[data-testid="stMainBlockContainer"] button p {{ font-size: 1.35rem; }}
+[data-testid="stMainBlockContainer"] [class*="st-key-teacher_slide_"] p {{ font-size: 1.9rem; font-weight: 600; }}
 </style>"""
+#: Scrolls the page to its top when the slide changes (Streamlit keeps the scroll position across reruns).
+_TO_TOP_JS = """
+export default function (component) {
+  const slide = component.data && component.data.slide;
+  if (window.attnTeacherSlide === slide) return;
+  window.attnTeacherSlide = slide;
+  const boxes = document.querySelectorAll('[data-testid="stMain"], [data-testid="stAppViewContainer"]');
+  for (const box of [document.scrollingElement, ...boxes]) if (box) box.scrollTop = 0;
+}
+"""
+_to_top = st.components.v2.component("attention_playground.slide_top", js=_TO_TOP_JS)
 
 
 @dataclass(frozen=True)
@@ -157,10 +174,11 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
     """Previous, the slide's number, Next (and, at the top, Leave); ``position`` is ``"top"`` or ``"bottom"``."""
     back_key, next_key = _NAVIGATION_KEYS[position]
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    # A button with a keyboard shortcut shows its key (an arrow) already: an arrow icon too would double it.
     row.button(
         t("teacher.previous"),
         key=f"teacher_previous_{position}",
-        icon=":material/arrow_back:",
+        icon=None if back_key else ":material/arrow_back:",
         disabled=view.step <= 1,
         on_click=_go_to,
         args=(view.step - 1,),
@@ -170,7 +188,7 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
     row.button(
         t("teacher.next"),
         key=f"teacher_next_{position}",
-        icon=":material/arrow_forward:",
+        icon=None if next_key else ":material/arrow_forward:",
         icon_position="right",
         type="primary",
         disabled=view.step >= SLIDES,
@@ -181,32 +199,35 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
     if position == "top":
         row.space("stretch")
         row.button(t("teacher.leave"), key="teacher_leave", icon=":material/close:", type="tertiary", on_click=_leave)
+        with row:
+            _to_top(key="teacher_to_top", data={"slide": view.step}, width="content", height="content")
 
 
 @st.fragment
 def _head_slide(run: AttentionRun, step: int, head_hidden: bool) -> None:
     """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
-    head = select_head(run.num_heads, hidden=head_hidden)
+    head = select_head(run.num_heads, hidden=head_hidden, inline=True)
     render = steps.render_step_1 if step == 1 else steps.render_step_2
-    render(run, head)
+    render(run, head, slide=True)
 
 
-def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, counted: int) -> None:
+def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order: BatchOrderCheck, counted: int) -> None:
     """The current slide: one pipeline step, or the summary and the live check; then the navigation again.
 
     Args:
         view: the presentation view (its ``step`` picks the slide).
         run: the page's traced run.
         check: the run compared with PyTorch (slide 5).
+        order: the run's input in ``nn.MultiheadAttention``'s default order (slide 5).
         counted: parameters held by the model (slide 5).
     """
     if view.step in (1, 2):
         _head_slide(run, view.step, "head" in view.hidden)
     elif view.step == 3:
-        steps.render_step_3(run)
+        steps.render_step_3(run, slide=True)
     elif view.step == 4:
-        steps.render_step_4(run)
+        steps.render_step_4(run, slide=True)
     else:
         steps.render_summary(run.d_model, run, counted=counted)
-        steps.render_live_check(check, run)
+        steps.render_live_check(check, run, order)
     render_navigation(view, "bottom")

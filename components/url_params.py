@@ -62,6 +62,7 @@ URL_KEYS = (
     "num_heads",
     "mask_type",
     "window",
+    "block_pad",
     "tokenizer",
     "tokens",
     "seed",
@@ -86,6 +87,7 @@ DEFAULTS: dict[str, object] = {
     "num_heads": _DEFAULT_CONFIG.num_heads,
     "mask_type": _DEFAULT_CONFIG.mask_type,
     "window": _DEFAULT_CONFIG.window,
+    "block_pad": _DEFAULT_CONFIG.block_pad,
     "tokenizer": _DEFAULT_CONFIG.tokenizer,
     "tokens": _DEFAULT_CONFIG.tokens,
     "seed": _DEFAULT_CONFIG.seed,
@@ -116,6 +118,7 @@ _CHOICES: dict[str, Callable[[Sequence[str]], Sequence[str]]] = {
     "device": lambda devices: devices,
 }
 
+_BOOLEANS = frozenset({"positional", "block_pad"})
 _TRUE = frozenset({"true", "1", "on", "yes"})
 _FALSE = frozenset({"false", "0", "off", "no"})
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: a plain \d would also take "３" or "٣"
@@ -235,7 +238,7 @@ def parse_query_params(
             values[key], problem = _parse_int(key, raw, low, high, cast(int, DEFAULTS[key]))
         elif key in _CHOICES:
             values[key], problem = _parse_choice(key, raw, tuple(_CHOICES[key](devices)))
-        elif key == "positional":
+        elif key in _BOOLEANS:
             values[key], problem = _parse_bool(key, raw, bool(DEFAULTS[key]))
         else:  # tokens
             tokenizer = str(values.get("tokenizer", DEFAULTS["tokenizer"]))

@@ -113,6 +113,7 @@ class AttentionConfig:
     num_heads: int = 8
     mask_type: str = "none"
     window: int = 2
+    block_pad: bool = False  # also block [PAD] keys under a causal or window mask
     tokens: str = "The animal didn't cross the street because it was too tired"
     seed: int = 0
     positional: bool = True
@@ -201,6 +202,13 @@ class AttentionConfig:
                 value=self.window,
                 low=0,
                 high=LIMITS.tokens_max,
+            )
+        if not isinstance(self.block_pad, bool):
+            raise ConfigError(
+                "block_pad",
+                "not_boolean",
+                f"block_pad must be True or False, got {self.block_pad!r}",
+                value=self.block_pad,
             )
 
     def _validate_text(self) -> None:

@@ -82,11 +82,14 @@ _FLOAT_FORMAT = {np.dtype(np.float32): "%.9g", np.dtype(np.float64): "%.17g"}
 def export_basename(config: AttentionConfig) -> str:
     """A file name stem that names the configuration, e.g. ``attention_d512_h8_causal_seed0``.
 
-    The window size is part of the mask name for ``window`` (``window2``); trained weights
+    The window size is part of the mask name for ``window`` (``window2``), ``_nopad`` follows a
+    mask that also blocks [PAD] keys (``causal_nopad``); trained weights
     add the task (``attention_trained_induction_layer1_d64_h2_none_seed0``), a checkpoint
     its name and layer (``attention_minilm_layer3_none``).
     """
     mask = f"window{config.window}" if config.mask_type == "window" else config.mask_type
+    if config.block_pad and config.mask_type != "padding":
+        mask += "_nopad"
     if config.weights == "pretrained":
         return f"attention_{config.checkpoint}_layer{config.layer}_{mask}"
     origin = f"trained_{config.task}_layer{config.layer}_" if config.weights == "trained" else ""

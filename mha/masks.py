@@ -68,19 +68,36 @@ def build_mask(
     key_tokens: Sequence[str] | None = None,
     window: int = 2,
     device: torch.device | str | None = None,
+    block_pad: bool = False,
 ) -> Tensor | None:
-    """The mask named by ``mask_type`` (one of :data:`MASK_TYPES`), or ``None`` for ``"none"``."""
+    """The mask named by ``mask_type`` (one of :data:`MASK_TYPES`), or ``None`` for ``"none"``.
+
+    Args:
+        mask_type: ``none``, ``causal``, ``padding`` or ``window``.
+        query_tokens: the queries' tokens (Lq of them).
+        key_tokens: the keys' tokens (Lk of them); the queries' when ``None`` (self-attention).
+        window: neighbours each side for ``window``.
+        device: where the mask is made.
+        block_pad: also block every [PAD] key (``mask & padding_mask``), so that causal or window
+            attention of a padded sentence never reads its padding; ``padding`` blocks them anyway.
+
+    Shape:
+        (1, 1, Lq, Lk) for ``causal`` and ``window``, (1, 1, 1, Lk) for ``padding`` (and for
+        ``none`` with ``block_pad``).
+    """
     key_tokens = query_tokens if key_tokens is None else key_tokens
     length_q, length_k = len(query_tokens), len(key_tokens)
+    if mask_type not in MASK_TYPES:
+        raise ValueError(f"unknown mask_type {mask_type!r}; choose one of {', '.join(MASK_TYPES)}")
+    if mask_type == "padding" or (mask_type == "none" and block_pad):
+        return padding_mask(key_tokens, device=device)
     if mask_type == "none":
         return None
     if mask_type == "causal":
-        return causal_mask(length_q, length_k, device=device)
-    if mask_type == "padding":
-        return padding_mask(key_tokens, device=device)
-    if mask_type == "window":
-        return window_mask(length_q, window, length_k, device=device)
-    raise ValueError(f"unknown mask_type {mask_type!r}; choose one of {', '.join(MASK_TYPES)}")
+        keep = causal_mask(length_q, length_k, device=device)  # (1, 1, Lq, Lk)
+    else:
+        keep = window_mask(length_q, window, length_k, device=device)  # (1, 1, Lq, Lk)
+    return keep & padding_mask(key_tokens, device=device) if block_pad else keep  # (1, 1, Lq, Lk)
 
 
 def to_torch_mha_mask(keep: Tensor, batch: int, num_heads: int, length_q: int, length_k: int) -> Tensor:

@@ -77,7 +77,9 @@ def run_attention(config: AttentionConfig, source: WeightSource | None = None) -
     device = resolve_device(config.device)
     inputs = source.prepare(config, device.device)
     effective = dataclasses.replace(config, d_model=source.d_model, num_heads=source.num_heads)
-    mask = build_mask(config.mask_type, inputs.tokens, window=config.window, device=device.device)
+    mask = build_mask(
+        config.mask_type, inputs.tokens, window=config.window, device=device.device, block_pad=config.block_pad
+    )
     with torch.inference_mode():
         trace = inputs.model.forward_traced(inputs.x, inputs.x, inputs.x, mask)
     labels = label_heads(trace.weights[0], mask, inputs.relations, inputs.scored_rows)

@@ -10,22 +10,25 @@ from torch import Tensor, nn
 from mha.masks import to_torch_mha_mask
 from mha.module import MultiHeadAttention
 
-__all__ = ["TorchCheck", "compare_with_torch", "to_torch_mha"]
+__all__ = ["BatchOrderCheck", "TorchCheck", "batch_order_check", "compare_with_torch", "to_torch_mha"]
 
 # float32 sums of up to 1024 products of O(1) numbers agree to ~1e-6; 1e-4 leaves room, still catches any bug.
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
 
 
-def to_torch_mha(model: MultiHeadAttention) -> nn.MultiheadAttention:
-    """An ``nn.MultiheadAttention`` (batch_first) holding copies of ``model``'s weights.
+def to_torch_mha(model: MultiHeadAttention, batch_first: bool = True) -> nn.MultiheadAttention:
+    """An ``nn.MultiheadAttention`` holding copies of ``model``'s weights.
 
-    ``in_proj_weight`` packs W_q, W_k, W_v as rows [0:D], [D:2D], [2D:3D].
+    ``in_proj_weight`` packs W_q, W_k, W_v as rows [0:D], [D:2D], [2D:3D]. With ``batch_first``
+    it takes [B, L, D] like ours; without it, its default order [L, B, D].
     """
     d_model = model.d_model
     has_bias = model.W_q.bias is not None
     weight = model.W_q.weight
     with torch.device("meta"):  # no random init: every parameter is overwritten below
-        torch_mha = nn.MultiheadAttention(d_model, model.num_heads, bias=has_bias, batch_first=True, dtype=weight.dtype)
+        torch_mha = nn.MultiheadAttention(
+            d_model, model.num_heads, bias=has_bias, batch_first=batch_first, dtype=weight.dtype
+        )
     torch_mha = torch_mha.to_empty(device=weight.device)
     with torch.no_grad():
         torch_mha.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))  # (3D, D)
@@ -92,4 +95,46 @@ def compare_with_torch(
         tolerance=TOLERANCE.get(query.dtype, 1e-2),
         rows_compared=int(keep_rows.sum()),
         rows_total=batch * length_q,
+    )
+
+
+@dataclass(frozen=True)
+class BatchOrderCheck:
+    """``nn.MultiheadAttention``'s default order [L, B, E] given our batch-first input, and the two fixes.
+
+    A (1, L, D) input read as [L, B, E] is one position in a batch of L sentences: no error, an
+    output of the same shape, but every token attends only to itself (weights (L, H, 1, 1), all 1).
+    """
+
+    input_shape: tuple[int, ...]  # (1, L, D)
+    wrong_output_shape: tuple[int, ...]  # (1, L, D): the same shape as ours
+    wrong_weights_shape: tuple[int, ...]  # (L, H, 1, 1)
+    wrong_gap: float  # max |its output - ours|
+    transposed_gap: float  # with x.transpose(0, 1) in and the output transposed back
+    batch_first_gap: float  # with batch_first=True
+
+
+def batch_order_check(model: MultiHeadAttention, x: Tensor) -> BatchOrderCheck:
+    """Feed our [B, L, D] input to ``nn.MultiheadAttention`` in its default order, then the two right ways.
+
+    Args:
+        model: our layer (its weights are copied).
+        x: self-attention input, (B, L, D); no mask.
+    """
+    with torch.inference_mode():
+        ours, _ = model(x, x, x)  # (B, L, D)
+        sequence_first = to_torch_mha(model, batch_first=False)
+        wrong, wrong_weights = sequence_first(
+            x, x, x, need_weights=True, average_attn_weights=False
+        )  # read as (L'=B, N=L, E): (B, L, D), (L, H, B, B)
+        moved = x.transpose(0, 1)  # (L, B, D)
+        transposed, _ = sequence_first(moved, moved, moved, need_weights=False)  # (L, B, D)
+        batch_first, _ = to_torch_mha(model)(x, x, x, need_weights=False)  # (B, L, D)
+    return BatchOrderCheck(
+        input_shape=tuple(x.shape),
+        wrong_output_shape=tuple(wrong.shape),
+        wrong_weights_shape=tuple(wrong_weights.shape),
+        wrong_gap=float((wrong - ours).abs().max()),
+        transposed_gap=float((transposed.transpose(0, 1) - ours).abs().max()),
+        batch_first_gap=float((batch_first - ours).abs().max()),
     )

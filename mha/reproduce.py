@@ -11,7 +11,8 @@ notebook and gets the same tokens, embeddings, weights, mask and output as the p
 With trained or pretrained weights, whose making needs more than a script, it reads the
 layer's input and weights from the page's ``.npz`` download instead (and needs NumPy to
 read it). Then, in both cases:
-    * the mask of :func:`mha.masks.build_mask` (bool, ``True`` = may attend);
+    * the mask of :func:`mha.masks.build_mask` (bool, ``True`` = may attend), [PAD] keys
+      blocked too when the page's ``block_pad`` is on;
     * a tutorial-style ``MultiHeadAttention``, cross-checked against ``torch.nn.MultiheadAttention``.
 
 User text only ever enters the script as Python literals made by ``repr`` (never in a
@@ -110,6 +111,13 @@ keep = [token not in PAD_TOKENS for token in TOKENS]  # (Lk,)
 mask = torch.tensor(keep, dtype=torch.bool).view(1, 1, 1, L)  # (1, 1, 1, Lk)
 """,
 }
+
+_BLOCK_PAD = """
+# and block every [PAD] key too (True = may attend), so no token reads the padding
+pad_keep = [token not in PAD_TOKENS for token in TOKENS]  # (Lk,)
+pad_keep = torch.tensor(pad_keep, dtype=torch.bool).view(1, 1, 1, L)  # (1, 1, 1, Lk)
+mask = pad_keep if mask is None else mask & pad_keep  # (1, 1, Lq, Lk), or (1, 1, 1, Lk) alone
+"""
 
 _MODEL = '''
 
@@ -280,7 +288,8 @@ def reproduce_script(run: AttentionRun) -> str:
     ]
     if config.mask_type == "window":
         settings.append(f"WINDOW = {config.window}")
-    if config.mask_type == "padding":
+    blocks_pad = config.block_pad and config.mask_type != "padding"
+    if config.mask_type == "padding" or blocks_pad:
         settings.append(_literal_list(sorted(PAD_TOKENS), "PAD_TOKENS = "))
     settings.append(_literal_list(list(run.tokens), "TOKENS = "))
     settings.append("L = len(TOKENS)")
@@ -298,6 +307,7 @@ def reproduce_script(run: AttentionRun) -> str:
             "\n".join(settings) + "\n\n",
             *parts,
             _MASKS[config.mask_type],
+            _BLOCK_PAD if blocks_pad else "",
             _MODEL,
             _SEEDED_WEIGHTS if seeded else _NPZ_WEIGHTS,
             _RUN_AND_CHECK,

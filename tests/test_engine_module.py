@@ -264,6 +264,39 @@ def test_build_mask_names_and_convention():
         build_mask("diagonal", tokens)
 
 
+def test_block_pad_adds_the_padding_to_causal_and_window():
+    tokens = ["a", "b", "[PAD]", "[PAD]"]
+    # causal + [PAD] keys blocked: j <= i and key j not a pad, written out cell by cell
+    assert build_mask("causal", tokens, block_pad=True).tolist() == [
+        [[[T, F_, F_, F_], [T, T, F_, F_], [T, T, F_, F_], [T, T, F_, F_]]]
+    ]
+    assert build_mask("window", tokens, window=1, block_pad=True).tolist() == [
+        [[[T, T, F_, F_], [T, T, F_, F_], [F_, T, F_, F_], [F_, F_, F_, F_]]]
+    ]
+    # the last query's window holds only [PAD] keys: that row attends nothing (zero weights, see masked_softmax)
+    for mask_type in ("none", "padding"):  # padding blocks them anyway; "none" + block_pad is the padding mask
+        assert torch.equal(build_mask(mask_type, tokens, block_pad=True), padding_mask(tokens))
+    for mask_type in MASK_TYPES:  # without pads the toggle changes nothing
+        plain, blocked = build_mask(mask_type, ["a", "b", "c"]), build_mask(mask_type, ["a", "b", "c"], block_pad=True)
+        assert plain is None or torch.equal(plain.expand(1, 1, 3, 3), blocked.expand(1, 1, 3, 3))
+
+
+def test_block_pad_rows_of_a_padded_sentence_match_the_sentence_alone():
+    """Window 3 + blocked pads on "a b c [PAD] [PAD]": the real tokens' outputs are those of "a b c" alone."""
+    config = AttentionConfig(d_model=16, num_heads=4, mask_type="window", window=3, tokens="a b c [PAD] [PAD]")
+    padded = run_attention(dataclasses.replace(config, block_pad=True))
+    alone = run_attention(dataclasses.replace(config, tokens="a b c"))
+    leaky = run_attention(config)
+    torch.testing.assert_close(padded.trace.output[:, :3], alone.trace.output, **EXACT32)
+    assert (leaky.trace.output[:, :3] - alone.trace.output).abs().max() > 1e-3  # the window reaches the pads
+
+
+def test_block_pad_must_be_a_bool():
+    with pytest.raises(ConfigError) as error:
+        AttentionConfig(d_model=8, num_heads=2, block_pad="yes")
+    assert (error.value.field, error.value.code) == ("block_pad", "not_boolean")
+
+
 def test_additive_mask_is_zero_or_minus_inf():
     additive = to_additive_mask(causal_mask(3), torch.float64)
     inf = float("-inf")

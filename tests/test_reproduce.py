@@ -31,6 +31,12 @@ CONFIGS = {
         d_model=16, num_heads=2, mask_type="causal", seed=42, tokens="小明喜欢打球，因为他很累。"
     ),
     "odd_tokens": AttentionConfig(d_model=8, num_heads=4, mask_type="none", tokens=ODD_TEXT),
+    "causal_block_pad": AttentionConfig(
+        d_model=8, num_heads=2, mask_type="causal", block_pad=True, tokens="hello world [PAD] <pad>"
+    ),
+    "window_block_pad": AttentionConfig(
+        d_model=8, num_heads=4, mask_type="window", window=1, block_pad=True, tokens="a [PAD] b c [PAD] [PAD]"
+    ),
     "float64_all_pad": AttentionConfig(
         d_model=6, num_heads=3, mask_type="padding", dtype="float64", tokens="[PAD] [PAD] [PAD]"
     ),

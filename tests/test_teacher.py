@@ -7,6 +7,7 @@ then a real Chromium at a projector's 1280x720, which saves test-artifacts/teach
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -14,7 +15,9 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from components.charts import PRESENTATION_FONT_SCALE
 from components.i18n import LANGUAGES, t
+from components.steps import step_code
 from components.teacher import LARGE_TYPE_CSS, TeacherView, to_teacher_params
 from components.url_params import HIDEABLE, SLIDES, STEPS, URL_KEYS, parse_teacher_params
 
@@ -259,6 +262,38 @@ def test_large_type_is_constant_css_only_in_presentation_mode():
     assert not open_page().get("html")
 
 
+def test_navigation_shows_one_arrow_per_button():
+    """A button with a keyboard shortcut shows the key (an arrow); it gets no arrow icon besides."""
+    at = open_page(teacher="1", step="2")
+    for key in ("teacher_previous_top", "teacher_next_top"):
+        button = at.button(key=key).proto
+        assert button.shortcut in {"left", "right"} and button.icon == ""
+        assert not any(arrow in button.label for arrow in "←→")
+    for key in ("teacher_previous_bottom", "teacher_next_bottom"):
+        button = at.button(key=key).proto
+        assert button.shortcut == "" and button.icon.startswith(":material/arrow_")
+
+
+@pytest.mark.parametrize("step", range(1, STEPS + 1))
+def test_a_slide_folds_the_code_under_the_chart(step):
+    at = open_page(teacher="1", step=str(step))
+    assert not at.exception
+    (expander,) = [e for e in at.expander if e.label == t("steps.code")]
+    assert [c.value for c in expander.code] == [step_code(step)]
+    normal = open_page()
+    assert step_code(step) in [c.value for c in normal.code]  # the normal page shows it open
+    assert not [e for e in normal.expander if e.label == t("steps.code")]
+
+
+def test_slide_charts_have_larger_type_and_the_css_says_how_much():
+    slide = open_page(teacher="1", step="3")
+    normal = open_page()
+    font = json.loads(slide.get("vega_lite_chart")[0].proto.spec)["config"]["axis"]["labelFontSize"]
+    plain = json.loads(normal.get("vega_lite_chart")[3].proto.spec)["config"]["axis"]["labelFontSize"]
+    assert font == pytest.approx(plain * PRESENTATION_FONT_SCALE)
+    assert f"--attn-chart-font-scale: {PRESENTATION_FONT_SCALE}" in LARGE_TYPE_CSS
+
+
 def test_presentation_in_chinese():
     at = open_page(lang="zh", teacher="1", step="2")
     assert not at.exception
@@ -311,4 +346,74 @@ def test_presentation_in_the_browser_with_keyboard_and_screenshot(app_url, page,
     page.wait_for_url("**step=3**", timeout=30_000)
     wait_for_app(page)
     assert page.get_by_role("heading", name=t("step3.title", lang=lang)).count() == 1
+    assert console_errors(page) == []
+
+
+#: The step's main chart: the first chart in its panel, a Vega-Lite chart or the page's canvas heatmap.
+MAIN_CHART = '[data-testid="stVegaLiteChart"], .attn-heatmap'
+PROJECTOR = {"width": 1280, "height": 720}
+MIN_CHART_SHOWN_PX = 120  # of the main chart, at least this much on the first screen
+_MEASURE_SLIDE = """([title, chart]) => {
+    const heading = [...document.querySelectorAll('[data-testid="stMain"] h3')]
+        .find((h) => h.textContent.trim() === title);
+    if (!heading) return null;
+    const panel = heading.closest('[data-testid="stVerticalBlock"]');
+    const shapes = panel.querySelector('ul');  // the shapes list (the summary has tables instead)
+    const main = panel.querySelector(chart) || panel.querySelector('[data-testid="stTable"]');
+    if (!main || !main.getBoundingClientRect().height) return null;
+    return {
+        title: heading.getBoundingClientRect().bottom,
+        shapes: shapes ? shapes.getBoundingClientRect().bottom : 0,
+        chart: main.getBoundingClientRect().top,
+        scroll: document.querySelector('[data-testid="stMain"]').scrollTop,
+    };
+}"""
+
+
+_SCROLL_TO_BOTTOM = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    main.scrollTop = main.scrollHeight;
+    return main.scrollTop;
+}"""
+
+
+def _slide_title(step: int, lang: str) -> str:
+    return t(f"step{step}.title" if step <= STEPS else "summary.title", lang=lang)
+
+
+def _measure_slide(page, step: int, lang: str) -> dict:
+    page.wait_for_function(_MEASURE_SLIDE, arg=[_slide_title(step, lang), MAIN_CHART], timeout=60_000)
+    page.wait_for_timeout(500)  # let the charts take their final size
+    return page.evaluate(_MEASURE_SLIDE, [_slide_title(step, lang), MAIN_CHART])
+
+
+LONG_TEXT = "+".join(f"w{i}" for i in range(128))  # the longest text a page takes
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("lang", "text"), [("en", ""), ("zh", ""), ("en", LONG_TEXT)], ids=["en", "zh", "en-128-tokens"]
+)
+def test_every_slide_fits_a_projector_and_next_starts_at_the_top(app_url, page, lang, text):
+    """At 1280x720 (the page's default sizes, its default sentence or 128 tokens): the title, the shapes and the
+    top of the main chart of every slide are on the first screen; after scrolling to the bottom, Next opens the
+    next slide at its top. Saves test-artifacts/teacher-slide-{step}-{lang}[-long].png."""
+    from conftest import ARTIFACTS, console_errors, wait_for_app
+
+    page.set_viewport_size(PROJECTOR)
+    page.goto(f"{app_url}/?lang={lang}&teacher=1&step=1" + (f"&tokens={text}" if text else ""))
+    wait_for_app(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    for step in range(1, SLIDES + 1):
+        box = _measure_slide(page, step, lang)
+        page.screenshot(path=str(ARTIFACTS / f"teacher-slide-{step}-{lang}{'-long' if text else ''}.png"))
+        assert box["scroll"] == 0, f"slide {step} opened {box['scroll']} px down"
+        assert box["title"] <= PROJECTOR["height"] and box["shapes"] <= PROJECTOR["height"], (step, box)
+        assert box["chart"] + MIN_CHART_SHOWN_PX <= PROJECTOR["height"], (step, box)
+        if step == SLIDES:
+            break
+        assert page.evaluate(_SCROLL_TO_BOTTOM) > 0
+        page.locator(".st-key-teacher_next_bottom button").click()  # the Next at the end of a long slide
+        page.wait_for_url(f"**step={step + 1}**", timeout=30_000)
+        wait_for_app(page)
     assert console_errors(page) == []

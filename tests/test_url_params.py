@@ -108,17 +108,19 @@ def test_device_not_offered_here_is_refused():
     assert _codes(parsed) == {"device": "unknown_choice"}
 
 
+@pytest.mark.parametrize("key", ["positional", "block_pad"])
 @pytest.mark.parametrize(("raw", "expected"), [("true", True), ("0", False), ("OFF", False), (" yes ", True)])
-def test_booleans(raw, expected):
-    parsed = parse_query_params({"positional": raw})
-    assert parsed.values["positional"] is expected
+def test_booleans(key, raw, expected):
+    parsed = parse_query_params({key: raw})
+    assert parsed.values[key] is expected
     assert parsed.problems == []
 
 
-def test_bad_boolean_falls_back_to_the_default():
-    parsed = parse_query_params({"positional": "maybe"})
-    assert parsed.values["positional"] is DEFAULTS["positional"]
-    assert _codes(parsed) == {"positional": "not_boolean"}
+@pytest.mark.parametrize("key", ["positional", "block_pad"])
+def test_bad_boolean_falls_back_to_the_default(key):
+    parsed = parse_query_params({key: "maybe"})
+    assert parsed.values[key] is DEFAULTS[key]
+    assert _codes(parsed) == {key: "not_boolean"}
 
 
 def test_control_and_bidi_characters_are_removed_from_tokens():

@@ -57,6 +57,7 @@ def chart_frames(at: AppTest) -> list[pd.DataFrame]:
 # (key, value in the link, the widget's value it gives, a new widget value, how the link then reads it)
 CONTEXT = {
     "window": {"mask_type": "window"},  # the window width can be changed only with the window mask
+    "block_pad": {"mask_type": "causal"},  # [PAD] keys are blocked on top of causal or window
     "checkpoint": {"weights": "pretrained"},  # a checkpoint is chosen only with pretrained weights
     "layer": {"weights": "pretrained", "checkpoint": "tiny"},  # a layer, only where there are several
 }
@@ -65,6 +66,7 @@ CONTROLS = [
     ("num_heads", "6", 6, 3, "3"),
     ("mask_type", "window", "window", "causal", "causal"),
     ("window", "1", 1, 3, "3"),
+    ("block_pad", "true", True, False, "false"),
     ("tokens", "a b c", "a b c", "小明喜欢打球", "小明喜欢打球"),
     ("seed", "7", 7, 11, "11"),
     ("positional", "false", False, True, "true"),

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 WORKSHOP = REPO / "docs" / "WORKSHOP.md"
 BASE = "http://localhost:8501/"
 # The widget keys of the contract (ARCHITECTURE.md, "The URL is the state") and the language parameter.
-WIDGET_KEYS = {"d_model", "num_heads", "mask_type", "window", "tokens", "seed", "positional"}
+WIDGET_KEYS = {"d_model", "num_heads", "mask_type", "window", "block_pad", "tokens", "seed", "positional"}
 URL_KEYS = WIDGET_KEYS | {"lang"}
 INT_KEYS = {"d_model", "num_heads", "window", "seed"}
 BOOLEANS = {"true": True, "false": False}
@@ -42,8 +42,8 @@ def _config(query: dict[str, str]) -> AttentionConfig:
         if name in INT_KEYS:
             assert re.fullmatch(r"\d+", raw), f"{name}={raw!r} is not a whole number"
             values[name] = int(raw)
-        elif name == "positional":
-            assert raw in BOOLEANS, f"positional={raw!r} is not true/false"
+        elif name in {"positional", "block_pad"}:
+            assert raw in BOOLEANS, f"{name}={raw!r} is not true/false"
             values[name] = BOOLEANS[raw]
         elif name == "mask_type":
             assert raw in MASK_TYPES, f"mask_type={raw!r}"

@@ -24,6 +24,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "teacher.control.num_heads": {"en": "number of heads", "zh": "头数"},
     "teacher.control.mask_type": {"en": "mask", "zh": "掩码"},
     "teacher.control.window": {"en": "window width", "zh": "窗口宽度"},
+    "teacher.control.block_pad": {"en": "also block [PAD] keys", "zh": "同时屏蔽 [PAD] 键"},
     "teacher.control.tokens": {"en": "text and examples", "zh": "文本与例句"},
     "teacher.control.seed": {"en": "seed", "zh": "随机种子"},
     "teacher.control.positional": {"en": "positional encoding", "zh": "位置编码"},
