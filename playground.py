@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import controls, pretrained, runner, steps, teacher
+from components import controls, pretrained, runner, steps, teacher, training
 from components.export import render_export
 from components.i18n import t
 from components.padding_panel import render_padding_panel
@@ -34,6 +34,7 @@ def head_steps(run: AttentionRun) -> None:
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
 
 problems = controls.load_url_state()
+link_trains = training.link_asks_to_train()
 view, view_problems = teacher.load_view()
 choices = controls.render_controls(hidden=view.hidden)
 teacher.render_settings(view)
@@ -50,7 +51,8 @@ controls.sync_url(choices)
 teacher.sync_url(view)
 
 run = None
-if config is not None:
+waiting = config is not None and not training.render_training(config, link_trains)  # trained weights, not yet
+if config is not None and not waiting:
     try:
         with st.spinner(t("page.computing")):
             run = runner.cached_run(config)
@@ -60,7 +62,9 @@ if config is not None:
         st.error(controls.error_message(error))
     except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
         st.error(controls.source_message(error))
-if run is None:
+if waiting:
+    pass
+elif run is None:
     # Nothing can run, but the parameter count needs only d_model: keep teaching what can be shown.
     steps.render_summary(choices.d_model)
 else:
@@ -73,6 +77,7 @@ else:
         pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)
+        training.render_timeline(run)
         render_padding_panel(runner.cached_padding(config), run.num_heads)
         steps.render_summary(run.d_model, run, counted=counted)
         steps.render_live_check(check, run, order)

@@ -31,6 +31,7 @@ visible words come in a :class:`ChartText` so that the caller can translate them
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -322,15 +323,22 @@ def attention_grid(
     text: ChartText = ChartText(),
     columns: int = 4,
     size_px: int = 170,
+    head_titles: Sequence[str] | None = None,
 ) -> Spec:
-    """Small multiples: one matrix per head (facet on ``head``), no token axes (the tooltip names them)."""
+    """Small multiples: one matrix per head (facet on ``head``), no token axes (the tooltip names them).
+
+    ``head_titles``: one title per head (``0: previous token 0.97``) instead of its number.
+    """
     labels = tokens["label"].tolist()
     cell = cell_px(len(labels), size_px, low=1)
     side = cell * len(labels)
     layer = _attention_layer(labels, kind, text, cell, axes=False, annotate=False)
+    header: Spec = {"labelFontSize": FONT_SIZE}
+    if head_titles is not None:
+        header.update(labelExpr=f"{json.dumps(list(head_titles))}[datum.value]", labelLimit=max(side + 20, 120))
     spec = {
         "data": {"name": CELLS},
-        "facet": _field("head", "ordinal", title=text.head, header={"labelFontSize": FONT_SIZE}),
+        "facet": _field("head", "ordinal", title=text.head, header=header),
         "columns": columns,
         "spacing": 12,
         "spec": {"width": side, "height": side, **layer},

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import streamlit as st
 
-from components import checkpoints, runner
+from components import checkpoints, runner, training
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
@@ -36,6 +36,7 @@ from mha.masks import MASK_TYPES, PAD_TOKENS
 from mha.pipeline import AttentionRun
 from mha.sources import SourceSizes, SourceUnavailableError
 from mha.tokens import TOKENIZERS, tokenize
+from mha.training.tasks import task_mask
 
 __all__ = [
     "D_MODEL_PRESETS",
@@ -161,9 +162,15 @@ def _use_example(text: str, mask_type: str | None) -> None:
 
 
 def _on_weights_change() -> None:
-    """Switching to trained weights starts from sizes that train in seconds."""
+    """Switching to trained weights starts from sizes that train in seconds, with the task's own mask."""
     if st.session_state.get("weights") == "trained":
         st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
+        _on_task_change()
+
+
+def _on_task_change() -> None:
+    """A task is shown with the mask it trains with (the learner may change it afterwards, with a note)."""
+    st.session_state["mask_type"] = task_mask(st.session_state.get("task", ""))
 
 
 # ---------------------------------------------------------------- the sections of the sidebar
@@ -208,7 +215,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> tuple[str, str, str]:
     )
     task, checkpoint = st.session_state["task"], st.session_state["checkpoint"]
     if weights == "trained":
-        task = _select("task", TASKS, hidden, format_func=lambda name: t(f"task.{name}"))
+        task = _select("task", TASKS, hidden, format_func=lambda name: t(f"task.{name}"), on_change=_on_task_change)
     if weights == "pretrained":
         checkpoint = _select("checkpoint", checkpoint_names(), hidden, help=t("controls.checkpoint_help"))
         checkpoints.ensure_downloaded(checkpoint)
@@ -308,6 +315,7 @@ def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[
             args=(example, "padding" if name == "padded" else None),
         )
     checkpoints.render_example_buttons(sidebar, dict(EXAMPLES))
+    training.render_examples_link(sidebar)
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         sidebar.warning(t("input.control_chars", count=removed))

@@ -47,6 +47,7 @@ __all__ = [
     "render_step_3",
     "render_step_4",
     "render_summary",
+    "row_ranges",
     "step_code",
 ]
 
@@ -308,6 +309,19 @@ def _render_head_labels(box: st.delta_generator.DeltaGenerator, run: AttentionRu
     labels = " · ".join(f"**{head}** {head_label(run, head)}" for head in range(run.num_heads))
     box.markdown(f"{t('step2.labels_title')} {labels}")
     box.caption(t("step2.labels_note"))
+    if run.scored_rows is not None and not bool(run.scored_rows.all()):
+        box.caption(t("step2.unscored_rows", rows=row_ranges((~run.scored_rows).nonzero().flatten().tolist())))
+
+
+def row_ranges(rows: Sequence[int]) -> str:
+    """``[0, 11, 12, 13]`` -> ``"0, 11–13"``: sorted row numbers with their runs shortened."""
+    runs: list[list[int]] = []
+    for row in sorted(rows):
+        if runs and row == runs[-1][-1] + 1:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
 def _render_grid(
@@ -340,7 +354,9 @@ def _render_grid(
     frame = frames.attention_frame(tensor, None if stage == "raw" else blocked)
     kind = "weights" if stage == "weights" else "scores"
     columns = 4 if num_heads <= 8 else 8
-    grid = charts.attention_grid(frame, tokens, kind, text, columns=columns, size_px=190 if columns == 4 else 95)
+    titles = [f"{head}: {head_label(run, head)}" for head in range(num_heads)]
+    size = 190 if columns == 4 else 95
+    grid = charts.attention_grid(frame, tokens, kind, text, columns=columns, size_px=size, head_titles=titles)
     _draw(box, grid, stretch=False, slide=slide)
 
 

@@ -38,8 +38,11 @@ class Limits:
     text_chars_max: int = 2000
     seed_max: int = 2**31 - 1
     layers_max: int = 48  # layers a weight source may have (a link's ``layer`` is checked against it)
-    train_d_model_max: int = 256
-    train_num_heads_max: int = 16
+    train_d_model_max: int = 256  # training: the attention layers' width ...
+    train_num_heads_max: int = 16  # ... and heads
+    train_steps_max: int = 2000  # training steps, sharpening included
+    train_concurrent: int = 2  # trainings running at once per process (the others wait in line)
+    unscramble_words_max: int = 16  # the sentence unscramble trains on (the model sees twice as many tokens)
 
 
 LIMITS = Limits()
@@ -94,7 +97,7 @@ class WeightSpec:
     num_heads: int | None = None
     seed: int | None = None
     task: str | None = None
-    text: str | None = None  # the sentence a task trains on (``unscramble``)
+    text: str | None = None  # the sentence a task trains on (``unscramble``): its tokens joined by single spaces
     checkpoint: str | None = None
 
 
@@ -139,7 +142,7 @@ class AttentionConfig:
         if self.weights == "pretrained":
             return WeightSpec("pretrained", checkpoint=self.checkpoint)
         if self.weights == "trained":
-            text = self.tokens if self.task == "unscramble" else None
+            text = " ".join(tokenize(self.tokens, self.tokenizer)) if self.task == "unscramble" else None
             return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
         return WeightSpec("random", self.d_model, self.num_heads, self.seed)
 
@@ -299,6 +302,16 @@ class AttentionConfig:
                 d_model_max=lim.train_d_model_max,
                 num_heads_max=lim.train_num_heads_max,
             )
+        if self.weights == "trained" and self.task == "unscramble":
+            count = len(tokenize(self.tokens, self.tokenizer))
+            if not 2 <= count <= lim.unscramble_words_max:
+                raise ConfigError(
+                    "tokens",
+                    "unscramble_length",
+                    f"unscramble trains on a sentence of 2 to {lim.unscramble_words_max} tokens, got {count}",
+                    count=count,
+                    high=lim.unscramble_words_max,
+                )
         if self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
             raise ConfigError(
                 "checkpoint",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from components.locale import common, export, input_checks, labs, playground, pretrained, teacher, weights
+from components.locale import common, export, input_checks, labs, playground, pretrained, teacher, training, weights
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common, export, playground, labs, teacher, input_checks, weights, pretrained)
+_MODULES = (common, export, playground, labs, teacher, input_checks, weights, pretrained, training)
 
 
 def _merge() -> dict[str, dict[str, str]]:

@@ -11,6 +11,7 @@ from mha.checkpoints import checkpoint_names
 from mha.config import WeightSpec
 from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError, WeightSource
 from mha.sources.seeded import SeededSource
+from mha.training.tasks import task_layers
 
 __all__ = [
     "Note",
@@ -21,9 +22,6 @@ __all__ = [
     "make_source",
     "source_sizes",
 ]
-
-#: Layers of a model trained on each task (the others have one).
-TRAINED_LAYERS = {"induction": 2}
 
 
 def _listed_name(spec: WeightSpec) -> str:
@@ -50,12 +48,15 @@ def source_sizes(spec: WeightSpec) -> SourceSizes:
         return checkpoint_sizes(_listed_name(spec))
     if spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"a {spec.kind} spec needs d_model and num_heads, got {spec}")
-    layers = TRAINED_LAYERS.get(spec.task or "", 1) if spec.kind == "trained" else 1
+    layers = task_layers(spec.task or "") if spec.kind == "trained" else 1
     return SourceSizes(spec.d_model, spec.num_heads, layers)
 
 
 def make_source(spec: WeightSpec) -> WeightSource:
     """The weight source for ``spec`` (random weights are made lazily, per device and dtype).
+
+    A trained spec is trained first unless this process already has it (through the shared
+    training service: the page waits for it there, with progress, before it asks here).
 
     Raises:
         ValueError: ``spec.kind`` names no source.
@@ -68,4 +69,8 @@ def make_source(spec: WeightSpec) -> WeightSource:
 
         _listed_name(spec)
         return PretrainedSource(spec)
+    if spec.kind == "trained":
+        from mha.sources.trained import TrainedSource  # the training machinery loads with the first trained spec
+
+        return TrainedSource.from_spec(spec)
     raise ValueError(f"no weight source of kind {spec.kind!r}")

@@ -1,0 +1,406 @@
+"""Trained weights on the page: the task explained, training with live progress and a Stop, the timeline.
+
+The training itself runs in the process-wide :mod:`mha.training.service` (a background
+thread per training, shared by every session): this module asks it for the model of the
+page's spec, shows the progress while it trains (a fragment that looks again every
+:data:`POLL_S` seconds), and reruns the page once the model is there; the four steps then
+show the trained layer as they show random weights.
+
+A session trains on its first **Train** click, or at once when it opened a link asking for
+trained weights; after that, new sizes, seeds or tasks train without a click, until the
+learner presses **Stop**.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import pandas as pd
+import streamlit as st
+import torch
+
+from components import frames, runner
+from components.i18n import t
+from components.safe_text import md_escape
+from components.training_charts import TrainingChartText, curves_chart, difference_chart, heads_grid
+from components.url_state import changed_in_link
+from mha.config import AttentionConfig, WeightSpec
+from mha.counting import total_parameters
+from mha.head_labels import HeadLabel, label_heads
+from mha.masks import build_mask
+from mha.pipeline import AttentionRun
+from mha.sources.trained import TrainedSource
+from mha.training.model import training_mask
+from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
+from mha.training.tasks import IGNORE, Task, make_task
+from mha.training.train import (
+    BATCH_SIZE,
+    EVAL_SEQUENCES,
+    LEARNING_RATE,
+    SHARPEN_STEPS,
+    TARGET_ACCURACY,
+    TrainingHistory,
+)
+
+__all__ = [
+    "POLL_S",
+    "TRAINED_LINK",
+    "link_asks_to_train",
+    "render_examples_link",
+    "render_timeline",
+    "render_training",
+]
+
+POLL_S = 0.5  # seconds between two looks at a training in progress
+#: Where the tutorials' examples lead: a task whose two heads learn two relations, at sizes that train in seconds.
+TRAINED_LINK = {"weights": "trained", "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
+#: Sequences the task explanation shows (the learner's own sentence for unscramble).
+EXAMPLES = {
+    "previous": "3 1 4 1 5 9 2 6",
+    "previous_and_first": "3 1 4 1 5 9 2 6",
+    "previous_and_last_digit": "c 4 a t 7 b x y",
+    "induction": "a b c d x y a b c",
+}
+_WATCHER = "_train_watcher"  # this session's name in the service's lists of watchers
+_AUTO = "_train_auto"  # this session trains a new spec without a click
+_JOB = "_train_job"  # the training this session watches
+_STOPPED = "_train_stopped"  # (spec, step): the training this session stopped
+_FAILED = "_train_failed"  # (spec, message): the training that failed
+_LINK_KEYS = ("weights", "task", "d_model", "num_heads", "seed", "tokens", "tokenizer")
+
+
+# ---------------------------------------------------------------- session state
+def _watcher() -> str:
+    if _WATCHER not in st.session_state:
+        st.session_state[_WATCHER] = uuid.uuid4().hex
+    return st.session_state[_WATCHER]
+
+
+def link_asks_to_train() -> bool:
+    """Whether the link just opened (or edited) asks for trained weights (call before the page writes the link)."""
+    return bool(changed_in_link(_LINK_KEYS)) and st.query_params.get("weights") == "trained"
+
+
+def _follow(job: TrainingJob | None) -> None:
+    """Watch ``job`` (or nothing), leaving the training this session watched before."""
+    previous = st.session_state.get(_JOB)
+    if previous is not None and previous is not job:
+        training_service().leave(previous, _watcher())
+    st.session_state[_JOB] = job
+
+
+def _train(spec: WeightSpec) -> None:
+    """The Train button: train this spec now and the next ones without a click."""
+    st.session_state[_AUTO] = True
+    for key in (_STOPPED, _FAILED):
+        if st.session_state.get(key, (None,))[0] == spec:
+            del st.session_state[key]
+
+
+def _stop(job: TrainingJob) -> None:
+    """The Stop button: stop watching (the training stops unless another session watches it too)."""
+    training_service().leave(job, _watcher())
+    st.session_state[_JOB] = None
+    st.session_state[_AUTO] = False
+    st.session_state[_STOPPED] = (job.spec, job.step)
+
+
+def _use_trained_example() -> None:
+    for key, value in TRAINED_LINK.items():
+        st.session_state[key] = value
+    st.session_state[_AUTO] = True
+
+
+# ---------------------------------------------------------------- the task and its model
+def _task(config: AttentionConfig) -> Task:
+    return make_task(config.task, config.weight_spec.text)
+
+
+def _example_table(task: Task, config: AttentionConfig) -> pd.DataFrame:
+    """Positions, an example input and each output's targets ("·" where the loss skips it)."""
+    ids = task.read_text(EXAMPLES.get(task.name, ""), "characters")
+    if ids is None:  # unscramble: the learner's sentence, shuffled
+        ids = task.example(torch.Generator().manual_seed(config.seed))
+    targets = task.targets(ids.unsqueeze(0))[0]  # (R, L)
+    tokens = task.tokens(ids)
+    rows = {t("training.row.input"): list(tokens)}
+    for name, row in zip(task.outputs, targets.tolist(), strict=True):
+        pointer = task.name == "unscramble"  # its targets are positions, the others' tokens
+        rows[t(f"training.output.{name}")] = ["·" if c == IGNORE else str(c) if pointer else task.vocab[c] for c in row]
+    table = pd.DataFrame(rows, index=[str(i) for i in range(len(tokens))]).T
+    table.columns.name = t("training.row.position")
+    return table
+
+
+def _model_line(task: Task, config: AttentionConfig) -> str:
+    d = config.d_model
+    attention = total_parameters(d)
+    total = (len(task.vocab) + task.length) * d + task.layers * attention + len(task.outputs) * (d + 1) * task.classes
+    return t(
+        "training.model",
+        vocab=len(task.vocab),
+        length=task.length,
+        d=d,
+        layers=task.layers,
+        attention=f"{attention:,}",
+        readouts=len(task.outputs),
+        classes=task.classes,
+        total=f"{total:,}",
+        lr=f"{LEARNING_RATE:g}",
+        batch=BATCH_SIZE,
+    )
+
+
+def _explain(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> Task:
+    task = _task(config)
+    box.markdown(t(f"training.task.{task.name}"))
+    box.markdown(t("training.example"))
+    box.dataframe(_example_table(task, config), width="content")
+    box.caption(_model_line(task, config))
+    return task
+
+
+# ---------------------------------------------------------------- training
+def _chart_text() -> TrainingChartText:
+    return TrainingChartText(
+        step=t("training.chart.step"),
+        loss=t("training.chart.loss"),
+        accuracy=t("training.chart.accuracy"),
+        difference=t("training.chart.difference"),
+        layer=t("training.chart.layer"),
+        query=t("chart.query"),
+        key=t("chart.key"),
+        weight=t("chart.weight"),
+        scored=t("training.chart.scored"),
+    )
+
+
+def _draw(box: st.delta_generator.DeltaGenerator, spec: dict) -> None:
+    datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
+    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="content")
+
+
+def _curves(losses: tuple[float, ...], accuracies: tuple[float, ...]) -> pd.DataFrame:
+    count = min(len(losses), len(accuracies))  # the trainer may be between its two appends
+    return pd.DataFrame({"step": range(1, count + 1), "loss": losses[:count], "accuracy": accuracies[:count]}).astype(
+        {"step": "int32", "loss": "float32", "accuracy": "float32"}
+    )
+
+
+def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress) -> None:
+    if progress.state == "queued":
+        box.info(t("training.queued", place=progress.place, running=training_service().max_running))
+        return
+    if not progress.losses:
+        box.progress(0.0, text=t("training.starting"))
+        return
+    text = t(
+        "training.running",
+        step=progress.step,
+        cap=progress.max_steps,
+        loss=f"{progress.losses[-1]:.3f}",
+        accuracy=f"{100 * progress.accuracies[-1]:.1f}",
+    )
+    box.progress(min(1.0, progress.step / progress.max_steps), text=text)
+    _draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text()))
+
+
+@st.fragment(run_every=POLL_S)
+def _watch(job: TrainingJob) -> None:
+    """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends."""
+    progress = training_service().progress(job)
+    if progress.state == "failed":
+        st.session_state[_FAILED] = (job.spec, progress.error)
+    if progress.state == "stopped":
+        st.session_state[_STOPPED] = (job.spec, progress.step)
+    if progress.state in ("done", "failed", "stopped"):
+        st.session_state[_JOB] = None
+        st.rerun()
+    _render_progress(st.container(), progress)
+    st.button(t("training.stop"), key="train_stop", on_click=_stop, args=(job,))
+
+
+def _render_ask(box: st.delta_generator.DeltaGenerator, spec: WeightSpec) -> None:
+    stopped, failed = st.session_state.get(_STOPPED), st.session_state.get(_FAILED)
+    if failed is not None and failed[0] == spec:
+        box.error(t("training.failed", message=md_escape(failed[1], limit=200)))
+    elif stopped is not None and stopped[0] == spec:
+        box.warning(t("training.stopped", step=stopped[1]))
+    else:
+        box.info(t("training.ask"))
+    box.button(t("training.train"), key="train_start", type="primary", on_click=_train, args=(spec,))
+
+
+def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
+    history = trained.history
+    box.success(
+        t(
+            "training.done",
+            steps=history.steps,
+            seconds=f"{history.seconds:.1f}",
+            accuracy=f"{100 * history.accuracy:.1f}",
+            sequences=f"{EVAL_SEQUENCES:,}",
+            predictions=f"{history.evaluated:,}",
+        )
+    )
+    target = f"{100 * TARGET_ACCURACY:g}"
+    if history.target_step is None:
+        box.warning(t("training.target_missed", target=target, steps=history.steps))
+    else:
+        box.caption(t("training.target_reached", target=target, step=history.target_step, sharpen=SHARPEN_STEPS))
+    if config.task == "previous_and_first" and config.num_heads == 1:
+        box.info(t("training.one_head"))
+    box.markdown(f"**{t('training.curves')}**")
+    _draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
+
+
+def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
+    """For trained weights: the task, its model, and its training; ``True`` once the model can be shown.
+
+    Other weights: nothing is drawn (a training this session watched is left) and ``True``.
+
+    Args:
+        config: the page's valid config.
+        link_trains: the link asked for trained weights (:func:`link_asks_to_train`): train without a click.
+    """
+    if config.weights != "trained":
+        _follow(None)
+        return True
+    if link_trains:
+        st.session_state[_AUTO] = True
+    spec, service = config.weight_spec, training_service()
+    box = st.container(border=True)
+    box.subheader(t("training.title", task=t(f"task.{config.task}")))
+    _explain(box, config)
+    trained = service.finished(spec)
+    if trained is None:
+        job = service.job(spec)
+        blocked = any(st.session_state.get(key, (None,))[0] == spec for key in (_STOPPED, _FAILED))
+        if job is not None or (st.session_state.get(_AUTO) and not blocked):
+            found = service.request(spec, _watcher())  # join the training, or start it
+            if isinstance(found, TrainedModel):
+                trained = found
+            else:
+                _follow(found)
+                with box:
+                    _watch(found)
+                return False
+        else:
+            _follow(None)
+            _render_ask(box, spec)
+            return False
+    _follow(None)
+    _render_result(box, trained, config)
+    return True
+
+
+# ---------------------------------------------------------------- after training: the timeline
+def _labels(
+    weights: torch.Tensor, task: Task, ids: torch.Tensor, layer: int, mask: torch.Tensor | None
+) -> tuple[HeadLabel, ...]:
+    rows = task.scored_rows(ids.unsqueeze(0), layer)[0]
+    return label_heads(weights, mask, task.relations(ids, layer), rows)
+
+
+def _head_titles(labels: tuple[HeadLabel, ...]) -> list[str]:
+    return [
+        t(
+            "training.head_title",
+            head=head,
+            label=t("label.with_share", label=t(f"label.{label.name}"), share=f"{label.share:.2f}"),
+        )
+        for head, label in enumerate(labels)
+    ]
+
+
+def _draw_heads(
+    box: st.delta_generator.DeltaGenerator,
+    weights: torch.Tensor,
+    task: Task,
+    ids: torch.Tensor,
+    layer: int,
+    mask: torch.Tensor | None,
+) -> None:
+    """One layer's heads (H, L, L) on ``ids``, titled with their labels, rows without a loss faded."""
+    tokens = task.tokens(ids)
+    blocked = None if mask is None else ~mask.expand(1, *weights.shape)[0]  # (H, L, L)
+    cells = frames.attention_frame(weights, blocked)
+    scored = task.scored_rows(ids.unsqueeze(0), layer)[0].numpy()  # (L,)
+    cells["scored"] = scored[cells["q"].to_numpy()]
+    heads = weights.size(0)
+    columns = min(heads, 4)
+    size = 230 if heads <= 4 else 150
+    titles = _head_titles(_labels(weights, task, ids, layer, mask))
+    if task.layers > 1:
+        box.markdown(f"**{t('training.layer_title', layer=layer)}**")
+    _draw(box, heads_grid(cells, frames.tokens_frame(tokens), titles, _chart_text(), size_px=size, columns=columns))
+
+
+def _difference_frame(history: TrainingHistory, layers: int) -> pd.DataFrame:
+    steps = list(history.record_steps)
+    return pd.DataFrame(
+        {
+            "step": [s for _ in range(layers) for s in steps],
+            "layer": [layer for layer in range(layers) for _ in steps],
+            "difference": [v for layer in range(layers) for v in history.head_difference[layer]],
+        }
+    )
+
+
+def render_timeline(run: AttentionRun) -> None:
+    """For a trained run: every layer's heads on the learner's sequence (several layers), then the timeline.
+
+    The timeline: a slider over the snapshots taken during training, the heads on the sample
+    sequence at that snapshot (labelled, rows without a loss faded), and the heads' difference
+    over training with the snapshot's step marked.
+    """
+    if run.source_kind != "trained":
+        return
+    source = runner.cached_source(run.config.weight_spec)
+    if not isinstance(source, TrainedSource):
+        return
+    task, history = source.task, source.trained.history
+    if task.layers > 1:
+        box = st.container(border=True)
+        box.subheader(t("training.layers"))
+        ids, _ = source.sequence(run.config)
+        model = source.model(torch.device("cpu"), "float32")
+        mask = build_mask(run.config.mask_type, task.tokens(ids), window=run.config.window)
+        with torch.inference_mode():
+            _, weights = model.layer_inputs(ids.unsqueeze(0), mask)
+        for layer, layer_weights in enumerate(weights):
+            _draw_heads(box, layer_weights[0], task, ids, layer, mask)
+    box = st.container(border=True)
+    box.subheader(t("training.timeline"))
+    box.markdown(t("training.timeline_what"))
+    snapshots = history.snapshots
+    options = list(range(len(snapshots)))
+    if st.session_state.get("train_snapshot") not in options:
+        st.session_state["train_snapshot"] = options[-1]
+    total = max(history.steps, 1)
+    chosen = box.select_slider(
+        t("training.snapshot"),
+        options,
+        key="train_snapshot",
+        format_func=lambda i: t(
+            "training.snapshot_at", step=snapshots[i].step, percent=round(100 * snapshots[i].step / total)
+        ),
+    )
+    snapshot = snapshots[chosen]
+    mask = training_mask(task, history.probe.numel())
+    for layer, weights in enumerate(snapshot.weights):
+        _draw_heads(box, weights, task, history.probe, layer, mask)
+    if run.num_heads < 2:
+        box.caption(t("training.difference_one_head"))
+        return
+    box.markdown(t("training.difference"))
+    _draw(box, difference_chart(_difference_frame(history, task.layers), snapshot.step, _chart_text()))
+
+
+# ---------------------------------------------------------------- from the tutorials' examples
+def render_examples_link(container: st.delta_generator.DeltaGenerator) -> None:
+    """Under the tutorials' examples: such relations are what trained heads learn, and a button to see them."""
+    if st.session_state.get("weights") != "random":
+        return
+    container.caption(t("examples.trained"))
+    container.button(t("examples.trained_button"), key="trained_example", on_click=_use_trained_example)

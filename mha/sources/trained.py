@@ -1,0 +1,105 @@
+"""The trained weight source: a model trained here on a small task, shown one attention layer at a time.
+
+The tokens are the learner's own when they form a sequence of the task (``3 1 4 1 5 9 2 6``),
+else the sample sequence the training timeline shows, with a note saying what the task
+reads. The shown layer's input is what the model computes before it on those tokens, with
+the learner's mask; the relations are the task's own (``last digit``, ``induction``,
+``shuffled position``) and the scored rows those the training loss looked at.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+from torch import Tensor
+
+from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.masks import build_mask
+from mha.sources.base import Note, SourceInputs
+from mha.training.model import TaskModel
+from mha.training.service import TrainedModel, training_service
+from mha.training.tasks import Task, make_task
+
+__all__ = ["TrainedSource"]
+
+#: A learner's sequence for these tasks is a row of digits and letters; unscramble reads the sentence itself.
+_EXAMPLES = {"induction": "a b c d x y a b c"}
+_DEFAULT_EXAMPLE = "3 1 4 1 5 9 2 6"
+
+
+class TrainedSource:
+    """A finished training (see :mod:`mha.training.service`) as a weight source.
+
+    Args:
+        trained: the finished model and its history; never changed (shared by every session).
+    """
+
+    kind = "trained"
+
+    def __init__(self, trained: TrainedModel) -> None:
+        spec = trained.spec
+        if spec.task is None or spec.d_model is None or spec.num_heads is None:
+            raise ValueError(f"a trained-weight spec needs task, d_model and num_heads, got {spec}")
+        self.trained = trained
+        self.task: Task = make_task(spec.task, spec.text)
+        self.d_model, self.num_heads = spec.d_model, spec.num_heads
+        self.num_layers = self.task.layers
+        self._models: dict[tuple[str, str], TaskModel] = {}
+
+    @classmethod
+    def from_spec(cls, spec: WeightSpec) -> TrainedSource:
+        """The source for ``spec``, training it first unless this process already has it (blocks meanwhile)."""
+        return cls(training_service().result(spec))
+
+    def model(self, device: torch.device, dtype: str) -> TaskModel:
+        """The trained model on ``device`` in ``dtype`` (a copy made on first use, then shared)."""
+        key = (str(device), dtype)
+        if key not in self._models:  # a race makes the same copy twice: harmless
+            self._models[key] = copy.deepcopy(self.trained.model).to(device=device, dtype=getattr(torch, dtype))
+        return self._models[key]
+
+    def sequence(self, config: AttentionConfig) -> tuple[Tensor, tuple[Note, ...]]:
+        """The ids (L,) to show: the learner's tokens when the task reads them, else the sample, with notes."""
+        task = self.task
+        if task.name == "unscramble":
+            return self.trained.history.probe, (Note("trained_unscramble", {"words": len(task.vocab) - 1}),)
+        ids = task.read_text(config.tokens, config.tokenizer)
+        if ids is None:
+            example = _EXAMPLES.get(task.name, _DEFAULT_EXAMPLE)
+            note = Note("trained_sample", {"low": task.min_length, "high": task.length, "example": example})
+            return self.trained.history.probe, (note,)
+        if task.name == "induction" and not bool(task.relations(ids, 1)["induction"].any()):
+            return ids, (Note("trained_no_repeat"),)
+        return ids, ()
+
+    def prepare(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
+        """The task's tokens, the input of layer ``config.layer`` on them, and that layer."""
+        if not 0 <= config.layer < self.num_layers:
+            raise ConfigError(
+                "layer",
+                "out_of_range",
+                f"layer must be from 0 to {self.num_layers - 1} for task {self.task.name}, got {config.layer}",
+                value=config.layer,
+                low=0,
+                high=self.num_layers - 1,
+            )
+        ids, notes = self.sequence(config)
+        tokens = self.task.tokens(ids)
+        model = self.model(device, config.dtype)
+        mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
+        with torch.inference_mode():
+            xs, _ = model.layer_inputs(ids.unsqueeze(0).to(device), mask)  # (1, L, D) per layer
+        if self.task.mask != config.mask_type:  # "trained_mask_causal" or "trained_mask_none"
+            notes += (Note(f"trained_mask_{self.task.mask}"),)
+        relations = {name: cells.to(device) for name, cells in self.task.relations(ids, config.layer).items()}
+        scored = self.task.scored_rows(ids.unsqueeze(0), config.layer)[0].to(device)  # (L,)
+        return SourceInputs(
+            tokens=tokens,
+            x=xs[config.layer],
+            model=model.layers[config.layer],
+            layer=config.layer,
+            relations=relations,
+            scored_rows=scored,
+            notes=notes,
+        )

@@ -1,0 +1,18 @@
+"""Training the scratch attention on small tasks, so that its heads learn something (pure PyTorch).
+
+- :mod:`mha.training.tasks` -- the tasks: deterministic data, targets, the relations heads should learn;
+- :mod:`mha.training.model` -- embeddings + ``x + MultiHeadAttention(x)`` layers + linear readouts;
+- :mod:`mha.training.train` -- ``train(task, d_model, num_heads, seed) -> (model, history)``;
+- :mod:`mha.training.service` -- one process-wide service: each model trained once, shared, a few at a time.
+
+From a script::
+
+    from mha.training import train
+    model, history = train("previous_and_first", d_model=64, num_heads=2, seed=0)
+    print(f"accuracy {100 * history.accuracy:.1f} %")
+"""
+
+from mha.training.tasks import TASK_LAYERS, make_task, task_layers
+from mha.training.train import TrainingHistory, train
+
+__all__ = ["TASK_LAYERS", "TrainingHistory", "make_task", "task_layers", "train"]

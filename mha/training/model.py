@@ -1,0 +1,100 @@
+"""The small model around the project's own ``MultiHeadAttention``: embeddings, ``x + MHA(x)`` layers, readouts.
+
+Shape legend: B batch, L sequence length, D = d_model, H heads, R readouts, C classes.
+
+    x_0 = token_embedding[ids] + position_embedding[0..L-1]       (B, L, D)
+    x_l+1 = x_l + MultiHeadAttention_l(x_l, x_l, x_l, mask)        one or two layers
+    logits_r = readout_r(x_last)                                   (B, L, C) per output
+
+No LayerNorm, no MLP: whatever the model computes, the attention layers compute it, so
+their heads have to learn the task's relations. Parameters are drawn from a private
+generator on a model made on the ``meta`` device (no global RNG is touched).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from mha.masks import causal_mask
+from mha.module import MultiHeadAttention
+from mha.training.tasks import Task
+
+__all__ = ["TaskModel", "build_task_model", "training_mask"]
+
+
+def training_mask(task: Task, length: int, device: torch.device | str | None = None) -> Tensor | None:
+    """The keep-mask the task trains with, (1, 1, L, L), or ``None``."""
+    return causal_mask(length, device=device) if task.mask == "causal" else None
+
+
+class TaskModel(nn.Module):
+    """Token and position embeddings, ``x + MHA(x)`` layers, one linear readout per output.
+
+    Args:
+        vocab_size: tokens the embedding knows.
+        length: positions the position embedding knows (the longest sequence).
+        d_model, num_heads: the attention layers' sizes.
+        layers: number of attention layers.
+        readouts: number of outputs; each is a ``Linear(D, classes)``.
+        classes: classes of every readout.
+    """
+
+    def __init__(
+        self, vocab_size: int, length: int, d_model: int, num_heads: int, layers: int, readouts: int, classes: int
+    ) -> None:
+        super().__init__()
+        self.token_embedding = nn.Embedding(vocab_size, d_model)
+        self.position_embedding = nn.Embedding(length, d_model)
+        self.layers = nn.ModuleList(MultiHeadAttention(d_model, num_heads) for _ in range(layers))
+        self.readouts = nn.ModuleList(nn.Linear(d_model, classes) for _ in range(readouts))
+
+    def embed(self, ids: Tensor) -> Tensor:
+        """(B, L) ids -> (B, L, D): token vector + position vector."""
+        positions = torch.arange(ids.size(1), device=ids.device)
+        return self.token_embedding(ids) + self.position_embedding(positions)  # (B, L, D) + (L, D)
+
+    def layer_inputs(self, ids: Tensor, mask: Tensor | None) -> tuple[list[Tensor], list[Tensor]]:
+        """The input of every layer and the one after the last, and every layer's weights.
+
+        Returns:
+            ``(xs, weights)``: ``xs`` has ``layers + 1`` tensors (B, L, D), ``weights`` one (B, H, L, L) per layer.
+        """
+        x = self.embed(ids)
+        xs, weights = [x], []
+        for layer in self.layers:
+            out, attn = layer(x, x, x, mask)  # (B, L, D), (B, H, L, L)
+            x = x + out
+            xs.append(x)
+            weights.append(attn)
+        return xs, weights
+
+    def forward(self, ids: Tensor, mask: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
+        """(B, L) ids -> logits (B, R, L, C) and each layer's weights (B, H, L, L)."""
+        xs, weights = self.layer_inputs(ids, mask)
+        logits = torch.stack([readout(xs[-1]) for readout in self.readouts], dim=1)  # R x (B, L, C) -> (B, R, L, C)
+        return logits, weights
+
+
+def build_task_model(task: Task, d_model: int, num_heads: int, generator: torch.Generator) -> TaskModel:
+    """A :class:`TaskModel` for ``task`` with parameters drawn from ``generator`` alone.
+
+    Embeddings ~ N(0, 1) and linear layers ~ U(-1/sqrt(D), 1/sqrt(D)), the ``nn.Embedding`` and
+    ``nn.Linear`` defaults, drawn in a fixed order.
+    """
+    with torch.device("meta"):
+        model = TaskModel(
+            len(task.vocab), task.length, d_model, num_heads, task.layers, len(task.outputs), task.classes
+        )
+    model = model.to_empty(device="cpu")
+    bound = 1.0 / math.sqrt(d_model)
+    with torch.no_grad():
+        for embedding in (model.token_embedding, model.position_embedding):
+            embedding.weight.normal_(generator=generator)
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                module.weight.uniform_(-bound, bound, generator=generator)
+                module.bias.uniform_(-bound, bound, generator=generator)
+    return model

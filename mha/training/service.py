@@ -1,0 +1,241 @@
+"""One training service per process: every finished model shared, each trained once, a few at a time.
+
+Sessions ask for a model by its :class:`~mha.config.WeightSpec`. A finished model is kept
+(the most recent :data:`CACHE_SIZE`) and handed to every session that asks; a session
+asking for a model already in training joins that training instead of starting another;
+at most ``LIMITS.train_concurrent`` trainings run at once and the others wait in line,
+first come first served, each knowing its place. A session may stop watching; a training
+nobody watches any more stops (a script waiting in :meth:`TrainingService.result` counts
+as a watcher until it has its model). Stopped and failed trainings keep nothing.
+
+Training is a pure function of the spec (see :mod:`mha.training.train`), so which session
+triggers it, and when, does not change the weights.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mha.config import LIMITS, WeightSpec
+from mha.training.model import TaskModel
+from mha.training.train import TrainingHistory, TrainingStoppedError, train
+
+__all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
+
+CACHE_SIZE = 16  # finished models kept per process (each a few MB at most, see README "Limits")
+
+#: ``(spec, on_step, should_stop) -> (model, history)``; the service's default trains with :func:`train`.
+Trainer = Callable[
+    [WeightSpec, Callable[[int, float, float], None], Callable[[], bool]], tuple[TaskModel, TrainingHistory]
+]
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """A finished training: the model (read-only) and its history."""
+
+    spec: WeightSpec
+    model: TaskModel
+    history: TrainingHistory
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What the page shows while it waits: a copy, safe to read while the training goes on.
+
+    ``state``: ``queued``, ``running``, ``done``, ``stopped`` or ``failed``; ``place`` is
+    the place in line (1 = next) while queued.
+    """
+
+    state: str
+    place: int
+    step: int
+    max_steps: int
+    losses: tuple[float, ...]
+    accuracies: tuple[float, ...]
+    error: str = ""
+
+
+def train_spec(
+    spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
+) -> tuple[TaskModel, TrainingHistory]:
+    """:func:`~mha.training.train.train` for a trained-weights spec."""
+    if spec.kind != "trained" or spec.task is None or spec.d_model is None or spec.num_heads is None:
+        raise ValueError(f"not a trained-weights spec: {spec}")
+    return train(
+        spec.task,
+        spec.d_model,
+        spec.num_heads,
+        spec.seed or 0,
+        text=spec.text,
+        on_step=on_step,
+        should_stop=should_stop,
+    )
+
+
+@dataclass
+class TrainingJob:
+    """One training of one spec; the sessions that watch it share it."""
+
+    spec: WeightSpec
+    max_steps: int
+    watchers: set[str] = field(default_factory=set)
+    state: str = "queued"
+    step: int = 0
+    losses: list[float] = field(default_factory=list)
+    accuracies: list[float] = field(default_factory=list)
+    error: str = ""
+    result: TrainedModel | None = None
+    finished: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def record(self, step: int, loss: float, accuracy: float) -> None:
+        """The trainer's per-step callback."""
+        self.losses.append(loss)
+        self.accuracies.append(accuracy)
+        self.step = step
+
+
+class TrainingService:
+    """Trains models for specs in background threads (see the module docstring).
+
+    Args:
+        max_running: trainings at once (default ``LIMITS.train_concurrent``).
+        cache_size: finished models kept.
+        trainer: what trains one spec (tests pass a slow or counting one).
+    """
+
+    def __init__(self, max_running: int | None = None, cache_size: int = CACHE_SIZE, trainer: Trainer = train_spec):
+        self.max_running = LIMITS.train_concurrent if max_running is None else max_running
+        self.cache_size = cache_size
+        self._trainer = trainer
+        self._lock = threading.Condition()
+        self._finished: OrderedDict[WeightSpec, TrainedModel] = OrderedDict()
+        self._jobs: dict[WeightSpec, TrainingJob] = {}  # queued or running
+        self._line: list[TrainingJob] = []  # queued, first come first
+        self._running = 0
+        self.trainings_started = 0  # how many trainings began (tests: two sessions, one training)
+
+    # ---------------------------------------------------------------- asking
+    def finished(self, spec: WeightSpec) -> TrainedModel | None:
+        """The finished model for ``spec``, or ``None``."""
+        with self._lock:
+            found = self._finished.get(spec)
+            if found is not None:
+                self._finished.move_to_end(spec)
+            return found
+
+    def request(self, spec: WeightSpec, watcher: str) -> TrainingJob | TrainedModel:
+        """The finished model, or the training of ``spec`` (joined or started, in line) that ``watcher`` now watches."""
+        with self._lock:
+            found = self._finished.get(spec)
+            if found is not None:
+                self._finished.move_to_end(spec)
+                return found
+            job = self._jobs.get(spec)
+            if job is None or job.stop.is_set():  # a training being stopped is not joined: a new one starts
+                job = TrainingJob(spec, LIMITS.train_steps_max)
+                self._jobs[spec] = job
+                self._line.append(job)
+                threading.Thread(target=self._run, args=(job,), name=f"train-{spec.task}", daemon=True).start()
+            job.watchers.add(watcher)
+            return job
+
+    def job(self, spec: WeightSpec) -> TrainingJob | None:
+        """The queued or running training of ``spec``, if any."""
+        with self._lock:
+            return self._jobs.get(spec)
+
+    def progress(self, job: TrainingJob) -> Progress:
+        """A copy of ``job``'s progress, with its place in line."""
+        with self._lock:
+            place = self._line.index(job) + 1 if job in self._line else 0
+            return Progress(
+                job.state, place, job.step, job.max_steps, tuple(job.losses), tuple(job.accuracies), job.error
+            )
+
+    def leave(self, job: TrainingJob, watcher: str) -> None:
+        """``watcher`` stops watching ``job``; with nobody left watching, the training stops."""
+        with self._lock:
+            job.watchers.discard(watcher)
+            if job.watchers or job.finished.is_set():
+                return
+            job.stop.set()
+            if job in self._line:  # never started: leave the line at once
+                self._line.remove(job)
+                self._end(job, "stopped")
+
+    def result(self, spec: WeightSpec, timeout: float | None = None) -> TrainedModel:
+        """The finished model for ``spec``, training it (or waiting for its training) first.
+
+        Raises:
+            RuntimeError: the training failed or was stopped, or ``timeout`` seconds passed.
+        """
+        watcher = f"result-{threading.get_ident()}-{id(spec)}"
+        found = self.request(spec, watcher)
+        if isinstance(found, TrainedModel):
+            return found
+        try:
+            if not found.finished.wait(timeout):
+                raise RuntimeError(f"training {spec} did not finish within {timeout} s")
+        finally:
+            self.leave(found, watcher)
+        if found.result is None:
+            raise RuntimeError(f"training {spec} {found.state}: {found.error}")
+        return found.result
+
+    # ---------------------------------------------------------------- the worker
+    def _run(self, job: TrainingJob) -> None:
+        with self._lock:
+            while job.state == "queued" and (self._line[0] is not job or self._running >= self.max_running):
+                self._lock.wait()
+            if job.state != "queued":  # left the line before its turn
+                return
+            self._line.remove(job)
+            self._running += 1
+            job.state = "running"
+            self.trainings_started += 1
+            self._lock.notify_all()
+        try:
+            model, history = self._trainer(job.spec, job.record, job.stop.is_set)
+        except TrainingStoppedError:
+            self._finish(job, "stopped")
+        except Exception as error:  # a failed training is reported to its watchers, never raised in a thread
+            job.error = f"{type(error).__name__}: {error}"
+            self._finish(job, "failed")
+        else:
+            job.result = TrainedModel(job.spec, model, history)
+            self._finish(job, "done")
+
+    def _finish(self, job: TrainingJob, state: str) -> None:
+        with self._lock:
+            self._running -= 1
+            if job.result is not None:
+                self._finished[job.spec] = job.result
+                while len(self._finished) > self.cache_size:
+                    self._finished.popitem(last=False)
+            self._end(job, state)
+
+    def _end(self, job: TrainingJob, state: str) -> None:
+        """Close ``job`` (hold the lock): its state, out of the active jobs, its watchers woken."""
+        job.state = state
+        if self._jobs.get(job.spec) is job:
+            del self._jobs[job.spec]
+        job.finished.set()
+        self._lock.notify_all()
+
+
+_SERVICE: TrainingService | None = None
+_SERVICE_LOCK = threading.Lock()
+
+
+def training_service() -> TrainingService:
+    """The process's training service (made on first use)."""
+    global _SERVICE
+    with _SERVICE_LOCK:
+        if _SERVICE is None:
+            _SERVICE = TrainingService()
+        return _SERVICE

@@ -1,0 +1,318 @@
+"""The small tasks a model is trained on: deterministic data, targets, and the relations a head should learn.
+
+Shape legend: B batch, L sequence length, R readouts (outputs per position).
+
+Every task makes its sequences from a private ``torch.Generator`` handed in by the
+caller (never the global RNG: the server is shared) and computes its targets from the
+token ids alone, so a learner's own sequence gets targets by the same rule. A target
+of :data:`IGNORE` means the loss does not look at that output; a query row whose
+outputs are all ignored is arbitrary after training (the page greys it).
+
+Tasks (values of ``AttentionConfig.task``):
+    previous                 output at i is token i-1: one relation, every head learns the same
+    previous_and_first       two outputs, token i-1 and token 0: two relations for two heads
+    previous_and_last_digit  token i-1, and the most recent digit before i (causal): position + content
+    induction                two layers: the token that followed the last earlier occurrence of token i
+    unscramble               a sentence shuffled, then blanks to write it back: blank k points at word k
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from mha.tokens import tokenize
+
+__all__ = [
+    "DIGITS",
+    "IGNORE",
+    "SYMBOLS",
+    "TASK_LAYERS",
+    "TASK_MASKS",
+    "Task",
+    "make_task",
+    "task_layers",
+    "task_mask",
+]
+
+#: The symbols of the digit and letter tasks: one token each.
+SYMBOLS = tuple("0123456789abcdefghijklmnopqrstuvwxyz")
+DIGITS = frozenset("0123456789")
+IGNORE = -100  # a target the loss skips (``F.cross_entropy``'s ignore_index)
+#: Layers of a model trained on each task (the others have one).
+TASK_LAYERS = {"induction": 2}
+#: The mask a task trains with (the others train without one): induction predicts what comes next.
+TASK_MASKS = {"induction": "causal"}
+_DIGIT_SHARE = 0.3  # of the tokens of previous_and_last_digit's sequences
+_EXAMPLE_DRAWS = 64  # sequences tried for one that shows the task's relations
+BLANK = "_"  # unscramble's output slots: where the sentence is written back
+
+
+def task_layers(name: str) -> int:
+    """How many attention layers a model for task ``name`` has."""
+    return TASK_LAYERS.get(name, 1)
+
+
+def task_mask(name: str) -> str:
+    """The mask task ``name`` trains with: ``"causal"`` or ``"none"``."""
+    return TASK_MASKS.get(name, "none")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task: its vocabulary, sequence length, training mask, readouts and rules.
+
+    Subclasses define :meth:`sample` (random sequences) and :meth:`targets` (the rule);
+    :meth:`relations` names the content patterns a head may learn beyond the positional ones.
+    """
+
+    name: str
+    vocab: tuple[str, ...]  # id -> token
+    length: int  # L of the training sequences (also the most positions the model knows)
+    outputs: tuple[str, ...]  # one readout per name
+    classes: int  # classes of every readout
+    mask: str = "none"  # the mask it trains with: "none" or "causal"
+    layers: int = 1
+    min_length: int = 2  # the shortest sequence of the learner's own that is taken
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        """``batch`` random sequences of ids, (B, L)."""
+        raise NotImplementedError
+
+    def example(self, generator: torch.Generator) -> Tensor:
+        """One sequence (L,) to show, drawn until it shows the task's relations apart from the positional ones."""
+        for _ in range(_EXAMPLE_DRAWS):
+            ids = self.sample(1, generator)[0]
+            if self._shows_relations(ids):
+                return ids
+        return ids
+
+    def _shows_relations(self, ids: Tensor) -> bool:
+        """Whether each of the task's own relations points somewhere other than the previous token on 3+ rows."""
+        length = ids.numel()
+        previous = torch.ones(length, length, dtype=torch.bool).tril(-1).triu(-1)  # (L, L): j == i - 1
+        for cells in self.relations(ids, self.layers - 1).values():
+            if int((cells & ~previous).any(dim=-1).sum()) < 3:
+                return False
+        return True
+
+    def targets(self, ids: Tensor) -> Tensor:
+        """(B, L) ids -> (B, R, L) targets, :data:`IGNORE` where an output has none."""
+        raise NotImplementedError
+
+    def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
+        """The task's own relations on one sequence (L,) in ``layer``: name -> (L, L) bool key cells per row."""
+        return {}
+
+    def scored_rows(self, ids: Tensor, layer: int) -> Tensor:
+        """(B, L) ids -> (B, L) bool: rows whose weights the loss depends on in ``layer``.
+
+        In the last layer, the rows with a target; in an earlier layer every row (its output
+        is read by every later query).
+        """
+        if layer < self.layers - 1:
+            return torch.ones(ids.shape, dtype=torch.bool, device=ids.device)
+        return (self.targets(ids) != IGNORE).any(dim=1)  # (B, R, L) -> (B, L)
+
+    def parse(self, tokens: Sequence[str]) -> Tensor | None:
+        """The learner's tokens as ids (L,), or ``None`` when they are not a sequence of this task."""
+        if not self.min_length <= len(tokens) <= self.length:
+            return None
+        index = {symbol: i for i, symbol in enumerate(self.vocab)}
+        lowered = [token.lower() for token in tokens]
+        if not all(token in index for token in lowered):
+            return None
+        return torch.tensor([index[token] for token in lowered])
+
+    def tokens(self, ids: Tensor) -> tuple[str, ...]:
+        """(L,) ids -> the tokens shown on the page."""
+        return tuple(self.vocab[i] for i in ids.tolist())
+
+    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
+        """The learner's text as ids (L,): its tokens, or its characters when it has no spaces (``31415926``)."""
+        tokens = tokenize(text, tokenizer)
+        parsed = self.parse(tokens)
+        if parsed is None and len(tokens) == 1:
+            parsed = self.parse(list(tokens[0]))
+        return parsed
+
+
+def _uniform_symbols(batch: int, length: int, generator: torch.Generator) -> Tensor:
+    return torch.randint(len(SYMBOLS), (batch, length), generator=generator)  # (B, L)
+
+
+def _previous(ids: Tensor) -> Tensor:
+    """(B, L) -> (B, L): token i-1 at i, IGNORE at 0."""
+    out = torch.full_like(ids, IGNORE)
+    out[:, 1:] = ids[:, :-1]
+    return out
+
+
+@dataclass(frozen=True)
+class PreviousTask(Task):
+    """Output at i is token i-1."""
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        return _uniform_symbols(batch, self.length, generator)
+
+    def targets(self, ids: Tensor) -> Tensor:
+        return _previous(ids).unsqueeze(1)  # (B, 1, L)
+
+
+@dataclass(frozen=True)
+class PreviousAndFirstTask(Task):
+    """Two outputs at i: token i-1 and token 0 (row 0 has neither: token 0 there is the token itself)."""
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        return _uniform_symbols(batch, self.length, generator)
+
+    def targets(self, ids: Tensor) -> Tensor:
+        first = ids[:, :1].expand_as(ids).clone()  # (B, L)
+        first[:, 0] = IGNORE
+        return torch.stack([_previous(ids), first], dim=1)  # (B, 2, L)
+
+
+def _last_digit_positions(ids: Tensor) -> Tensor:
+    """(B, L) -> (B, L): the position of the most recent digit strictly before i, or -1."""
+    is_digit = ids < len(DIGITS)  # SYMBOLS starts with the ten digits
+    positions = torch.arange(ids.size(1), device=ids.device).expand_as(ids)  # (B, L)
+    marked = torch.where(is_digit, positions, torch.full_like(positions, -1))  # (B, L)
+    seen = torch.cummax(marked, dim=1).values  # (B, L): latest digit at or before i
+    before = torch.full_like(seen, -1)
+    before[:, 1:] = seen[:, :-1]  # strictly before i
+    return before
+
+
+@dataclass(frozen=True)
+class PreviousAndLastDigitTask(Task):
+    """Two outputs at i: token i-1, and the most recent digit before i (none: not scored)."""
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        digit = torch.rand(batch, self.length, generator=generator) < _DIGIT_SHARE  # (B, L)
+        digits = torch.randint(len(DIGITS), (batch, self.length), generator=generator)
+        letters = torch.randint(len(DIGITS), len(SYMBOLS), (batch, self.length), generator=generator)
+        return torch.where(digit, digits, letters)
+
+    def targets(self, ids: Tensor) -> Tensor:
+        where = _last_digit_positions(ids)  # (B, L)
+        digit = torch.gather(ids, 1, where.clamp(min=0))  # (B, L)
+        digit = torch.where(where >= 0, digit, torch.full_like(digit, IGNORE))
+        return torch.stack([_previous(ids), digit], dim=1)  # (B, 2, L)
+
+    def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
+        where = _last_digit_positions(ids.unsqueeze(0))[0]  # (L,)
+        keys = torch.arange(ids.numel(), device=ids.device)
+        return {"last digit": (keys.view(1, -1) == where.view(-1, 1)) & (where.view(-1, 1) >= 0)}  # (L, L)
+
+
+def _induction_sources(ids: Tensor) -> Tensor:
+    """(B, L) -> (B, L): for each i, 1 + the most recent j < i with token j == token i, or -1 (none)."""
+    length = ids.size(1)
+    same = ids.unsqueeze(2) == ids.unsqueeze(1)  # (B, L, L): token i == token j
+    earlier = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril(-1)  # (L, L): j < i
+    positions = torch.arange(length, device=ids.device)
+    candidates = torch.where(same & earlier, positions, torch.full_like(positions, -1))  # (B, L, L)
+    latest = candidates.amax(dim=2)  # (B, L)
+    return torch.where(latest >= 0, latest + 1, latest)
+
+
+@dataclass(frozen=True)
+class InductionTask(Task):
+    """At i, the token that followed the most recent earlier occurrence of token i (none: not scored).
+
+    Sequences: distinct tokens, one stretch of 2 to 6 of them repeated once at a random place,
+    so the distance to the earlier copy varies and no fixed offset solves the task: a head in
+    layer 1 must find "where was my token before" by content, reading what a layer-0 head
+    copied from each position's previous token.
+    """
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        return self._sample(batch, generator, shortest=2)
+
+    def example(self, generator: torch.Generator) -> Tensor:
+        """A sequence whose repeated stretch is long (4 to 6 tokens): induction and previous token stay apart."""
+        return self._sample(1, generator, shortest=4)[0]
+
+    def _sample(self, batch: int, generator: torch.Generator, shortest: int) -> Tensor:
+        rows = []
+        for _ in range(batch):
+            distinct = torch.randperm(len(SYMBOLS), generator=generator)[: self.length]  # (L,)
+            repeat = int(torch.randint(shortest, 7, (1,), generator=generator))
+            start = int(torch.randint(0, self.length - 2 * repeat + 1, (1,), generator=generator))
+            copy = distinct[start : start + repeat]
+            rows.append(torch.cat([distinct[: start + repeat], copy, distinct[start + repeat :]])[: self.length])
+        return torch.stack(rows)  # (B, L)
+
+    def targets(self, ids: Tensor) -> Tensor:
+        source = _induction_sources(ids)  # (B, L)
+        following = torch.gather(ids, 1, source.clamp(min=0))  # (B, L)
+        return torch.where(source >= 0, following, torch.full_like(following, IGNORE)).unsqueeze(1)  # (B, 1, L)
+
+    def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
+        source = _induction_sources(ids.unsqueeze(0))[0]  # (L,)
+        keys = torch.arange(ids.numel(), device=ids.device)
+        return {"induction": (keys.view(1, -1) == source.view(-1, 1)) & (source.view(-1, 1) >= 0)}  # (L, L)
+
+
+@dataclass(frozen=True)
+class UnscrambleTask(Task):
+    """The sentence's n words shuffled, then n blanks where it is written back; blank k points at word k.
+
+    Ids ``0 .. n-1`` are the words' places in the sentence (a repeated word gets one id per
+    place, so every pointer is unambiguous) and id ``n`` is the blank. The output at blank k
+    is the position, in the shuffled half, of word k: the blank knows only its own position,
+    so a head must learn "blank k looks for word k" and point there. The learner's own
+    sentence is the task: :meth:`parse` takes no other input.
+    """
+
+    @property
+    def words(self) -> int:
+        """n, the words of the sentence."""
+        return len(self.vocab) - 1
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        shuffled = torch.rand(batch, self.words, generator=generator).argsort(dim=1)  # (B, n): a permutation per row
+        blanks = torch.full((batch, self.words), self.words)  # (B, n)
+        return torch.cat([shuffled, blanks], dim=1)  # (B, 2n)
+
+    def targets(self, ids: Tensor) -> Tensor:
+        where = ids[:, : self.words].argsort(dim=1)  # (B, n): where[k] = the shuffled position of word k
+        out = torch.full_like(ids, IGNORE)
+        out[:, self.words :] = where
+        return out.unsqueeze(1)  # (B, 1, 2n)
+
+    def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
+        target = self.targets(ids.unsqueeze(0))[0, 0]  # (L,)
+        keys = torch.arange(ids.numel(), device=ids.device)
+        return {"shuffled position": (keys.view(1, -1) == target.view(-1, 1)) & (target.view(-1, 1) >= 0)}
+
+    def parse(self, tokens: Sequence[str]) -> Tensor | None:
+        return None
+
+    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
+        return None
+
+
+def make_task(name: str, text: str | None = None) -> Task:
+    """The task ``name``; ``unscramble`` needs ``text``, its sentence's tokens joined by single spaces.
+
+    Raises:
+        ValueError: an unknown name, or unscramble without at least two words.
+    """
+    if name == "previous":
+        return PreviousTask(name, SYMBOLS, 12, ("previous token",), len(SYMBOLS))
+    if name == "previous_and_first":
+        return PreviousAndFirstTask(name, SYMBOLS, 12, ("previous token", "first token"), len(SYMBOLS))
+    if name == "previous_and_last_digit":
+        return PreviousAndLastDigitTask(name, SYMBOLS, 12, ("previous token", "last digit"), len(SYMBOLS))
+    if name == "induction":
+        return InductionTask(name, SYMBOLS, 16, ("induction",), len(SYMBOLS), task_mask(name), task_layers(name))
+    if name == "unscramble":
+        words = tuple(text.split(" ")) if text else ()
+        if len(words) < 2:
+            raise ValueError(f"unscramble needs a sentence of at least two tokens, got {text!r}")
+        return UnscrambleTask(name, (*words, BLANK), 2 * len(words), ("shuffled position",), len(words))
+    raise ValueError(f"unknown task {name!r}")

@@ -1,0 +1,288 @@
+"""Training a :class:`~mha.training.model.TaskModel` on a task: to an accuracy target, with a cap, then sharpening.
+
+``train(task, d_model, num_heads, seed)`` is a pure function of its arguments: the
+parameters, the training batches, the sample sequence and the evaluation sequences each
+come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
+RNG is never touched. Adam (lr 3e-3) on batches of 128 fresh sequences; every step's
+batch accuracy is recorded. Once it reaches the target on two steps in a row, training
+goes on for ``sharpen_steps`` more steps (a plateau can end just before it: the heads
+sharpen), and stops at ``max_steps`` in any case. The accuracy reported is measured
+afterwards on fresh sequences no step trained on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+from torch.nn import functional as F
+
+from mha.config import LIMITS
+from mha.training.model import TaskModel, build_task_model, training_mask
+from mha.training.tasks import IGNORE, Task, make_task
+
+__all__ = [
+    "BATCH_SIZE",
+    "LEARNING_RATE",
+    "SHARPEN_STEPS",
+    "TARGET_ACCURACY",
+    "Snapshot",
+    "TrainingHistory",
+    "TrainingStoppedError",
+    "head_difference",
+    "train",
+]
+
+BATCH_SIZE = 128
+LEARNING_RATE = 3e-3
+TARGET_ACCURACY = 0.99
+SHARPEN_STEPS = 150
+RECORD_EVERY = 5  # steps between two records of the heads (difference and snapshot)
+SNAPSHOTS_MAX = 40  # snapshots kept; when more, every other one is dropped and the interval doubles
+EVAL_SEQUENCES = 1024
+PROBE_SEQUENCES = 16  # the sample sequence (the first) and 15 more for the heads' difference
+
+
+class TrainingStoppedError(Exception):
+    """Training was stopped on request before it finished (nothing is kept)."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__(f"training stopped at step {step}")
+        self.step = step
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The heads at one step: each layer's weights on the sample sequence, (H, L, L) per layer."""
+
+    step: int
+    weights: tuple[Tensor, ...]
+
+
+@dataclass(frozen=True)
+class TrainingHistory:
+    """What happened during training, for the page's curves and timeline (read-only)."""
+
+    task: str
+    steps: int  # steps taken, sharpening included
+    target_step: int | None  # the step the target was reached at (None: the cap came first)
+    losses: tuple[float, ...]  # one per step, on that step's batch
+    accuracies: tuple[float, ...]  # one per step, on that step's batch (before its update)
+    record_steps: tuple[int, ...]  # the steps the heads' difference was recorded at
+    head_difference: tuple[tuple[float, ...], ...]  # per layer, one per record step
+    snapshots: tuple[Snapshot, ...]  # thinned: at most SNAPSHOTS_MAX + 1, the first and last steps included
+    probe: Tensor  # (L,) ids of the sample sequence the snapshots show
+    accuracy: float  # on EVAL_SEQUENCES fresh sequences
+    evaluated: int  # predictions behind ``accuracy``
+    seconds: float
+
+
+def _sub_seed(seed: int, task: str, purpose: str) -> int:
+    """A 63-bit seed for one purpose (init, data, probe, eval) of one training run."""
+    digest = hashlib.blake2b(f"{seed}\x00{task}\x00{purpose}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & ((1 << 63) - 1)
+
+
+def _generator(seed: int, task: str, purpose: str) -> torch.Generator:
+    return torch.Generator().manual_seed(_sub_seed(seed, task, purpose))
+
+
+def _loss_and_accuracy(logits: Tensor, targets: Tensor) -> tuple[Tensor, float]:
+    """Cross-entropy over the scored outputs and the share of them predicted right."""
+    classes = logits.size(-1)
+    loss = F.cross_entropy(logits.reshape(-1, classes), targets.reshape(-1), ignore_index=IGNORE)  # (B*R*L, C)
+    scored = targets != IGNORE
+    right = (logits.argmax(dim=-1) == targets) & scored  # (B, R, L)
+    return loss, float(right.sum()) / max(int(scored.sum()), 1)
+
+
+def head_difference(weights: Tensor, rows: Tensor) -> float:
+    """Mean total-variation distance between every two heads, over the rows that count.
+
+    TV(p, q) = ½ Σ_k |p_k − q_k|: 0 when two heads attend alike, 1 when they look at
+    different keys. ``weights`` (B, H, L, L), ``rows`` (B, L) bool; 0 for one head.
+    """
+    heads = weights.size(1)
+    if heads < 2 or not bool(rows.any()):
+        return 0.0
+    pairs = torch.triu_indices(heads, heads, offset=1)  # (2, P)
+    gaps = (weights[:, pairs[0]] - weights[:, pairs[1]]).abs().sum(dim=-1) / 2  # (B, P, L)
+    return float(gaps.mean(dim=1)[rows].mean())  # mean over pairs, then over the rows that count
+
+
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """Run on one intra-op thread (per calling thread with OpenMP), then restore the caller's count.
+
+    The tensors are small: a second thread only waits for the first, and on a busy machine
+    (other sessions, other trainings) waiting threads made training several times slower.
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _evaluate(model: TaskModel, task: Task, generator: torch.Generator) -> tuple[float, int]:
+    right = scored = 0
+    with torch.no_grad():
+        for _ in range(EVAL_SEQUENCES // BATCH_SIZE):
+            ids = task.sample(BATCH_SIZE, generator)
+            targets = task.targets(ids)
+            logits, _ = model(ids, training_mask(task, ids.size(1)))
+            mask = targets != IGNORE
+            right += int(((logits.argmax(dim=-1) == targets) & mask).sum())
+            scored += int(mask.sum())
+    return right / max(scored, 1), scored
+
+
+class _Recorder:
+    """The heads' difference at every record step and thinned snapshots on the sample sequence."""
+
+    def __init__(self, task: Task, probe: Tensor) -> None:
+        self.task, self.probe = task, probe  # (P, L)
+        self.mask = training_mask(task, probe.size(1))
+        self.rows = [task.scored_rows(probe, layer) for layer in range(task.layers)]  # per layer (P, L)
+        self.steps: list[int] = []
+        self.difference: list[list[float]] = [[] for _ in range(task.layers)]
+        self.snapshots: list[Snapshot] = []
+        self.interval = RECORD_EVERY
+
+    def record(self, model: TaskModel, step: int) -> None:
+        if self.steps and self.steps[-1] == step:
+            return
+        with torch.no_grad():
+            _, weights = model(self.probe, self.mask)  # per layer (P, H, L, L)
+        self.steps.append(step)
+        for layer, layer_weights in enumerate(weights):
+            self.difference[layer].append(head_difference(layer_weights, self.rows[layer]))
+        if step % self.interval == 0 or not self.snapshots:
+            self.snapshots.append(Snapshot(step, tuple(w[0].clone() for w in weights)))
+        if len(self.snapshots) > SNAPSHOTS_MAX:
+            self.snapshots = self.snapshots[::2]
+            self.interval *= 2
+
+    def finish(self, model: TaskModel, step: int) -> None:
+        self.record(model, step)
+        if self.snapshots[-1].step != step:
+            with torch.no_grad():
+                _, weights = model(self.probe[:1], self.mask)
+            self.snapshots.append(Snapshot(step, tuple(w[0].clone() for w in weights)))
+
+
+def train(
+    task: str,
+    d_model: int,
+    num_heads: int,
+    seed: int,
+    *,
+    text: str | None = None,
+    max_steps: int | None = None,
+    target_accuracy: float = TARGET_ACCURACY,
+    sharpen_steps: int = SHARPEN_STEPS,
+    on_step: Callable[[int, float, float], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[TaskModel, TrainingHistory]:
+    """Train a model on ``task``; the same arguments give bit-identical weights.
+
+    Args:
+        task: a task name (:data:`mha.config.TASKS`).
+        d_model, num_heads: the attention layers' sizes (``num_heads`` divides ``d_model``).
+        seed: seeds the parameters, the training data, the sample sequence and the evaluation.
+        text: ``unscramble``'s sentence, its tokens joined by single spaces.
+        max_steps: the cap (default ``LIMITS.train_steps_max``), sharpening included.
+        target_accuracy: the batch accuracy that ends the first phase.
+        sharpen_steps: steps after the target is reached.
+        on_step: called after every step with (step, loss, batch accuracy); steps count from 1.
+        should_stop: polled every step; ``True`` raises :class:`TrainingStoppedError`.
+
+    Runs on one CPU thread (see :func:`_one_thread`), so the weights do not depend on the caller's thread count.
+
+    Returns:
+        ``(model, history)``: the model in eval mode without gradients (read-only), and its history.
+
+    Raises:
+        ValueError: an unknown task or sizes that do not split.
+        TrainingStoppedError: ``should_stop`` said so.
+    """
+    with _one_thread():
+        return _train(
+            task, d_model, num_heads, seed, text, max_steps, target_accuracy, sharpen_steps, on_step, should_stop
+        )
+
+
+def _train(
+    task: str,
+    d_model: int,
+    num_heads: int,
+    seed: int,
+    text: str | None,
+    max_steps: int | None,
+    target_accuracy: float,
+    sharpen_steps: int,
+    on_step: Callable[[int, float, float], None] | None,
+    should_stop: Callable[[], bool] | None,
+) -> tuple[TaskModel, TrainingHistory]:
+    """The body of :func:`train`."""
+    start = time.perf_counter()
+    spec = make_task(task, text)
+    cap = LIMITS.train_steps_max if max_steps is None else max_steps
+    model = build_task_model(spec, d_model, num_heads, _generator(seed, task, "init"))
+    data = _generator(seed, task, "data")
+    probe_generator = _generator(seed, task, "probe")
+    example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows
+    probe = torch.cat([example, spec.sample(PROBE_SEQUENCES - 1, probe_generator)])  # (P, L)
+    recorder = _Recorder(spec, probe)
+    mask = training_mask(spec, spec.length)
+    optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
+    losses: list[float] = []
+    accuracies: list[float] = []
+    target_step: int | None = None
+    above = 0
+    recorder.record(model, 0)
+    step = 0
+    with torch.enable_grad():
+        while step < cap and (target_step is None or step < target_step + sharpen_steps):
+            if should_stop is not None and should_stop():
+                raise TrainingStoppedError(step)
+            ids = spec.sample(BATCH_SIZE, data)  # (B, L)
+            logits, _ = model(ids, mask)
+            loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids))
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            step += 1
+            losses.append(loss.item())
+            accuracies.append(accuracy)
+            above = above + 1 if accuracy >= target_accuracy else 0
+            if target_step is None and above >= 2:
+                target_step = step
+            if step % RECORD_EVERY == 0:
+                recorder.record(model, step)
+            if on_step is not None:
+                on_step(step, losses[-1], accuracy)
+    model.eval().requires_grad_(False)
+    recorder.finish(model, step)
+    accuracy, evaluated = _evaluate(model, spec, _generator(seed, task, "eval"))
+    history = TrainingHistory(
+        task=task,
+        steps=step,
+        target_step=target_step,
+        losses=tuple(losses),
+        accuracies=tuple(accuracies),
+        record_steps=tuple(recorder.steps),
+        head_difference=tuple(tuple(layer) for layer in recorder.difference),
+        snapshots=tuple(recorder.snapshots),
+        probe=probe[0].clone(),
+        accuracy=accuracy,
+        evaluated=evaluated,
+        seconds=time.perf_counter() - start,
+    )
+    return model, history
