@@ -13,12 +13,19 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import streamlit as st
+
+from mha.config import WeightSpec
+from mha.training import service as service_module
+from mha.training.service import TrainingService
+from mha.training.train import TrainingStoppedError, train
 
 REPO = Path(__file__).resolve().parents[1]
 # No test touches the network: the Hugging Face hub is offline with an empty cache of its own, and the
@@ -176,3 +183,40 @@ def listed_tiny(tiny_checkpoint, monkeypatch) -> Path:
     listed = f"tiny={tiny_checkpoint},tiny2={tiny_checkpoint},offline=org/not-cached"
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
     return tiny_checkpoint
+
+
+# ---------------------------------------------------------------- trained weights on the page
+SHORT_TRAINING_STEPS = 30
+
+
+class ShortTrainer:
+    """Real trainings of SHORT_TRAINING_STEPS steps; a spec whose gate is closed waits (and can be stopped) first."""
+
+    def __init__(self) -> None:
+        self.gates: dict[WeightSpec, threading.Event] = {}
+        self.started: list[WeightSpec] = []
+
+    def hold(self, spec: WeightSpec) -> threading.Event:
+        return self.gates.setdefault(spec, threading.Event())
+
+    def __call__(self, spec, on_step, should_stop):
+        self.started.append(spec)
+        gate = self.gates.get(spec)
+        while gate is not None and not gate.wait(0.01):
+            if should_stop():
+                raise TrainingStoppedError(0)
+        return train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, max_steps=SHORT_TRAINING_STEPS,
+                     on_step=on_step, should_stop=should_stop)  # fmt: skip
+
+
+@pytest.fixture
+def short_trainings(monkeypatch):
+    """A fresh training service (and empty page caches) whose trainings are short; all stopped afterwards."""
+    short = ShortTrainer()
+    service = TrainingService(trainer=short)
+    monkeypatch.setattr(service_module, "_SERVICE", service)
+    st.cache_resource.clear()
+    yield short
+    for gate in short.gates.values():
+        gate.set()
+    service.shutdown()

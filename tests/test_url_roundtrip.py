@@ -59,6 +59,7 @@ CONTEXT = {
     "window": {"mask_type": "window"},  # the window width can be changed only with the window mask
     "block_pad": {"mask_type": "causal"},  # [PAD] keys are blocked on top of causal or window
     "checkpoint": {"weights": "pretrained"},  # a checkpoint is chosen only with pretrained weights
+    "task": {"weights": "trained"},  # a task only with trained weights
     "layer": {"weights": "pretrained", "checkpoint": "tiny"},  # a layer, only where there are several
 }
 CONTROLS = [
@@ -75,6 +76,7 @@ CONTROLS = [
     ("tokenizer", "words", "words", "characters", "characters"),
     ("weights", "random", "random", "pretrained", "pretrained"),
     ("checkpoint", "tiny2", "tiny2", "tiny", "tiny"),
+    ("task", "induction", "induction", "previous", "previous"),
     ("layer", "1", 1, 0, "0"),
     ("head", "2", 2, 3, "3"),
     ("hide", "seed,device", ["seed", "device"], ["head"], "head"),
@@ -82,8 +84,8 @@ CONTROLS = [
 ]
 
 
-# The trained and pretrained sources' own controls join CONTROLS with the sources themselves.
-AWAITING_SOURCES = {"task"}
+# Every control of the link is covered.
+AWAITING_SOURCES: set[str] = set()
 
 
 @pytest.fixture(autouse=True)
@@ -96,6 +98,7 @@ def test_every_url_control_is_covered():
 
 
 @pytest.mark.parametrize(("key", "raw", "value", "new", "written"), CONTROLS, ids=[c[0] for c in CONTROLS])
+@pytest.mark.usefixtures("short_trainings")  # a link asking for trained weights trains: briefly, here
 def test_a_link_sets_the_control_and_changing_it_updates_the_link(key, raw, value, new, written):
     at = open_page({**BASE, **CONTEXT.get(key, {}), key: raw})
     assert not at.exception and not at.warning, [w.value for w in at.warning]
@@ -184,3 +187,22 @@ def test_a_presentation_link_opens_the_same_slide_in_another_session():
     _same_page(first, second)
     assert [h.value for h in second.subheader if h.value.startswith("2 ·")] == [t("step2.title")]
     assert not [w for w in second.number_input if w.key == "seed"]
+
+
+def test_a_trained_link_opens_the_same_trained_page_in_another_session(short_trainings):
+    from mha.config import WeightSpec
+    from mha.training.service import training_service
+
+    first = open_page({**BASE, "tokens": "a b c x a b c"})
+    first.selectbox(key="weights").set_value("trained").run()  # 64 and 2: sizes that train in seconds
+    first.button(key="train_start").click().run()
+    first.selectbox(key="task").set_value("induction").run()  # trains on its own now, with the causal mask
+    job = training_service().job(WeightSpec("trained", 64, 2, 0, task="induction"))
+    assert job is None or job.finished.wait(120)
+    first.run()
+    first.number_input(key="layer").set_value(1).run()
+    assert not first.exception and not first.error
+    link = dict(first.query_params)
+    assert (link["weights"], link["task"], link["layer"], link["mask_type"]) == ("trained", "induction", "1", "causal")
+    second = open_page(link)
+    _same_page(first, second)

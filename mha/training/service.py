@@ -14,6 +14,7 @@ triggers it, and when, does not change the weights.
 
 from __future__ import annotations
 
+import atexit
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -91,6 +92,7 @@ class TrainingJob:
     result: TrainedModel | None = None
     finished: threading.Event = field(default_factory=threading.Event)
     stop: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
 
     def record(self, step: int, loss: float, accuracy: float) -> None:
         """The trainer's per-step callback."""
@@ -140,7 +142,8 @@ class TrainingService:
                 job = TrainingJob(spec, LIMITS.train_steps_max)
                 self._jobs[spec] = job
                 self._line.append(job)
-                threading.Thread(target=self._run, args=(job,), name=f"train-{spec.task}", daemon=True).start()
+                job.thread = threading.Thread(target=self._run, args=(job,), name=f"train-{spec.task}", daemon=True)
+                job.thread.start()
             job.watchers.add(watcher)
             return job
 
@@ -186,6 +189,20 @@ class TrainingService:
         if found.result is None:
             raise RuntimeError(f"training {spec} {found.state}: {found.error}")
         return found.result
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop every training and wait for their threads (at exit: torch must not be torn down under them)."""
+        with self._lock:
+            jobs = list(self._jobs.values())
+            for job in jobs:
+                job.watchers.clear()
+                job.stop.set()
+                if job in self._line:
+                    self._line.remove(job)
+                    self._end(job, "stopped")
+        for job in jobs:
+            if job.thread is not None:
+                job.thread.join(timeout)
 
     # ---------------------------------------------------------------- the worker
     def _run(self, job: TrainingJob) -> None:
@@ -238,4 +255,5 @@ def training_service() -> TrainingService:
     with _SERVICE_LOCK:
         if _SERVICE is None:
             _SERVICE = TrainingService()
+            atexit.register(_SERVICE.shutdown)
         return _SERVICE

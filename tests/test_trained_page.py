@@ -1,0 +1,210 @@
+"""Trained weights on the page (AppTest): training on a link or a click, progress and Stop, shared trainings,
+the steps and the timeline afterwards, bad input, both languages.
+
+Each test gets a fresh training service whose trainer runs real, short trainings (conftest's
+``short_trainings``: what the heads learn is ``test_training.py``'s business), optionally held
+at a gate so that the order of events is the test's.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SHORT_TRAINING_STEPS as STEPS
+from conftest import ShortTrainer
+from streamlit.testing.v1 import AppTest
+from test_languages import HAN, leftover_english, shown_texts, user_tokens
+
+from components.i18n import t
+from mha.config import LIMITS, WeightSpec
+from mha.training import service as service_module
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+LINK = {"weights": "trained", "task": "previous_and_first", "d_model": "16", "num_heads": "2", "tokens": "3 1 4 1 5"}
+SPEC = WeightSpec("trained", 16, 2, 0, task="previous_and_first")
+
+
+def open_page(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(SCRIPT, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    kinds = ("subheader", "markdown", "caption", "error", "warning", "info", "success")
+    return "\n".join(str(e.value) for kind in kinds for e in at.get(kind))
+
+
+def finish(spec: WeightSpec = SPEC) -> None:
+    service = service_module.training_service()
+    job = service.job(spec)
+    assert job is None or job.finished.wait(120)
+    assert service.finished(spec) is not None
+
+
+def wait_started(trainer: ShortTrainer, count: int) -> None:
+    """Wait until ``count`` trainings have begun (a training begins in its own thread)."""
+    deadline = time.monotonic() + 30
+    while len(trainer.started) < count:
+        assert time.monotonic() < deadline, trainer.started
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def trainer(short_trainings: ShortTrainer) -> ShortTrainer:
+    return short_trainings
+
+
+def test_a_link_asking_for_trained_weights_trains_then_shows_the_steps_and_timeline(trainer):
+    at = open_page(LINK)
+    assert not at.exception and not at.error
+    assert at.subheader[0].value == t("training.title", task=t("task.previous_and_first"))
+    assert [b.key for b in at.button if b.key == "train_stop"] == ["train_stop"]  # training: a Stop button
+    assert t("step1.title") not in texts(at)  # the steps wait for the model
+    finish()
+    at.run()
+    assert not at.exception and not at.error
+    page = texts(at)
+    assert re.search(r"\*\*accuracy \d{1,3}\.\d %\*\*", page)  # the contract: accuracy 99.6 %
+    assert f"Trained in {STEPS} steps" in page
+    for title in ("step1.title", "step2.title", "step3.title", "step4.title", "training.timeline"):
+        assert t(title) in page, title
+    assert t("step2.labels_title") in page
+    assert t("step2.unscored_rows", rows="0") in page  # row 0 has no target: it carries no loss
+    assert "0\\:3 · 1\\:1 · 2\\:4 · 3\\:1 · 4\\:5" in page  # the learner's own sequence (md-escaped)
+    assert not [b for b in at.button if b.key in ("train_stop", "train_start")]
+    assert trainer.started == [SPEC]
+
+
+def test_switching_to_trained_asks_before_training_then_trains_on_its_own(trainer):
+    at = open_page({"d_model": "32", "num_heads": "4", "tokens": "3 1 4 1 5"})
+    at.selectbox(key="weights").set_value("trained").run()
+    assert not at.exception
+    assert (at.number_input(key="d_model").value, at.number_input(key="num_heads").value) == (64, 2)
+    assert t("training.ask") in texts(at)
+    assert trainer.started == []  # nothing trains until asked
+    at.button(key="train_start").click().run()
+    spec = WeightSpec("trained", 64, 2, 0, task="previous_and_first")
+    wait_started(trainer, 1)
+    assert trainer.started == [spec]
+    finish(spec)
+    at.selectbox(key="task").set_value("previous").run()  # asked once: the next model trains without a click
+    wait_started(trainer, 2)
+    assert trainer.started[-1] == WeightSpec("trained", 64, 2, 0, task="previous")
+
+
+def test_two_sessions_opening_one_link_share_one_training(trainer):
+    gate = trainer.hold(SPEC)
+    first, second = open_page(LINK), open_page(LINK)
+    service = service_module.training_service()
+    job = service.job(SPEC)
+    assert job is not None and len(job.watchers) == 2
+    gate.set()
+    finish()
+    for at in (first, second):
+        at.run()
+        assert not at.exception and "**accuracy" in texts(at)
+    assert trainer.started == [SPEC] and service.trainings_started == 1
+
+
+def test_stop_stops_the_training_and_train_starts_it_again(trainer):
+    trainer.hold(SPEC)
+    at = open_page(LINK)
+    wait_started(trainer, 1)
+    job = service_module.training_service().job(SPEC)
+    at.button(key="train_stop").click().run()
+    assert not at.exception
+    assert job.finished.wait(10) and job.state == "stopped"
+    assert t("training.stopped", step=job.step) in texts(at)
+    assert service_module.training_service().finished(SPEC) is None  # nothing kept
+    at.run()  # stopped: no new training on its own
+    assert len(trainer.started) == 1
+    trainer.gates[SPEC].set()
+    at.button(key="train_start").click().run()
+    wait_started(trainer, 2)
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"weights": "magic"}, "weights"),
+        ({"task": "<b>sorting</b>"}, "task"),
+    ],
+)
+def test_unknown_weights_or_task_in_a_link_are_named_and_replaced(trainer, params, field):
+    at = open_page({**LINK, **params})
+    assert not at.exception
+    (warning,) = at.warning
+    assert f"`{field}`" in warning.value or field in warning.value
+    assert "<b>" not in warning.value
+
+
+@pytest.mark.parametrize(
+    ("params", "key"),
+    [
+        ({"d_model": str(LIMITS.train_d_model_max * 2)}, "error.d_model.too_big_to_train"),
+        ({"num_heads": str(LIMITS.train_num_heads_max * 2), "d_model": "64"}, "error.d_model.too_big_to_train"),
+        ({"task": "unscramble", "tokens": "alone"}, "error.tokens.unscramble_length"),
+    ],
+)
+def test_requests_training_cannot_take_get_a_message_and_train_nothing(trainer, params, key):
+    at = open_page({**LINK, **params})
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.split("(")[0] == t(key, **_params_of(key, params)).split("(")[0]
+    assert trainer.started == []
+
+
+def _params_of(key: str, params: dict[str, str]) -> dict[str, object]:
+    if key == "error.tokens.unscramble_length":
+        return {"count": 1, "high": LIMITS.unscramble_words_max}
+    return {
+        "d_model": int(params.get("d_model", 16)),
+        "num_heads": int(params.get("num_heads", 2)),
+        "d_model_max": LIMITS.train_d_model_max,
+        "num_heads_max": LIMITS.train_num_heads_max,
+    }
+
+
+def test_a_sequence_the_task_cannot_read_shows_the_sample_with_a_note(trainer):
+    at = open_page({**LINK, "tokens": "The animal didn't cross"})
+    finish()
+    at.run()
+    assert not at.exception
+    note = t("notes.trained_sample", low=2, high=12, example="3 1 4 1 5 9 2 6")
+    assert note in [i.value for i in at.info]
+
+
+def test_induction_shows_both_layers(trainer):
+    spec = WeightSpec("trained", 16, 2, 0, task="induction")
+    at = open_page({**LINK, "task": "induction", "mask_type": "causal", "tokens": "a b c x a b c"})
+    finish(spec)
+    at.run()
+    assert not at.exception and not at.error  # a warning says 30 steps do not reach the target: true
+    assert at.number_input(key="layer").value == 0
+    page = texts(at)
+    assert t("training.layers") in page
+    assert t("training.layer_title", layer=0) in page and t("training.layer_title", layer=1) in page
+    at.number_input(key="layer").set_value(1).run()
+    assert not at.exception and at.query_params["layer"] == "1"
+    assert t("step2.unscored_rows", rows="0–3") in texts(at)  # layer 1: only the repeated a b c carry a loss
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_trained_page_reads_in_its_own_language(trainer, lang):
+    service_module.training_service().result(SPEC)
+    at = open_page({**LINK, "lang": lang, "tokens": "The animal didn't cross"})
+    assert not at.exception
+    shown = [(key, text) for key, text in shown_texts(at) if key != "lang" and not key.startswith("example_")]
+    assert t("training.title", lang=lang, task=t("task.previous_and_first", lang=lang)) in [s for _, s in shown]
+    tokens = user_tokens(at)
+    if lang == "zh":
+        leftovers = [(key, text[:80], words) for key, text in shown if (words := leftover_english(text, tokens))]
+        assert not leftovers, leftovers
+    else:
+        chinese = [(key, text[:80]) for key, text in shown if HAN.search(text)]
+        assert not chinese, chinese

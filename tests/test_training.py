@@ -1,0 +1,234 @@
+"""Training the scratch attention on small tasks: the tasks' rules, the model, training itself, determinism.
+
+Targets are checked against plain-Python versions of each task's rule written here; training
+runs tiny configurations (d_model 16-32, 2 heads), a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mha.head_labels import label_heads
+from mha.module import MultiHeadAttention
+from mha.training import train
+from mha.training.model import build_task_model, training_mask
+from mha.training.tasks import DIGITS, IGNORE, SYMBOLS, make_task, task_layers, task_mask
+from mha.training.train import SNAPSHOTS_MAX, TrainingStoppedError, head_difference
+
+SENTENCE = "the cat sat on the mat"
+TASK_TEXT = {"unscramble": SENTENCE}
+
+
+def _sample(name: str, batch: int = 64, seed: int = 0) -> torch.Tensor:
+    return make_task(name, TASK_TEXT.get(name)).sample(batch, torch.Generator().manual_seed(seed))
+
+
+# ---------------------------------------------------------------- the rules, written out by hand
+def _expected(name: str, ids: list[int]) -> list[list[int]]:
+    """The targets (R, L) of one sequence, by the task's rule in plain Python."""
+    length = len(ids)
+    previous = [IGNORE, *ids[:-1]]
+    if name == "previous":
+        return [previous]
+    if name == "previous_and_first":
+        return [previous, [IGNORE, *[ids[0]] * (length - 1)]]
+    if name == "previous_and_last_digit":
+        digits = []
+        for i in range(length):
+            found = [ids[j] for j in range(i) if SYMBOLS[ids[j]] in DIGITS]
+            digits.append(found[-1] if found else IGNORE)
+        return [previous, digits]
+    if name == "induction":
+        out = []
+        for i in range(length):
+            earlier = [j for j in range(i) if ids[j] == ids[i]]
+            out.append(ids[earlier[-1] + 1] if earlier else IGNORE)
+        return [out]
+    words = length // 2  # unscramble: shuffled words, then blanks
+    return [[IGNORE] * words + [ids[:words].index(k) for k in range(words)]]
+
+
+@pytest.mark.parametrize(
+    "name", ["previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble"]
+)
+def test_targets_follow_the_tasks_rule(name):
+    task = make_task(name, TASK_TEXT.get(name))
+    ids = _sample(name)
+    assert ids.shape == (64, task.length) and ids.dtype == torch.long
+    assert int(ids.min()) >= 0 and int(ids.max()) < len(task.vocab)
+    targets = task.targets(ids)
+    assert targets.shape == (64, len(task.outputs), task.length)
+    for row, target in zip(ids.tolist(), targets.tolist(), strict=True):
+        assert target == _expected(name, row)
+
+
+@pytest.mark.parametrize("name", ["previous_and_last_digit", "induction", "unscramble"])
+def test_a_tasks_relation_points_where_its_target_comes_from(name):
+    task = make_task(name, TASK_TEXT.get(name))
+    for ids in _sample(name, batch=16):
+        ((relation, cells),) = task.relations(ids, task.layers - 1).items()
+        target = task.targets(ids.unsqueeze(0))[0, -1]  # the content output
+        for i in range(task.length):
+            pointed = cells[i].nonzero().flatten().tolist()
+            if int(target[i]) == IGNORE:
+                assert pointed == [], (relation, i)
+            else:
+                (j,) = pointed
+                assert (int(ids[j]) if name != "unscramble" else j) == int(target[i]), (relation, i)
+
+
+def test_induction_sequences_repeat_a_stretch_at_varying_distances():
+    ids = _sample("induction", batch=256)
+    distances = set()
+    for row in ids.tolist():
+        repeated = [i for i in range(len(row)) if row[i] in row[:i]]
+        assert 2 <= len(repeated) <= 6  # one stretch of 2..6 tokens, seen once before
+        distances.add(repeated[0] - row.index(row[repeated[0]]))
+    assert len(distances) >= 4  # no fixed offset solves the task: it needs content
+
+
+def test_examples_show_the_task_relations_apart_from_the_previous_token():
+    for name in ("previous_and_last_digit", "induction"):
+        task = make_task(name)
+        ids = task.example(torch.Generator().manual_seed(3))
+        ((_, cells),) = task.relations(ids, task.layers - 1).items()
+        previous = torch.ones(task.length, task.length, dtype=torch.bool).tril(-1).triu(-1)
+        assert int((cells & ~previous).any(dim=-1).sum()) >= 3, name
+
+
+def test_the_learners_text_is_read_when_it_is_a_sequence_of_the_task():
+    task = make_task("previous_and_first")
+    assert task.tokens(task.read_text("3 1 4 1 5 9 2 6", "characters")) == tuple("31415926")
+    assert task.tokens(task.read_text("31415926", "characters")) == tuple("31415926")  # no spaces: characters
+    assert task.tokens(task.read_text("A b C", "characters")) == ("a", "b", "c")
+    for text in ("The animal didn't cross", "3", "1 2 3 4 5 6 7 8 9 0 1 2 3", "12 3 4", "小 明", ""):
+        assert task.read_text(text, "characters") is None, text
+    assert make_task("unscramble", SENTENCE).read_text("3 1 4", "characters") is None  # it reads its sentence only
+
+
+def test_task_sizes_and_masks():
+    assert [task_layers(n) for n in ("previous", "induction")] == [1, 2]
+    assert [task_mask(n) for n in ("previous", "induction")] == ["none", "causal"]
+    unscramble = make_task("unscramble", SENTENCE)
+    assert unscramble.length == 12 and unscramble.classes == 6 and unscramble.vocab[-1] == "_"
+    with pytest.raises(ValueError, match="unknown task"):
+        make_task("sorting")
+    with pytest.raises(ValueError, match="two tokens"):
+        make_task("unscramble", "alone")
+
+
+# ---------------------------------------------------------------- the model
+def test_the_model_is_the_projects_attention_with_embeddings_and_readouts():
+    task = make_task("induction")
+    model = build_task_model(task, 32, 4, torch.Generator().manual_seed(0))
+    assert [type(layer) for layer in model.layers] == [MultiHeadAttention, MultiHeadAttention]
+    ids = _sample("induction", batch=3)
+    mask = training_mask(task, task.length)
+    logits, weights = model(ids, mask)
+    assert logits.shape == (3, 1, 16, len(SYMBOLS))
+    assert [w.shape for w in weights] == [(3, 4, 16, 16)] * 2
+    assert bool((weights[0][..., 0, 1:] == 0).all())  # causal: the first token sees only itself
+    xs, _ = model.layer_inputs(ids, mask)
+    out, _ = model.layers[0](xs[0], xs[0], xs[0], mask)
+    torch.testing.assert_close(xs[1], xs[0] + out)  # x + MHA(x)
+
+
+def test_building_a_model_never_touches_the_global_rng():
+    state = torch.random.get_rng_state()
+    first = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
+    second = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
+    assert torch.equal(torch.random.get_rng_state(), state)
+    for name, tensor in first.state_dict().items():
+        assert torch.equal(tensor, second.state_dict()[name]), name
+
+
+def test_head_difference_is_the_mean_total_variation_between_heads():
+    rows = torch.ones(1, 3, dtype=torch.bool)
+    same = torch.full((1, 2, 3, 3), 1 / 3)
+    assert head_difference(same, rows) == 0.0
+    apart = torch.zeros(1, 2, 3, 3)
+    apart[0, 0, :, 0] = 1.0
+    apart[0, 1, :, 2] = 1.0
+    assert head_difference(apart, rows) == 1.0
+    half = apart.clone()
+    half[0, 1] = torch.tensor([0.5, 0.0, 0.5]).expand(3, 3)  # TV to head 0: (0.5 + 0.5) / 2 = 0.5
+    three = torch.cat([apart, half[:, 1:]], dim=1)  # pairs: (0,1) 1.0, (0,2) 0.5, (1,2) 0.5
+    assert head_difference(three, rows) == pytest.approx(2 / 3)
+    assert head_difference(apart[:, :1], rows) == 0.0  # one head: nothing to compare
+    only_row_0 = torch.tensor([[True, False, False]])
+    assert head_difference(apart, only_row_0) == 1.0
+
+
+# ---------------------------------------------------------------- training
+def _labels(model, history, name: str, layer: int = 0):
+    task = make_task(name)
+    ids = history.probe
+    mask = training_mask(task, ids.numel())
+    _, weights = model.layer_inputs(ids.unsqueeze(0), mask)
+    rows = task.scored_rows(ids.unsqueeze(0), layer)[0]
+    return label_heads(weights[layer][0], mask, task.relations(ids, layer), rows)
+
+
+def test_previous_and_first_reaches_the_target_with_one_head_per_relation():
+    model, history = train("previous_and_first", d_model=32, num_heads=2, seed=0)
+    assert history.target_step is not None and history.accuracy >= 0.99
+    assert history.steps == history.target_step + 150  # sharpened after the target
+    assert len(history.losses) == len(history.accuracies) == history.steps
+    labels = _labels(model, history, "previous_and_first")
+    assert sorted(label.name for label in labels) == ["first token", "previous token"]
+    assert min(label.share for label in labels) >= 0.9
+    assert history.head_difference[0][-1] > 0.8  # the two heads look at different tokens
+    assert not model.training and not any(p.requires_grad for p in model.parameters())
+
+
+def test_previous_gives_every_head_the_same_relation():
+    model, history = train("previous", d_model=16, num_heads=2, seed=1)
+    assert history.accuracy >= 0.99
+    assert [label.name for label in _labels(model, history, "previous")] == ["previous token"] * 2
+    assert history.head_difference[0][-1] < 0.1  # alike: one relation, two heads
+
+
+def test_training_is_a_pure_function_of_its_arguments():
+    state = torch.random.get_rng_state()
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        first, first_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
+        torch.set_num_threads(1)
+        second, second_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
+        assert torch.get_num_threads() == 1  # the caller's thread count is given back
+    finally:
+        torch.set_num_threads(threads)
+    assert torch.equal(torch.random.get_rng_state(), state)  # the global RNG is never touched
+    for name, tensor in first.state_dict().items():
+        assert torch.equal(tensor, second.state_dict()[name]), name  # bit-identical
+    assert first_history.losses == second_history.losses
+    other, _ = train("previous_and_last_digit", 16, 2, seed=5, max_steps=30)
+    assert not torch.equal(other.layers[0].W_q.weight, first.layers[0].W_q.weight)
+
+
+def test_snapshots_cover_the_start_the_middle_and_the_end():
+    _, history = train("previous", 8, 2, seed=0, max_steps=253, target_accuracy=2.0)  # never reached: the cap
+    assert history.steps == 253 and history.target_step is None
+    steps = [snapshot.step for snapshot in history.snapshots]
+    assert steps[0] == 0 and steps[-1] == 253 and steps == sorted(steps)
+    assert len(steps) <= SNAPSHOTS_MAX + 1
+    for fraction in (0.1, 0.5):
+        assert min(abs(step - fraction * 253) for step in steps) <= 0.05 * 253
+    assert all(
+        len(snapshot.weights) == 1 and snapshot.weights[0].shape == (2, 12, 12) for snapshot in history.snapshots
+    )
+    assert history.record_steps[0] == 0 and history.record_steps[-1] == 253
+    assert len(history.head_difference[0]) == len(history.record_steps)
+
+
+def test_training_reports_each_step_and_stops_when_asked():
+    seen = []
+
+    def on_step(step, loss, accuracy):
+        seen.append(step)
+
+    with pytest.raises(TrainingStoppedError) as stopped:
+        train("previous", 16, 2, seed=0, on_step=on_step, should_stop=lambda: len(seen) >= 7)
+    assert seen == list(range(1, 8)) and stopped.value.step == 7
