@@ -38,9 +38,9 @@ class Limits:
     text_chars_max: int = 2000
     seed_max: int = 2**31 - 1
     layers_max: int = 48  # layers a weight source may have (a link's ``layer`` is checked against it)
-    train_d_model_max: int = 256  # training: the attention layers' width ...
+    train_d_model_max: int = 128  # training: the attention layers' width ...
     train_num_heads_max: int = 16  # ... and heads
-    train_steps_max: int = 2000  # training steps, sharpening included
+    train_steps_max: int = 1000  # training steps, sharpening included
     train_concurrent: int = 2  # trainings running at once per process (the others wait in line)
     unscramble_words_max: int = 16  # the sentence unscramble trains on (the model sees twice as many tokens)
 

@@ -237,14 +237,13 @@ class InductionTask(Task):
         return self._sample(1, generator, shortest=4)[0]
 
     def _sample(self, batch: int, generator: torch.Generator, shortest: int) -> Tensor:
-        rows = []
-        for _ in range(batch):
-            distinct = torch.randperm(len(SYMBOLS), generator=generator)[: self.length]  # (L,)
-            repeat = int(torch.randint(shortest, 7, (1,), generator=generator))
-            start = int(torch.randint(0, self.length - 2 * repeat + 1, (1,), generator=generator))
-            copy = distinct[start : start + repeat]
-            rows.append(torch.cat([distinct[: start + repeat], copy, distinct[start + repeat :]])[: self.length])
-        return torch.stack(rows)  # (B, L)
+        distinct = torch.rand(batch, len(SYMBOLS), generator=generator).argsort(dim=1)  # (B, V): distinct tokens
+        repeat = torch.randint(shortest, 7, (batch, 1), generator=generator)  # (B, 1): stretch length r
+        start = (torch.rand(batch, 1, generator=generator) * (self.length - 2 * repeat + 1)).long()  # (B, 1): s
+        positions = torch.arange(self.length).expand(batch, -1)  # (B, L)
+        # Positions before s + r read token p; the copy and what follows read p - r (the copy repeats s..s+r-1).
+        source = torch.where(positions < start + repeat, positions, positions - repeat)  # (B, L)
+        return torch.gather(distinct, 1, source)  # (B, L)
 
     def targets(self, ids: Tensor) -> Tensor:
         source = _induction_sources(ids)  # (B, L)
