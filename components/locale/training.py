@@ -127,15 +127,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里没有哪个头指向对应的词：用这个种子，模型找到了另一种办法（一个头避开那个词，把权重分给其余所有词，"
         "同样能说出词的位置）。换一个种子，通常会得到一个直接指向的头。",
     },
+    "training.layer_shown": {
+        "en": "The four steps below show layer {layer} of layers 0 to {high} (the Layer control chooses).",
+        "zh": "下面的四个步骤显示第 {layer} 层（共 0 到 {high} 层，用“层”控件选择）。",
+    },
     "training.curves": {"en": "Loss and batch accuracy during training", "zh": "训练过程中的损失和本批准确率"},
     # ------------------------------------------------------------ the timeline
     "training.timeline": {"en": "Training timeline", "zh": "训练时间线"},
     "training.timeline_what": {
         "en": "The heads on the sample sequence at snapshots taken during training: move the slider from the "
-        "first step to the last. Rows in grey carry no loss (training never looked at their outputs), so "
-        "their weights are arbitrary.",
-        "zh": "训练过程中各个快照时刻，各个头在示例序列上的权重：把滑块从第一步拖到最后一步。灰色的行没有损失"
-        "（训练从不看它们的输出），所以它们的权重是任意的。",
+        "first step to the last. Faded rows carry no loss (training never looked at their outputs), so "
+        "their weights are arbitrary; grey cells are masked.",
+        "zh": "训练过程中各个快照时刻，各个头在示例序列上的权重：把滑块从第一步拖到最后一步。颜色变淡的行没有损失"
+        "（训练从不看它们的输出），所以它们的权重是任意的；灰色的格子被掩码屏蔽。",
     },
     "training.snapshot": {"en": "Snapshot", "zh": "快照"},
     "training.snapshot_at": {"en": "step {step} ({percent} %)", "zh": "第 {step} 步（{percent} %）"},
@@ -144,10 +148,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "training.difference": {
         "en": "How different are the heads? The mean total-variation distance between every two heads' weights "
         "(½ Σ |p − q| per row: 0 when two heads attend alike, 1 when they look at different tokens), on the "
-        "sample sequences' rows that carry a loss. Heads often start alike, then break apart as each takes a "
-        "relation.",
+        "sample sequences' rows that carry a loss. Where the task needs two relations the heads move apart as "
+        "each takes one (often after a while alike on the easier one); where it needs one, they end alike.",
         "zh": "各个头有多不同？每两个头的权重之间的平均总变差距离（每行 ½ Σ |p − q|：两个头关注方式相同时为 0，"
-        "看不同词元时为 1），在示例序列中有损失的行上计算。各个头常常一开始很像，然后随着各自接手一种关系而分开。",
+        "看不同词元时为 1），在示例序列中有损失的行上计算。任务需要两种关系时，各个头会随着各自接手一种关系而分开"
+        "（常常先一起停留在较容易的那种关系上）；只需要一种关系时，它们最后会一样。",
     },
     "training.difference_one_head": {
         "en": "With one head there is no other head to compare it with.",
@@ -197,13 +202,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "step2.unscored_rows": {
         "en": "Rows {rows} carry no loss: training never looked at their outputs, so their weights are arbitrary "
-        "(the labels leave them out; the training timeline greys them).",
+        "(the labels leave them out; the training timeline fades them).",
         "zh": "第 {rows} 行没有损失：训练从不看它们的输出，所以它们的权重是任意的（标签不计这些行；训练时间线把它们"
-        "显示为灰色）。",
+        "显示得较淡）。",
     },
     "label.last digit": {"en": "last digit", "zh": "最近的数字"},
     "label.induction": {"en": "induction", "zh": "归纳"},
-    "label.shuffled position": {"en": "its word in the shuffled half", "zh": "指向打乱后的对应词"},
+    "label.shuffled position": {"en": "its word", "zh": "对应的词"},
     "error.tokens.unscramble_length": {
         "en": "Unscramble trains on your sentence, which must have 2 to {high} tokens (it has {count}): "
         "shorten it or choose another task.",
