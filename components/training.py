@@ -250,6 +250,9 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
         box.caption(t("training.target_reached", target=target, step=history.target_step, sharpen=SHARPEN_STEPS))
     if config.task == "previous_and_first" and config.num_heads == 1:
         box.info(t("training.one_head"))
+    layers = len(trained.history.snapshots[-1].weights)
+    if layers > 1:
+        box.caption(t("training.layer_shown", layer=config.layer, high=layers - 1))
     box.markdown(f"**{t('training.curves')}**")
     _draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
 
@@ -360,6 +363,8 @@ def render_timeline(run: AttentionRun) -> None:
     if not isinstance(source, TrainedSource):
         return
     task, history = source.task, source.trained.history
+    if task.name == "unscramble" and all(label.name != "shuffled position" for label in run.head_labels):
+        st.info(t("training.no_pointer"))
     if task.layers > 1:
         box = st.container(border=True)
         box.subheader(t("training.layers"))

@@ -191,7 +191,20 @@ def test_induction_shows_both_layers(trainer):
     assert t("training.layer_title", layer=0) in page and t("training.layer_title", layer=1) in page
     at.number_input(key="layer").set_value(1).run()
     assert not at.exception and at.query_params["layer"] == "1"
-    assert t("step2.unscored_rows", rows="0–3") in texts(at)  # layer 1: only the repeated a b c carry a loss
+    page = texts(at)
+    assert t("step2.unscored_rows", rows="0–3") in page  # layer 1: only the repeated a b c carry a loss
+    assert t("training.layer_shown", layer=1, high=1) in page
+
+
+def test_unscramble_says_so_when_no_head_points(trainer):
+    params = {**LINK, "task": "unscramble", "tokens": "the cat sat on the mat"}
+    at = open_page(params)
+    finish(WeightSpec("trained", 16, 2, 0, task="unscramble", text="the cat sat on the mat"))
+    at.run()
+    assert not at.exception and not at.error
+    labels = [line for line in texts(at).splitlines() if line.startswith(t("step2.labels_title"))]
+    pointing = t("label.shuffled position") in labels[0]
+    assert (t("training.no_pointer") in texts(at)) is not pointing
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
