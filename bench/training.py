@@ -84,8 +84,8 @@ def _per_task(seeds: int) -> tuple[Table, Table]:
             )
         )
     notes = (
-        f"d_model 64, 2 heads, seeds 0..{seeds - 1}; unscramble on “{SENTENCE}” (11 words). Adam lr 3e-3, batch 128; "
-        "to 99 % batch accuracy on two steps in a row, then 150 sharpening steps; the cap is "
+        f"d_model 64, 2 heads, seeds 0..{seeds - 1}; unscramble on “{SENTENCE}” (11 words). Adam lr 3e-3, "
+        "batch 128 (induction 64); to 99 % batch accuracy on two steps in a row, then 100 sharpening steps; the cap is "
         f"{LIMITS.train_steps_max} steps. Accuracy on 1,024 fresh sequences. One CPU thread per training.",
     )
     columns = ("task", "median s", "s range", "median steps", "steps range", "median acc %", "min acc %")

@@ -30,17 +30,16 @@ from mha.head_labels import HeadLabel, label_heads
 from mha.masks import build_mask
 from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
-from mha.training.model import training_mask
-from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
-from mha.training.tasks import IGNORE, Task, make_task
-from mha.training.train import (
-    BATCH_SIZE,
+from mha.training.loop import (
     EVAL_SEQUENCES,
     LEARNING_RATE,
     SHARPEN_STEPS,
     TARGET_ACCURACY,
     TrainingHistory,
 )
+from mha.training.model import training_mask
+from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
+from mha.training.tasks import IGNORE, Task, make_task
 
 __all__ = [
     "POLL_S",
@@ -147,7 +146,7 @@ def _model_line(task: Task, config: AttentionConfig) -> str:
         classes=task.classes,
         total=f"{total:,}",
         lr=f"{LEARNING_RATE:g}",
-        batch=BATCH_SIZE,
+        batch=task.batch,
     )
 
 

@@ -24,8 +24,8 @@ import streamlit as st
 
 from mha.config import WeightSpec
 from mha.training import service as service_module
+from mha.training.loop import TrainingStoppedError, train
 from mha.training.service import TrainingService
-from mha.training.train import TrainingStoppedError, train
 
 REPO = Path(__file__).resolve().parents[1]
 # No test touches the network: the Hugging Face hub is offline with an empty cache of its own, and the

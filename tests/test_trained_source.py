@@ -17,8 +17,8 @@ from mha.reference import compare_with_torch
 from mha.sources import SourceSizes, make_source, source_sizes
 from mha.sources.trained import TrainedSource
 from mha.training import service as service_module
+from mha.training.loop import train
 from mha.training.service import TrainedModel, TrainingService
-from mha.training.train import train
 
 CPU = torch.device("cpu")
 WORDS = ["the", "cat", "sat", "on", "the", "mat"]

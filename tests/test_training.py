@@ -12,9 +12,9 @@ import torch
 from mha.head_labels import label_heads
 from mha.module import MultiHeadAttention
 from mha.training import train
+from mha.training.loop import SHARPEN_STEPS, SNAPSHOTS_MAX, TrainingStoppedError, head_difference
 from mha.training.model import build_task_model, training_mask
 from mha.training.tasks import DIGITS, IGNORE, SYMBOLS, make_task, task_layers, task_mask
-from mha.training.train import SNAPSHOTS_MAX, TrainingStoppedError, head_difference
 
 SENTENCE = "the cat sat on the mat"
 TASK_TEXT = {"unscramble": SENTENCE}
@@ -126,8 +126,8 @@ def test_the_model_is_the_projects_attention_with_embeddings_and_readouts():
     ids = _sample("induction", batch=3)
     mask = training_mask(task, task.length)
     logits, weights = model(ids, mask)
-    assert logits.shape == (3, 1, 16, len(SYMBOLS))
-    assert [w.shape for w in weights] == [(3, 4, 16, 16)] * 2
+    assert logits.shape == (3, 1, 12, len(SYMBOLS))
+    assert [w.shape for w in weights] == [(3, 4, 12, 12)] * 2
     assert bool((weights[0][..., 0, 1:] == 0).all())  # causal: the first token sees only itself
     xs, _ = model.layer_inputs(ids, mask)
     out, _ = model.layers[0](xs[0], xs[0], xs[0], mask)
@@ -173,7 +173,7 @@ def _labels(model, history, name: str, layer: int = 0):
 def test_previous_and_first_reaches_the_target_with_one_head_per_relation():
     model, history = train("previous_and_first", d_model=32, num_heads=2, seed=0)
     assert history.target_step is not None and history.accuracy >= 0.99
-    assert history.steps == history.target_step + 150  # sharpened after the target
+    assert history.steps == history.target_step + SHARPEN_STEPS  # sharpened after the target
     assert len(history.losses) == len(history.accuracies) == history.steps
     labels = _labels(model, history, "previous_and_first")
     assert sorted(label.name for label in labels) == ["first token", "previous token"]
@@ -186,7 +186,7 @@ def test_previous_gives_every_head_the_same_relation():
     model, history = train("previous", d_model=16, num_heads=2, seed=1)
     assert history.accuracy >= 0.99
     assert [label.name for label in _labels(model, history, "previous")] == ["previous token"] * 2
-    assert history.head_difference[0][-1] < 0.1  # alike: one relation, two heads
+    assert history.head_difference[0][-1] < 0.3  # alike: one relation, two heads (two relations: > 0.8 above)
 
 
 def test_training_is_a_pure_function_of_its_arguments():

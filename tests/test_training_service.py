@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from mha.config import WeightSpec
+from mha.training.loop import TrainingStoppedError, train
 from mha.training.service import TrainedModel, TrainingJob, TrainingService
-from mha.training.train import TrainingStoppedError, train
 
 
 def spec(seed: int = 0, task: str = "previous") -> WeightSpec:

@@ -2,7 +2,7 @@
 
 - :mod:`mha.training.tasks` -- the tasks: deterministic data, targets, the relations heads should learn;
 - :mod:`mha.training.model` -- embeddings + ``x + MultiHeadAttention(x)`` layers + linear readouts;
-- :mod:`mha.training.train` -- ``train(task, d_model, num_heads, seed) -> (model, history)``;
+- :mod:`mha.training.loop` -- ``train(task, d_model, num_heads, seed) -> (model, history)``;
 - :mod:`mha.training.service` -- one process-wide service: each model trained once, shared, a few at a time.
 
 From a script::
@@ -12,7 +12,7 @@ From a script::
     print(f"accuracy {100 * history.accuracy:.1f} %")
 """
 
+from mha.training.loop import TrainingHistory, train
 from mha.training.tasks import TASK_LAYERS, make_task, task_layers
-from mha.training.train import TrainingHistory, train
 
 __all__ = ["TASK_LAYERS", "TrainingHistory", "make_task", "task_layers", "train"]

@@ -8,7 +8,7 @@ first come first served, each knowing its place. A session may stop watching; a 
 nobody watches any more stops (a script waiting in :meth:`TrainingService.result` counts
 as a watcher until it has its model). Stopped and failed trainings keep nothing.
 
-Training is a pure function of the spec (see :mod:`mha.training.train`), so which session
+Training is a pure function of the spec (see :mod:`mha.training.loop`), so which session
 triggers it, and when, does not change the weights.
 """
 
@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mha.config import LIMITS, WeightSpec
+from mha.training.loop import TrainingHistory, TrainingStoppedError, train
 from mha.training.model import TaskModel
-from mha.training.train import TrainingHistory, TrainingStoppedError, train
 
 __all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
 
@@ -63,7 +63,7 @@ class Progress:
 def train_spec(
     spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
 ) -> tuple[TaskModel, TrainingHistory]:
-    """:func:`~mha.training.train.train` for a trained-weights spec."""
+    """:func:`~mha.training.loop.train` for a trained-weights spec."""
     if spec.kind != "trained" or spec.task is None or spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"not a trained-weights spec: {spec}")
     return train(

@@ -3,7 +3,8 @@
 ``train(task, d_model, num_heads, seed)`` is a pure function of its arguments: the
 parameters, the training batches, the sample sequence and the evaluation sequences each
 come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
-RNG is never touched. Adam (lr 3e-3) on batches of 128 fresh sequences; every step's
+RNG is never touched. Adam (lr 3e-3) on batches of fresh sequences (128, or the task's own
+``batch``); every step's
 batch accuracy is recorded. Once it reaches the target on two steps in a row, training
 goes on for ``sharpen_steps`` more steps (a plateau can end just before it: the heads
 sharpen), and stops at ``max_steps`` in any case. The accuracy reported is measured
@@ -38,10 +39,10 @@ __all__ = [
     "train",
 ]
 
-BATCH_SIZE = 128
+BATCH_SIZE = 128  # sequences per evaluation batch (and per training step unless the task says otherwise)
 LEARNING_RATE = 3e-3
 TARGET_ACCURACY = 0.99
-SHARPEN_STEPS = 150
+SHARPEN_STEPS = 100
 RECORD_EVERY = 5  # steps between two records of the heads (difference and snapshot)
 SNAPSHOTS_MAX = 40  # snapshots kept; when more, every other one is dropped and the interval doubles
 EVAL_SEQUENCES = 1024
@@ -252,7 +253,7 @@ def _train(
         while step < cap and (target_step is None or step < target_step + sharpen_steps):
             if should_stop is not None and should_stop():
                 raise TrainingStoppedError(step)
-            ids = spec.sample(BATCH_SIZE, data)  # (B, L)
+            ids = spec.sample(spec.batch, data)  # (B, L)
             logits, _ = model(ids, mask)
             loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids))
             optimizer.zero_grad(set_to_none=True)
