@@ -115,7 +115,9 @@ def measure_worst(task: str, steps: int) -> dict[str, float]:
     peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / _MB
     kept = sum(p.numel() * p.element_size() for p in model.parameters())
     kept += sum(w.numel() * w.element_size() for snapshot in history.snapshots for w in snapshot.weights)
-    return {"seconds": seconds, "steps": float(history.steps), "peak_mib": peak, "kept_mib": kept / _MB}
+    length = float(history.probe.numel())
+    return {"seconds": seconds, "steps": float(history.steps), "peak_mib": peak, "kept_mib": kept / _MB,
+            "length": length}  # fmt: skip
 
 
 def _worst_in_child(task: str, steps: int) -> dict[str, float]:
@@ -137,7 +139,7 @@ def run(quick: bool) -> list[Table]:
         r = _worst_in_child(task, steps)
         rows.append(
             (
-                f"{task} ({'L 32' if task == 'unscramble' else 'L 16, 2 layers'})",
+                f"{task} (L {int(r['length'])}{', 2 layers' if task == 'induction' else ''})",
                 f"{LIMITS.train_d_model_max} / {LIMITS.train_num_heads_max}",
                 f"{r['steps']:.0f}",
                 f"{r['seconds']:.1f}",
