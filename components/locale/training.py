@@ -217,9 +217,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # ------------------------------------------------------------ from the tutorials' examples to trained heads
     "examples.trained": {
-        "en": "In these sentences one word points to another (it → animal). Random weights point nowhere; heads "
-        "trained on a task learn to point, one head for each relation the task needs.",
-        "zh": "这些句子里，一个词指向另一个词（他 → 小明）。随机权重哪儿也不指；在任务上训练过的头学会了指向，"
+        "en": "In these sentences one word points to another (it → animal). Heads trained here on a small task "
+        "learn to point like that, one head for each relation the task needs.",
+        "zh": "这些句子里，一个词指向另一个词（他 → 小明）。在这里用小任务训练的头也学会这样指向，"
         "任务需要几种关系，就有几个头各管一种。",
     },
     "examples.trained_button": {"en": "See heads that learned relations", "zh": "看看学会了关系的头"},
