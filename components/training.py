@@ -278,7 +278,7 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
     if trained is None:
         job = service.job(spec)
         blocked = any(st.session_state.get(key, (None,))[0] == spec for key in (_STOPPED, _FAILED))
-        if job is not None or (st.session_state.get(_AUTO) and not blocked):
+        if not blocked and (job is not None or st.session_state.get(_AUTO)):  # what this session stopped stays so
             found = service.request(spec, _watcher())  # join the training, or start it
             if isinstance(found, TrainedModel):
                 trained = found

@@ -104,6 +104,7 @@ def test_a_training_stops_when_nobody_watches_it_any_more(gated):
     time.sleep(0.05)
     assert service.progress(running).state == "running"
     service.leave(running, "b")
+    assert service.job(spec(0)) is None  # being stopped: nobody joins it any more
     assert running.finished.wait(5) and running.state == "stopped"
     assert service.finished(spec(0)) is None  # a stopped training keeps nothing
     again = service.request(spec(0), "c")  # asking again trains anew

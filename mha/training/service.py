@@ -148,9 +148,10 @@ class TrainingService:
             return job
 
     def job(self, spec: WeightSpec) -> TrainingJob | None:
-        """The queued or running training of ``spec``, if any."""
+        """The queued or running training of ``spec``, if any (one that is being stopped does not count)."""
         with self._lock:
-            return self._jobs.get(spec)
+            job = self._jobs.get(spec)
+            return None if job is None or job.stop.is_set() else job
 
     def progress(self, job: TrainingJob) -> Progress:
         """A copy of ``job``'s progress, with its place in line."""
