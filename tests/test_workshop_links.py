@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from mha.checkpoints import checkpoint_names
 from mha.config import LIMITS, AttentionConfig
 from mha.counting import total_parameters
 from mha.masks import MASK_TYPES
@@ -17,7 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 WORKSHOP = REPO / "docs" / "WORKSHOP.md"
 BASE = "http://localhost:8501/"
 # The widget keys of the contract (ARCHITECTURE.md, "The URL is the state") and the language parameter.
-WIDGET_KEYS = {"d_model", "num_heads", "mask_type", "window", "block_pad", "tokens", "seed", "positional"}
+WIDGET_KEYS = {
+    "d_model", "num_heads", "mask_type", "window", "block_pad", "tokens", "seed", "positional", "weights", "task",
+}  # fmt: skip
 URL_KEYS = WIDGET_KEYS | {"lang"}
 INT_KEYS = {"d_model", "num_heads", "window", "seed"}
 BOOLEANS = {"true": True, "false": False}
@@ -48,8 +51,10 @@ def _config(query: dict[str, str]) -> AttentionConfig:
         elif name == "mask_type":
             assert raw in MASK_TYPES, f"mask_type={raw!r}"
             values[name] = raw
-        elif name == "tokens":
+        elif name in {"tokens", "weights", "task"}:
             values[name] = raw
+    if values.get("weights") == "pretrained":
+        values["checkpoint"] = checkpoint_names()[0]  # the link leaves the server's default checkpoint
     return AttentionConfig(**values)
 
 
