@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import controls, pretrained, runner, steps, teacher, training
+from components import canvas, controls, pretrained, runner, steps, teacher, training
 from components.export import render_export
 from components.i18n import t
 from components.padding_panel import render_padding_panel
@@ -24,11 +24,12 @@ from mha.sources import SourceUnavailableError
 
 
 @st.fragment
-def head_steps(run: AttentionRun) -> None:
-    """Head selector, step 1 and step 2, redrawn alone when the head changes (nothing is recomputed)."""
+def head_charts(run: AttentionRun, step_1: steps.Slot, step_2: steps.Step2Slots, color_scale: str) -> None:
+    """The head selector and what steps 1 and 2 show of the head: all that a new head redraws (nothing is
+    recomputed; a fragment may write into the panels' places outside it)."""
     head = controls.select_head(run.num_heads)
-    steps.render_step_1(run, head)
-    steps.render_step_2(run, head)
+    steps.draw_step_1_chart(step_1, run, head)
+    steps.draw_step_2_head(step_2, run, head, color_scale)
 
 
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
@@ -70,10 +71,15 @@ elif run is None:
 else:
     controls.show_run_notes(run)
     counted = count_parameters(run.model)
+    canvas.load()
     if view.on:
         teacher.render_slide(view, run, check, order, counted)
     else:
-        head_steps(run)
+        selector = st.container()
+        color_scale = controls.select_color_scale()
+        step_1, step_2 = steps.step_1_panel(run), steps.step_2_panel(run, color_scale)
+        with selector:
+            head_charts(run, step_1, step_2, color_scale)
         pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from components import checkpoints, runner, training
+from components.heatmap import COLOR_SCALES
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
@@ -49,6 +50,7 @@ __all__ = [
     "load_url_state",
     "nearest_divisors",
     "render_controls",
+    "select_color_scale",
     "select_head",
     "show_run_notes",
     "show_url_problems",
@@ -394,6 +396,34 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
         tokenizer=tokenizer,
         block_pad=block_pad,
     )
+
+
+def select_color_scale(hidden: bool = False, inline: bool = False) -> str:
+    """How attention weights are coloured (widget key ``color_scale``: ``fixed`` 0-1 or ``stretch``), in the URL.
+
+    With ``hidden`` (teacher mode) no control is drawn: the link's value is used. With ``inline``
+    (a slide) the label stands on the control's own line, as :func:`select_head` does.
+    """
+    if st.session_state.get("color_scale") not in COLOR_SCALES:
+        st.session_state["color_scale"] = COLOR_SCALES[0]
+    scale = str(st.session_state["color_scale"])
+    if not hidden:
+        label = t("controls.color_scale")
+        place = st.container(horizontal=True, vertical_alignment="center") if inline else st
+        if inline:
+            place.markdown(label, width="content")
+        scale = place.segmented_control(
+            label,
+            COLOR_SCALES,
+            key="color_scale",
+            required=True,
+            format_func=lambda name: t(f"color_scale.{name}"),
+            help=t("controls.color_scale_help"),
+            label_visibility="collapsed" if inline else "visible",
+            persist_state=_PERSIST,
+        )
+    write_link(to_query_params({"color_scale": scale}))
+    return str(scale)
 
 
 def select_head(num_heads: int, hidden: bool = False, inline: bool = False) -> int:

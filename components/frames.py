@@ -1,14 +1,13 @@
-"""Trace tensors -> compact long-form DataFrames for the charts (pure: no Streamlit).
+"""What the charts are made of (pure: no Streamlit): token labels, how many cells to draw, the head summary.
 
-One row per heatmap cell. Index columns are the smallest integer type that holds
-them (int8 up to 128 positions, else int16), values are float32: about 7 bytes a
-cell once :func:`arrow_bytes` makes the Arrow the page sends. Token labels are not
-repeated per cell: the charts look them up by position in :func:`tokens_frame`.
+The heatmaps take tensors straight (:mod:`components.heatmap`); this module decides how much of
+them to send (:data:`CELL_BUDGET`, :func:`feature_budget`, :func:`concat_columns`), names the
+tokens (:func:`token_labels`), and makes the long-form frames of the charts that stay Vega-Lite,
+sent as compact Arrow (:func:`arrow_bytes`):
 
-Frame columns:
-    attention frame  head, q, k, value, masked   (value is NaN where the score is -inf)
-    feature frame    q, f, value                 (f = feature index within the shown matrix)
-    head summary     head, entropy, max_weight
+    head summary     head, entropy, max_weight    (the main page, when the all-heads grid is too big)
+    attention frame  head, q, k, value, masked    (the training views' head grids; value NaN where -inf)
+    tokens frame     pos, label                   (their token labels, looked up by position)
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ __all__ = [
     "attention_frame",
     "concat_columns",
     "feature_budget",
-    "feature_frame",
     "head_summary_frame",
     "index_dtype",
     "to_numpy",
@@ -37,7 +35,7 @@ __all__ = [
     "tokens_frame",
 ]
 
-#: Cells one chart may hold and still draw quickly in a browser (measured: docs/PERFORMANCE.md).
+#: Cells one chart may hold: what the page sends stays small (4 bytes a cell) for slider-driven use.
 CELL_BUDGET = 20_000
 
 
@@ -104,29 +102,6 @@ def attention_frame(scores: Tensor | np.ndarray, blocked: Tensor | np.ndarray | 
             "k": k.reshape(-1).astype(index_dtype(length_k)),
             "value": np.where(np.isfinite(flat), flat, np.nan).astype(np.float32),
             "masked": masked.reshape(-1),
-        }
-    )
-
-
-def feature_frame(matrix: Tensor | np.ndarray, columns: Sequence[int] | np.ndarray | None = None) -> pd.DataFrame:
-    """A (L, C) matrix of token vectors as a long frame, optionally only some columns.
-
-    Args:
-        matrix: shape (L, C), e.g. one head's Q (L, d_k) or the concatenation (L, d_model).
-        columns: feature indices to keep (in this order); all when ``None``.
-
-    Returns:
-        Columns ``q`` (token position), ``f`` (the kept feature's index in ``matrix``), ``value`` (float32).
-    """
-    values = to_numpy(matrix) if isinstance(matrix, Tensor) else np.asarray(matrix, dtype=np.float32)
-    length, width = values.shape
-    cols = np.arange(width) if columns is None else np.asarray(columns)
-    kept = values[:, cols]  # (L, C')
-    return pd.DataFrame(
-        {
-            "q": np.repeat(np.arange(length), len(cols)).astype(index_dtype(length)),
-            "f": np.tile(cols, length).astype(np.int16),
-            "value": kept.reshape(-1).astype(np.float32),
         }
     )
 

@@ -32,7 +32,8 @@ def select_language() -> str:
     st.sidebar.selectbox(t("lang.label"), LANGUAGES, key="lang", format_func=lambda code: t(f"lang.{code}", lang=code))
     lang = st.session_state["lang"]
     st.session_state[_REMEMBERED] = lang
-    st.query_params["lang"] = lang
+    if st.query_params.get("lang") != lang:  # each write is a browser history update
+        st.query_params["lang"] = lang
     if bad_value is not None:
         st.sidebar.warning(t("lang.invalid", value=md_escape(bad_value), choices=", ".join(LANGUAGES)))
     return lang

@@ -3,7 +3,11 @@
 Each step has its own render function (``render_step_1`` .. ``render_step_4``) so a
 page can show them one at a time; steps 1 and 2 take the viewed head (the page's head
 selector, :func:`components.controls.select_head`). The panels only draw: they read
-sizes from the run's trace and never write the URL.
+sizes from the run's trace and never write the URL. So that another head redraws only what
+depends on it, steps 1 and 2 also come in two parts: the panel (:func:`step_1_panel`,
+:func:`step_2_panel`), which returns the places of what depends on the head, and what is drawn
+there (:func:`draw_step_1_chart`, :func:`draw_step_2_head`), which the page's head fragment calls.
+The heatmaps are the page's canvas component (:mod:`components.canvas`).
 
 The code shown in each panel is read from the engine at run time (the step's lines of
 ``MultiHeadAttention.forward_traced`` in ``mha/module.py``, then the methods and functions it
@@ -16,6 +20,7 @@ import ast
 import inspect
 import textwrap
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
@@ -24,7 +29,7 @@ import streamlit as st
 import torch
 from torch import Tensor
 
-from components import charts, frames
+from components import canvas, charts, frames, heatmap
 from components.i18n import t
 from components.nav import render_lab_links
 from components.safe_text import md_escape
@@ -38,7 +43,11 @@ from mha.row_spread import RowSpread, row_spread
 from mha.strides import transposed_context
 
 __all__ = [
+    "Slot",
+    "Step2Slots",
     "chart_text",
+    "draw_step_1_chart",
+    "draw_step_2_head",
     "forward_block",
     "method_source",
     "render_live_check",
@@ -48,6 +57,8 @@ __all__ = [
     "render_step_4",
     "render_summary",
     "row_ranges",
+    "step_1_panel",
+    "step_2_panel",
     "step_code",
 ]
 
@@ -64,6 +75,7 @@ SUMMARY_LABS = ("heads", "complexity")
 CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
+Slot = st.delta_generator.DeltaGenerator  # a place in a panel that a chart is drawn into later
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -119,6 +131,8 @@ def chart_text() -> charts.ChartText:
         entropy=t("chart.entropy"),
         max_weight=t("chart.max_weight"),
         heads_axis=t("chart.heads_axis"),
+        unscored=t("chart.unscored"),
+        hover=t("chart.hover"),
     )
 
 
@@ -160,12 +174,28 @@ def _finish(box: st.delta_generator.DeltaGenerator, step: int, slide: bool) -> N
         box.expander(t("steps.code"), icon=":material/code:").code(step_code(step), language="python")
 
 
-def _draw(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, stretch: bool = True, slide: bool = False) -> None:
-    """Send a chart: the spec as it is (its type larger on a slide), its datasets as compact Arrow."""
+def _draw_vega(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, slide: bool = False) -> None:
+    """Send a Vega-Lite chart (its type larger on a slide), its datasets as compact Arrow."""
     if slide:
         spec = charts.scale_fonts(spec, charts.PRESENTATION_FONT_SCALE)
     datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
-    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="stretch" if stretch else "content")
+    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="content")
+
+
+#: Up to this many tokens every row gets a label of its own, at least READABLE_ROW_PX tall.
+LABELLED_TOKENS = 32
+READABLE_ROW_PX = 13
+
+
+def _row_px(length: int, target_px: int) -> int:
+    """Height of one token's row: about ``target_px`` for the matrix, never too thin to label up to 32 tokens."""
+    low = READABLE_ROW_PX if length <= LABELLED_TOKENS else 3
+    return min(30, max(low, target_px // length))
+
+
+def _feature_height(length: int) -> int:
+    """How tall a tokens x features matrix is drawn: about 300 px (rows of 3-30 px)."""
+    return _row_px(length, 300) * length
 
 
 def _blocked(run: AttentionRun) -> Tensor:
@@ -173,11 +203,36 @@ def _blocked(run: AttentionRun) -> Tensor:
     return torch.isneginf(run.trace.attend.masked_scores[0])
 
 
+def _unscored(run: AttentionRun) -> Tensor | None:
+    """(L,) bool: query rows no training loss looked at (drawn faded), or ``None`` when every row carries one."""
+    if run.scored_rows is None or bool(run.scored_rows.all()):
+        return None
+    return ~run.scored_rows
+
+
+@dataclass(frozen=True)
+class Step2Slots:
+    """The places in step 2's panel for what depends on the head shown: its chart, and the notes on its numbers."""
+
+    chart: Slot
+    notes: Slot
+
+
 # ---------------------------------------------------------------- the four steps
 def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
     """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose.
 
-    ``slide``: laid out for a projector (teacher mode): code folded under the chart, larger chart type.
+    ``slide``: laid out for a projector (teacher mode): code folded under the chart (whose type the
+    slide's style enlarges).
+    """
+    draw_step_1_chart(step_1_panel(run, slide), run, head)
+
+
+def step_1_panel(run: AttentionRun, slide: bool = False) -> Slot:
+    """Step 1's panel without its chart: the tokens, what the step does, shapes, parameters and code.
+
+    Returns:
+        The place of the Q, K, V chart (see :func:`draw_step_1_chart`).
     """
     p = run.trace.project
     batch, length, d_model = p.x_query.shape
@@ -202,23 +257,44 @@ def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
     columns = frames.feature_budget(length, d_k, parts=3)
     if columns < d_k:
         box.caption(t("steps.features_cut", shown=columns, total=d_k))
-    named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
-    parts = [(name, frames.feature_frame(tensor[0, head], range(columns))) for name, tensor in named]
-    limit = charts.symmetric_limit(*(frame["value"] for _, frame in parts))
-    tokens, text = frames.tokens_frame(run.tokens), chart_text()
-    for column, (name, frame) in zip(box.columns(3), parts, strict=True):
-        column.markdown(f"**{t('step1.chart', name=name, head=head, length=length, d_k=d_k)}**")
-        _draw(column, charts.feature_heatmap(frame, tokens, text, limit=limit), slide=slide)
+    slot = box.empty()
     if slide:
         box.markdown(token_line)
     _finish(box, 1, slide)
+    return slot
 
 
-def render_step_2(run: AttentionRun, head: int, slide: bool = False) -> None:
+def draw_step_1_chart(slot: Slot, run: AttentionRun, head: int) -> None:
+    """Q, K, V of ``head`` (tokens x d_k, as many features as the cell budget allows) side by side in ``slot``."""
+    p = run.trace.project
+    length, d_k = len(run.tokens), run.d_k
+    columns = frames.feature_budget(length, d_k, parts=3)
+    named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
+    parts = [
+        (t("step1.chart", name=name, head=head, length=length, d_k=d_k), tensor[0, head, :, :columns])
+        for name, tensor in named
+    ]
+    figure = heatmap.feature_figure(
+        parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=_feature_height(length)
+    )
+    canvas.draw(slot, figure, key="heatmap_step1")
+
+
+def render_step_2(run: AttentionRun, head: int, color_scale: str = "fixed", slide: bool = False) -> None:
     """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid.
 
     Below the charts: why the scores are divided by √d_k, and dropout on the weights in training.
+    ``color_scale``: how the weights are coloured (:data:`components.heatmap.COLOR_SCALES`).
     ``slide``: laid out for a projector (see :func:`render_step_1`).
+    """
+    draw_step_2_head(step_2_panel(run, color_scale, slide), run, head, color_scale)
+
+
+def step_2_panel(run: AttentionRun, color_scale: str = "fixed", slide: bool = False) -> Step2Slots:
+    """Step 2's panel without what depends on the head shown: what the step does, shapes, code, notes, all heads.
+
+    Returns:
+        The places of the head's chart and of the notes on its numbers (see :func:`draw_step_2_head`).
     """
     a = run.trace.attend
     length = len(run.tokens)
@@ -235,35 +311,37 @@ def render_step_2(run: AttentionRun, head: int, slide: bool = False) -> None:
         scale=f"{a.scale:.4g}",
     )
     _explain(box, 2, shapes, t("step2.params"), slide)
-    blocked = _blocked(run)
-    tokens = frames.tokens_frame(run.tokens)
-    text = chart_text()
-    stages = (
-        ("scores", t("step2.raw", head=head), frames.attention_frame(a.raw_scores[0, head : head + 1])),
-        (
-            "scores",
-            t("step2.scaled", head=head),
-            frames.attention_frame(a.masked_scores[0, head : head + 1], blocked[head : head + 1]),
-        ),
-        (
-            "weights",
-            t("step2.weights", head=head),
-            frames.attention_frame(a.weights[0, head : head + 1], blocked[head : head + 1]),
-        ),
-    )
-    height = 280 if length <= 24 else 400
-    for column, (kind, title, frame) in zip(box.columns(3), stages, strict=True):
-        column.markdown(f"**{title}**")
-        _draw(column, charts.attention_heatmap(frame, tokens, kind, text, height_px=height), slide=slide)
+    chart = box.empty()
     if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
         box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         box.caption(t("step2.masked_note"))
-    _render_why_scale(box, run, head)
-    _render_dropout(box, run, head)
+    notes = box.empty()
     _render_head_labels(box, run)
-    _render_grid(box, run, blocked, tokens, text, slide)
+    with box:
+        _render_grid(run, color_scale, slide)
     _finish(box, 2, slide)
+    return Step2Slots(chart, notes)
+
+
+def draw_step_2_head(slots: Step2Slots, run: AttentionRun, head: int, color_scale: str = "fixed") -> None:
+    """Raw scores, scaled and masked scores, and weights of ``head`` side by side with token axes (rows without a
+    loss faded), then why √d_k and where dropout goes, with this head's numbers, in ``slots``."""
+    a = run.trace.attend
+    length = len(run.tokens)
+    blocked = _blocked(run)
+    stages = (
+        heatmap.Stage(t("step2.raw", head=head), "scores", a.raw_scores[0, head]),
+        heatmap.Stage(t("step2.scaled", head=head), "scores", a.masked_scores[0, head], blocked[head]),
+        heatmap.Stage(t("step2.weights", head=head), "weights", a.weights[0, head], blocked[head]),
+    )
+    height = _row_px(length, 280 if length <= 24 else 400) * length
+    labels = frames.token_labels(run.tokens)
+    figure = heatmap.attention_figure(stages, labels, chart_text(), color_scale, height, faded_rows=_unscored(run))
+    canvas.draw(slots.chart, figure, key="heatmap_step2")
+    notes = slots.notes.container()
+    _render_why_scale(notes, run, head)
+    _render_dropout(notes, run, head)
 
 
 def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
@@ -324,26 +402,22 @@ def row_ranges(rows: Sequence[int]) -> str:
     return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
-def _render_grid(
-    box: st.delta_generator.DeltaGenerator,
-    run: AttentionRun,
-    blocked: Tensor,
-    tokens: pd.DataFrame,
-    text: charts.ChartText,
-    slide: bool,
-) -> None:
-    """Every head as small multiples, or a per-head summary when the grid would be too big to draw fast."""
+@st.fragment
+def _render_grid(run: AttentionRun, color_scale: str, slide: bool) -> None:
+    """Every head as small multiples, titled with its label (its stage chosen here: a fragment), or a per-head
+    summary when the grid would be too big to send."""
     a = run.trace.attend
     num_heads, length = run.num_heads, len(run.tokens)
-    box.markdown(f"**{t('step2.grid_title', heads=num_heads)}**")
+    text = chart_text()
+    st.markdown(f"**{t('step2.grid_title', heads=num_heads)}**")
     cells = num_heads * length * length
     if cells > frames.CELL_BUDGET:
-        box.info(t("step2.grid_summarised", cells=_count(cells), budget=_count(frames.CELL_BUDGET)))
-        _draw(box, charts.head_summary_chart(frames.head_summary_frame(a.weights[0]), text), stretch=False, slide=slide)
+        st.info(t("step2.grid_summarised", cells=_count(cells), budget=_count(frames.CELL_BUDGET)))
+        _draw_vega(st.container(), charts.head_summary_chart(frames.head_summary_frame(a.weights[0]), text), slide)
         return
     if st.session_state.get("grid_stage") not in GRID_STAGES:
         st.session_state["grid_stage"] = "weights"
-    stage = box.segmented_control(
+    stage = st.segmented_control(
         t("step2.grid_stage"),
         GRID_STAGES,
         key="grid_stage",
@@ -351,13 +425,21 @@ def _render_grid(
         format_func=lambda name: t(f"step2.stage.{name}"),
     )
     tensor = {"raw": a.raw_scores, "scaled": a.masked_scores, "weights": a.weights}[stage][0]
-    frame = frames.attention_frame(tensor, None if stage == "raw" else blocked)
     kind = "weights" if stage == "weights" else "scores"
     columns = 4 if num_heads <= 8 else 8
-    titles = [f"{head}: {head_label(run, head)}" for head in range(num_heads)]
-    size = 190 if columns == 4 else 95
-    grid = charts.attention_grid(frame, tokens, kind, text, columns=columns, size_px=size, head_titles=titles)
-    _draw(box, grid, stretch=False, slide=slide)
+    grid = heatmap.grid_figure(
+        tensor,
+        None if stage == "raw" else _blocked(run),
+        kind,
+        frames.token_labels(run.tokens),
+        text,
+        color_scale,
+        columns=columns,
+        size_px=190 if columns == 4 else 95,
+        head_titles=[f"{head}: {head_label(run, head)}" for head in range(num_heads)],
+        faded_rows=_unscored(run),
+    )
+    canvas.draw(st.container(), grid, key="heatmap_grid")
 
 
 def render_step_3(run: AttentionRun, slide: bool = False) -> None:
@@ -380,12 +462,14 @@ def render_step_3(run: AttentionRun, slide: bool = False) -> None:
     _explain(box, 3, shapes, t("step3.params"), slide)
     per_head = frames.feature_budget(length, d_model) // num_heads or 1
     shown = min(per_head, d_k)
-    frame = frames.feature_frame(c.concat[0], frames.concat_columns(d_model, num_heads, shown))
+    columns = frames.concat_columns(d_model, num_heads, shown)
     if shown < d_k:
         box.caption(t("step3.features_cut", shown=shown, d_k=d_k))
-    box.markdown(f"**{t('step3.chart', length=length, d_model=d_model)}**")
-    concat = charts.concat_heatmap(frame, frames.tokens_frame(run.tokens), num_heads, d_k, shown, chart_text())
-    _draw(box, concat, slide=slide)
+    title = t("step3.chart", length=length, d_model=d_model)
+    labels = frames.token_labels(run.tokens)
+    matrix = c.concat[0][:, torch.as_tensor(columns)]  # (L, H * shown)
+    figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height=_feature_height(length))
+    canvas.draw(box, figure, key="heatmap_step3")
     spread = row_spread(c.concat[0])
     if spread.alike:
         largest = float(a.weights[0].max())
@@ -427,9 +511,11 @@ def render_step_4(run: AttentionRun, slide: bool = False) -> None:
     columns = frames.feature_budget(length, d_model)
     if columns < d_model:
         box.caption(t("steps.features_cut", shown=columns, total=d_model))
-    frame = frames.feature_frame(o.output[0], range(columns))
-    box.markdown(f"**{t('step4.chart', length=length, d_model=d_model)}**")
-    _draw(box, charts.feature_heatmap(frame, frames.tokens_frame(run.tokens), chart_text()), slide=slide)
+    parts = [(t("step4.chart", length=length, d_model=d_model), o.output[0, :, :columns])]
+    figure = heatmap.feature_figure(
+        parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=_feature_height(length)
+    )
+    canvas.draw(box, figure, key="heatmap_step4")
     if row_spread(c.concat[0]).alike:
         box.markdown(t("step4.alike_note", **_spread_text(row_spread(o.output[0]))))
     _finish(box, 4, slide)

@@ -20,7 +20,7 @@ import streamlit as st
 
 from components import steps
 from components.charts import PRESENTATION_FONT_SCALE
-from components.controls import select_head
+from components.controls import select_color_scale, select_head
 from components.i18n import t
 from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
@@ -204,11 +204,17 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
 
 
 @st.fragment
-def _head_slide(run: AttentionRun, step: int, head_hidden: bool) -> None:
+def _head_slide(run: AttentionRun, step: int, hidden: frozenset[str]) -> None:
     """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
-    head = select_head(run.num_heads, hidden=head_hidden, inline=True)
-    render = steps.render_step_1 if step == 1 else steps.render_step_2
-    render(run, head, slide=True)
+    row = st.container(horizontal=True, vertical_alignment="center", gap="large")
+    with row:  # the head and the colour scale side by side: a slide's height is the chart's
+        head = select_head(run.num_heads, hidden="head" in hidden, inline=True)
+    if step == 1:
+        steps.render_step_1(run, head, slide=True)
+        return
+    with row:
+        color_scale = select_color_scale(hidden="color_scale" in hidden, inline=True)
+    steps.render_step_2(run, head, color_scale, slide=True)
 
 
 def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order: BatchOrderCheck, counted: int) -> None:
@@ -222,7 +228,7 @@ def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order:
         counted: parameters held by the model (slide 5).
     """
     if view.step in (1, 2):
-        _head_slide(run, view.step, "head" in view.hidden)
+        _head_slide(run, view.step, view.hidden)
     elif view.step == 3:
         steps.render_step_3(run, slide=True)
     elif view.step == 4:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from components.heatmap import COLOR_SCALES
 from mha.checkpoints import checkpoint_names
 from mha.config import DTYPES, LIMITS, TASKS, WEIGHT_SOURCES, AttentionConfig
 from mha.device import DEVICE_CHOICES
@@ -70,6 +71,7 @@ URL_KEYS = (
     "device",
     "dtype",
     "head",
+    "color_scale",
 )
 #: The presentation values (teacher mode) in the URL.
 TEACHER_KEYS = ("teacher", "step", "hide")
@@ -95,6 +97,7 @@ DEFAULTS: dict[str, object] = {
     "device": _DEFAULT_CONFIG.device,
     "dtype": _DEFAULT_CONFIG.dtype,
     "head": 0,
+    "color_scale": COLOR_SCALES[0],
 }
 
 INT_RANGES: dict[str, tuple[int, int]] = {
@@ -116,6 +119,7 @@ _CHOICES: dict[str, Callable[[Sequence[str]], Sequence[str]]] = {
     "tokenizer": lambda _devices: TOKENIZERS,
     "dtype": lambda _devices: DTYPES,
     "device": lambda devices: devices,
+    "color_scale": lambda _devices: COLOR_SCALES,
 }
 
 _BOOLEANS = frozenset({"positional", "block_pad"})

@@ -169,6 +169,14 @@ def console_errors(page) -> list[str]:
     return errors
 
 
+def heatmaps(at) -> list:
+    """Every canvas heatmap of an AppTest page, decoded: what each chart shows (``components.heatmap.Figure``)."""
+    from components.canvas import CHART
+    from components.heatmap import decode
+
+    return [decode(e.proto.bytes) for e in at.get("bidi_component") if e.proto.component_name == CHART]
+
+
 @pytest.fixture(scope="session")
 def tiny_checkpoint(tmp_path_factory) -> Path:
     """A tiny BERT (2 layers, 4 heads, hidden 32) and its tokenizer saved to a folder, built once per session."""

@@ -6,17 +6,20 @@ expected numbers are computed here from the formulas, never copied from the page
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
+import torch
+from conftest import heatmaps
 from streamlit.testing.v1 import AppTest
 
-from mha.config import LIMITS
+from components.heatmap import SEQUENTIAL, Figure
+from components.i18n import t
+from mha.config import LIMITS, AttentionConfig
 from mha.counting import projection_parameters, total_parameters
+from mha.pipeline import run_attention
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6
@@ -36,36 +39,23 @@ def page_text(at: AppTest) -> str:
     return "\n".join(str(element.value) for kind in kinds for element in at.get(kind))
 
 
-def chart_specs(at: AppTest) -> list[tuple[dict, dict[str, pd.DataFrame]]]:
-    """Every Altair chart on the page: its Vega-Lite spec and its datasets (Arrow -> pandas) by name."""
-    out = []
-    for element in at.get("vega_lite_chart"):
-        proto = element.proto
-        datasets = {d.name: pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas() for d in proto.datasets}
-        out.append((json.loads(proto.spec), datasets))
-    return out
-
-
-def _color_domains(node: object) -> list[list[float]]:
-    """Domains of every colour scale in a spec."""
-    if isinstance(node, list):
-        return [domain for item in node for domain in _color_domains(item)]
-    if not isinstance(node, dict):
-        return []
-    found = []
-    color = node.get("encoding", {}).get("color", {}) if isinstance(node.get("encoding"), dict) else {}
-    if "domain" in color.get("scale", {}):
-        found.append(color["scale"]["domain"])
-    return found + [domain for value in node.values() for domain in _color_domains(value)]
-
-
 def weight_frames(at: AppTest) -> list[pd.DataFrame]:
-    """Data of the charts drawn on the fixed 0-1 weights scale (one head large, or the all-heads grid)."""
+    """Cells of the panels drawn on a weights scale, one frame per chart (one head large; the all-heads grid).
+
+    Columns ``panel, q, k, value, masked`` (``panel``: the head in the grid).
+    """
     found = []
-    for spec, datasets in chart_specs(at):
-        if [0.0, 1.0] in _color_domains(spec):
-            found.extend(frame for frame in datasets.values() if {"q", "k", "value", "masked"} <= set(frame.columns))
+    for figure in heatmaps(at):
+        weights = [i for i, panel in enumerate(figure.panels) if figure.scales[panel.scale].scheme == SEQUENTIAL]
+        if weights:
+            cells = figure.cells().rename(columns={"row": "q", "col": "k"})
+            found.append(cells[cells["panel"].isin(weights)])
     return found
+
+
+def grids(at: AppTest) -> list[Figure]:
+    """The all-heads grids on the page (small multiples: square cells, no token axes)."""
+    return [figure for figure in heatmaps(at) if figure.square and not figure.axes]
 
 
 def no_problems(at: AppTest) -> None:
@@ -86,7 +76,8 @@ def test_default_page_runs_and_shows_every_step():
     assert "[1, 8, 11, 64]" in text
     assert "[1, 8, 11, 11]" in text
     assert f"{total_parameters(512):,}" in text
-    assert len(at.get("vega_lite_chart")) >= 7
+    figures = heatmaps(at)  # step 1's Q, K, V; step 2's head; all heads; step 3; step 4
+    assert [figure.shape for figure in figures] == [(3, 11, 64), (3, 11, 11), (8, 11, 11), (1, 11, 512), (1, 11, 512)]
     assert at.success and "✓" in at.success[0].value
 
 
@@ -193,8 +184,7 @@ def test_causal_mask_zeroes_the_weights_above_the_diagonal():
         assert (frame.loc[above, "value"] == 0).all()
         assert frame.loc[above, "masked"].all()
         assert not frame.loc[~above, "masked"].any()
-        group = ["head", "q"] if "head" in frame.columns else ["q"]
-        sums = frame.groupby(group)["value"].sum()
+        sums = frame.groupby(["panel", "q"])["value"].sum()
         assert sums.sub(1.0).abs().max() < 1e-5  # each row of weights sums to 1
 
 
@@ -231,8 +221,9 @@ def test_head_selector_changes_the_head_shown_and_the_url():
     at = open_page(**SMALL)
     at.radio(key="head").set_value(3).run()
     no_problems(at)
-    assert any("Q of head 3" in m.value for m in at.markdown)  # the chart's title, above it
-    assert any("head 3" in m.value for m in at.markdown)
+    titles = [panel.title for figure in heatmaps(at) for panel in figure.panels]
+    assert "Q of head 3 [6 × 16]" in titles  # step 1's charts
+    assert "softmax weights, head 3" in titles  # step 2's
     assert at.query_params["head"] == "3"
 
 
@@ -240,24 +231,27 @@ def test_grid_stage_selector_shows_scores_for_every_head():
     at = open_page(**SMALL, mask_type="causal")
     at.button_group(key="grid_stage").set_value("scaled").run()
     no_problems(at)
-    grids = [datasets for spec, datasets in chart_specs(at) if "facet" in spec]
-    (datasets,) = grids
-    (frame,) = [f for f in datasets.values() if "head" in f.columns]
-    assert sorted(frame["head"].unique()) == [0, 1, 2, 3]
-    assert frame.loc[frame["masked"], "value"].isna().all()  # -inf travels as null
-    assert frame.loc[~frame["masked"], "value"].notna().all()
+    (grid,) = grids(at)
+    run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SMALL["tokens"]))
+    labels = [t("label.with_share", label=t(f"label.{h.name}"), share=f"{h.share:.2f}") for h in run.head_labels]
+    assert [panel.title for panel in grid.panels] == [f"{head}: {label}" for head, label in enumerate(labels)]
+    assert {scale.scheme for scale in grid.scales} == {"diverging"}
+    frame = grid.cells()
+    assert np.isneginf(frame.loc[frame["masked"], "value"]).all()  # -inf travels as -inf, drawn grey
+    assert np.isfinite(frame.loc[~frame["masked"], "value"]).all()
+    assert set(frame.loc[frame["masked"], ["row", "col"]].itertuples(index=False)) == {
+        (q, k) for q in range(6) for k in range(q + 1, 6)
+    }
 
 
 def test_seed_changes_the_numbers_and_the_url():
     at = open_page(**SMALL)
-    before = chart_specs(at)[0][1]
+    before = heatmaps(at)[0].panels[0].values  # Q of the head shown
     at.number_input(key="seed").set_value(1).run()
     no_problems(at)
-    after = chart_specs(at)[0][1]
-    values_before = [f["value"].to_numpy() for f in before.values() if "value" in f.columns]
-    values_after = [f["value"].to_numpy() for f in after.values() if "value" in f.columns]
-    assert values_before[0].shape == values_after[0].shape
-    assert abs(values_before[0] - values_after[0]).max() > 1e-3
+    after = heatmaps(at)[0].panels[0].values
+    assert before.shape == after.shape
+    assert abs(before - after).max() > 1e-3
     assert at.query_params["seed"] == "1"
 
 
@@ -291,7 +285,9 @@ def test_many_heads_and_tokens_summarise_the_grid():
     at = open_page(d_model="64", num_heads="8", tokens=tokens)  # 8 x 64 x 64 = 32768 cells > 20000
     no_problems(at)
     assert any("summarised" in info.value for info in at.info)
-    assert not [spec for spec, _ in chart_specs(at) if "facet" in spec]
+    assert not grids(at)
+    (bars,) = at.get("vega_lite_chart")  # entropy and largest weight per head
+    assert '"hconcat"' in bars.proto.spec
 
 
 # ---------------------------------------------------------------- URL parameters
@@ -381,3 +377,51 @@ def test_the_head_count_table_includes_the_chosen_head_count():
     row = by_heads[by_heads["h"] == "12"].iloc[0]
     assert row["d_k"] == "64"
     assert [int(h) for h in by_heads["h"]] == sorted(int(h) for h in by_heads["h"])
+
+
+# ---------------------------------------------------------------- what the charts carry, read back
+def test_every_chart_carries_the_engine_numbers_read_back_through_apptest():
+    at = open_page(**SMALL, mask_type="causal", head="1")
+    no_problems(at)
+    run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SMALL["tokens"]))
+    p, a, c, o = run.trace.project, run.trace.attend, run.trace.concat, run.trace.out
+    step1, step2, grid, step3, step4 = heatmaps(at)
+    labels = ("0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat")
+    assert all(figure.row_labels == labels for figure in (step1, step2, grid, step3, step4))
+    assert step2.col_labels == grid.col_labels == labels
+    same = np.testing.assert_array_equal  # float32 as computed: the tooltip shows the exact value
+    for panel, tensor in zip(step1.panels, (p.q_heads, p.k_heads, p.v_heads), strict=True):
+        same(panel.values, tensor[0, 1].numpy())  # head 1, all d_k = 16 features
+    same(step1.col_index, np.arange(16))
+    blocked = torch.isneginf(a.masked_scores[0, 1]).numpy()
+    assert (blocked == np.triu(np.ones((6, 6), bool), k=1)).all()
+    raw, scaled, weights = step2.panels
+    same(raw.values, a.raw_scores[0, 1].numpy())
+    assert not raw.masked.any()  # before the mask
+    same(scaled.values, a.masked_scores[0, 1].numpy())  # -inf where blocked
+    same(weights.values, a.weights[0, 1].numpy())
+    same(scaled.masked, blocked)
+    same(weights.masked, blocked)
+    for head, panel in enumerate(grid.panels):
+        same(panel.values, a.weights[0, head].numpy())
+    same(step3.panels[0].values, c.concat[0].numpy())  # 4 heads x 16 features: all of them
+    assert (step3.group, step3.col_index.tolist()) == (16, list(range(64)))
+    same(step4.panels[0].values, o.output[0].numpy())
+
+
+def test_stretched_colour_scale_spans_the_weights_shown_and_goes_in_the_link():
+    at = open_page(**SMALL, mask_type="causal")
+    fixed = [figure.scales[-1] for figure in heatmaps(at)[1:3]]  # step 2's weights, the grid
+    assert [(scale.low, scale.high) for scale in fixed] == [(0.0, 1.0), (0.0, 1.0)]
+    at.button_group(key="color_scale").set_value("stretch").run()
+    no_problems(at)
+    assert at.query_params["color_scale"] == "stretch"
+    step2, grid = heatmaps(at)[1:3]
+    for figure, panels in ((step2, step2.panels[2:]), (grid, grid.panels)):
+        live = np.concatenate([panel.values[~panel.masked] for panel in panels])
+        (scale,) = {figure.scales[panel.scale] for panel in panels}
+        assert (scale.low, scale.high) == (float(live.min()), float(live.max()))
+        assert 0.0 < scale.low < scale.high  # the masked cells (weight 0) do not count
+    assert [s.scheme for s in step2.scales[:2]] == ["diverging", "diverging"]  # scores keep their scale
+    linked = open_page(**SMALL, color_scale="stretch")
+    assert linked.button_group(key="color_scale").value == "stretch"

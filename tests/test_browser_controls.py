@@ -5,10 +5,10 @@ tokens and the shapes, keep the number of charts, and leave no error on the page
 console. Widgets are found by their key (Streamlit puts ``st-key-<key>`` on a keyed widget's
 container). Expected shapes are computed here from the inputs, not read off the page.
 
-The charts may be drawn on a canvas (Vega's canvas renderer) or as SVG; :data:`CHART_IMAGES`
-reads either as one fingerprint per chart ('' while it is not drawn), so "the chart changed"
-means its pixels changed. The page helpers here are also used by ``test_browser_hostile.py``
-and ``test_many_users.py``.
+The charts are drawn on a canvas (the page's heatmap component, or Vega's canvas renderer for the
+per-head summary) or as SVG; :data:`CHART_IMAGES` reads either as one fingerprint per chart ('' while
+it is not drawn), so "the chart changed" means its pixels changed. The page helpers here are also
+used by ``test_browser_hostile.py`` and ``test_many_users.py``.
 
 Console messages filtered as harmless: none. ``console_errors`` collects errors only; Vega's
 console *warnings* (e.g. 'Autosize "fit" only works for single views') are not errors.
@@ -29,7 +29,7 @@ START = "/?d_model=64&num_heads=4&tokens=the+cat+sat&mask_type=none&seed=0&lang=
 CHART_IMAGES = """() => {
     const hash = text => { let h = 5381; for (let i = 0; i < text.length; i++) h = (h * 33 + text.charCodeAt(i)) | 0;
                            return (h >>> 0).toString(16) + ':' + text.length; };
-    return Array.from(document.querySelectorAll('.vega-embed')).map(chart => {
+    return Array.from(document.querySelectorAll('.vega-embed, .attn-heatmap')).map(chart => {
         const canvas = chart.querySelector('canvas');
         if (canvas) {
             if (!canvas.width || !canvas.height) return '';
@@ -137,7 +137,7 @@ def test_d_model_typed_and_by_preset_and_heads_change_the_shapes(app_url, page):
     ):
         action()
         after = settle(page, text_appears(shape))
-        assert changed(images, after) >= 3  # at least Q, K, V of the head shown are drawn anew
+        assert changed(images, after) >= 3  # at least step 1, step 2 and the grid are drawn anew
         images = after
         no_errors(page)
     assert page.locator(".st-key-d_model input").input_value() == "256"
@@ -157,7 +157,7 @@ def test_mask_and_window_redraw_the_attention_charts(app_url, page):
     assert masked_note not in main_text(page)
     choose(page, "mask_type", t("mask.causal", lang="en"))
     after = settle(page, text_appears(masked_note))
-    assert changed(images, after) >= 3  # scaled scores, weights, the all-heads grid
+    assert changed(images, after) >= 3  # step 2 (scaled scores, weights), the all-heads grid, steps 3 and 4
     assert "mask_type=causal" in page.url
     no_errors(page)
 

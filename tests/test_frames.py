@@ -1,8 +1,6 @@
-"""Trace tensors -> compact long-form frames: values in the right cells, small dtypes, masks carried."""
+"""What the charts are made of: token labels, how many cells to send, the per-head summary and its Arrow."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pyarrow as pa
@@ -10,8 +8,6 @@ import pytest
 import torch
 
 from components import frames
-from mha.config import AttentionConfig
-from mha.pipeline import run_attention
 
 
 def test_token_labels_stay_distinct_when_tokens_repeat():
@@ -20,64 +16,10 @@ def test_token_labels_stay_distinct_when_tokens_repeat():
     assert len(set(labels)) == len(labels)
 
 
-def test_tokens_frame_maps_positions_to_labels():
-    table = frames.tokens_frame(["小", "明", "小"])
-    assert table["pos"].tolist() == [0, 1, 2]
-    assert table["label"].tolist() == ["0:小", "1:明", "2:小"]
-
-
 @pytest.mark.parametrize(("count", "dtype"), [(1, np.int8), (128, np.int8), (129, np.int16), (1024, np.int16)])
 def test_index_dtype_is_the_smallest_that_holds_the_indices(count, dtype):
     assert frames.index_dtype(count) == dtype
     assert np.iinfo(frames.index_dtype(count)).max >= count - 1
-
-
-def test_attention_frame_puts_every_value_in_its_cell():
-    scores = torch.arange(2 * 3 * 4, dtype=torch.float32).reshape(2, 3, 4)  # (H, Lq, Lk)
-    frame = frames.attention_frame(scores)
-    assert len(frame) == 24
-    for row in frame.itertuples():
-        assert row.value == scores[row.head, row.q, row.k].item()
-    assert not frame["masked"].any()
-
-
-def test_attention_frame_turns_minus_inf_into_nan_and_keeps_the_mask():
-    scores = torch.tensor([[[0.5, float("-inf")], [0.25, -1.0]]])  # (1, 2, 2)
-    blocked = torch.isneginf(scores)
-    frame = frames.attention_frame(scores, blocked)
-    assert frame["masked"].tolist() == [False, True, False, False]
-    assert math.isnan(frame["value"].iloc[1])
-    assert frame["value"].iloc[[0, 2, 3]].tolist() == [0.5, 0.25, -1.0]
-
-
-def test_attention_frame_broadcasts_a_mask_shared_by_all_heads():
-    keep = torch.ones(3, 3, dtype=torch.bool).tril()  # (Lq, Lk)
-    frame = frames.attention_frame(torch.zeros(2, 3, 3), ~keep)
-    per_head = frame[frame["head"] == 1]
-    assert per_head["masked"].tolist() == (~keep).reshape(-1).tolist()
-
-
-def test_frames_are_compact_in_arrow():
-    run = run_attention(AttentionConfig(d_model=64, num_heads=4, tokens=" ".join(["w"] * 40), mask_type="causal"))
-    frame = frames.attention_frame(run.trace.attend.weights[0], torch.isneginf(run.trace.attend.masked_scores[0]))
-    assert frame.dtypes.to_dict() == {
-        "head": np.int8,
-        "q": np.int8,
-        "k": np.int8,
-        "value": np.float32,
-        "masked": np.bool_,
-    }
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    assert table.nbytes / len(frame) <= 8.5  # 3 x int8 + float32 + a bit per bool
-
-
-def test_feature_frame_selects_columns_and_keeps_their_indices():
-    matrix = torch.arange(3 * 8, dtype=torch.float32).reshape(3, 8)  # (L, C)
-    frame = frames.feature_frame(matrix, [0, 4, 5])
-    assert frame["f"].tolist() == [0, 4, 5] * 3
-    assert frame["q"].tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
-    for row in frame.itertuples():
-        assert row.value == matrix[row.q, row.f].item()
 
 
 def test_feature_budget_caps_the_cells():
@@ -108,14 +50,14 @@ def test_head_summary_leaves_out_fully_masked_rows():
     np.testing.assert_allclose(summary["max_weight"], [0.5], atol=1e-6)
 
 
-def test_arrow_bytes_are_compact_and_carry_minus_inf_as_null():
-    scores = torch.randn(8, 64, 64).tril()  # (H, Lq, Lk)
-    blocked = torch.ones(64, 64, dtype=torch.bool).triu(1)
-    frame = frames.attention_frame(scores.masked_fill(blocked, float("-inf")), blocked)
+def test_arrow_bytes_are_compact_and_carry_nan_as_null():
+    weights = torch.softmax(torch.randn(16, 64, 64), dim=-1)  # (H, Lq, Lk)
+    frame = frames.head_summary_frame(weights)
+    frame.loc[3, "entropy"] = float("nan")
     sent = frames.arrow_bytes(frame)
     table = pa.ipc.open_stream(sent).read_all()
     assert table.schema.metadata is None  # no pandas metadata travels
-    assert table.column_names == ["head", "q", "k", "value", "masked"]
-    assert table.column("value").null_count == int(blocked.sum()) * 8
-    np.testing.assert_array_equal(table.column("q").to_numpy(), frame["q"].to_numpy())
-    assert len(sent) / len(frame) <= 7.5  # 3 x int8 + float32 + bits for the mask and the nulls
+    assert table.column_names == ["head", "entropy", "max_weight"]
+    assert str(table.schema.field("head").type) == "int8"
+    assert table.column("entropy").null_count == 1
+    np.testing.assert_array_equal(table.column("max_weight").to_numpy(), frame["max_weight"].to_numpy())

@@ -10,13 +10,13 @@ Small sizes (d_model 64, 4 heads, a few tokens) keep each page run short.
 
 from __future__ import annotations
 
-import io
 import re
 import unicodedata
 from pathlib import Path
 
-import pyarrow as pa
+import numpy as np
 import pytest
+from conftest import heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.safe_text import md_escape, printable
@@ -51,13 +51,12 @@ def texts(at: AppTest) -> list[str]:
 
 
 def chart_labels(at: AppTest) -> list[list[str]]:
-    """The token labels of every chart (its ``tokens`` dataset), one list per chart."""
+    """The token labels of every chart (its rows, and its columns where they are tokens), one list per axis."""
     found = []
-    for element in at.get("vega_lite_chart"):
-        for dataset in element.proto.datasets:
-            frame = pa.ipc.open_stream(io.BytesIO(dataset.data.data)).read_all().to_pandas()
-            if "label" in frame.columns:
-                found.append([str(label) for label in frame["label"]])
+    for figure in heatmaps(at):
+        found.append(list(figure.row_labels))
+        if figure.col_labels is not None:
+            found.append(list(figure.col_labels))
     return found
 
 
@@ -79,7 +78,7 @@ def page_keeps_working(at: AppTest) -> None:
 
 def runs(at: AppTest) -> bool:
     """The page got to the charts (the config was runnable)."""
-    return len(at.get("vega_lite_chart")) >= 7
+    return len(heatmaps(at)) >= 4  # steps 1-4 (the all-heads grid may be summarised as bars)
 
 
 # ---------------------------------------------------------------- pure: parsing and escaping
@@ -350,21 +349,17 @@ def test_padding_mask_over_only_pad_tokens_gives_zeros_with_a_note():
     at = open_page(d_model="64", num_heads="4", mask_type="padding", tokens="[PAD] [PAD]")
     page_keeps_working(at)
     assert any("all weights are zero (not NaN)" in warning.value for warning in at.warning)
-    weights = []
-    for element in at.get("vega_lite_chart"):
-        for dataset in element.proto.datasets:
-            frame = pa.ipc.open_stream(io.BytesIO(dataset.data.data)).read_all().to_pandas()
-            if {"k", "value", "masked"} <= set(frame.columns):
-                weights.append(frame)
-    for frame in weights:
-        # a score of -inf is sent as null and drawn as a grey "masked" cell; nothing else may be null
-        assert frame.loc[frame["value"].isna(), "masked"].all()
-    raw = [frame for frame in weights if not frame["masked"].any()]  # raw scores: before the mask
-    masked = [frame for frame in weights if frame["masked"].all()]  # every key is [PAD]: all blocked
-    assert len(raw) + len(masked) == len(weights) and raw and masked
-    assert all(frame["value"].notna().all() for frame in raw)
-    # the weights (the chosen head large, and the all-heads grid) are exact zeros, never NaN
-    weight_frames = [frame for frame in masked if frame["value"].notna().all()]
-    assert len(weight_frames) == 2
-    assert all((frame["value"] == 0).all() for frame in weight_frames)
+    panels = [panel for figure in heatmaps(at) for panel in figure.panels if figure.row_title == "query token"]
+    for panel in panels:
+        # a score of -inf is drawn as a grey "masked" cell; nothing else may be infinite or NaN
+        assert panel.masked[~np.isfinite(panel.values)].all()
+        assert not np.isnan(panel.values).any()
+    raw = [panel for panel in panels if not panel.masked.any()]  # raw scores: before the mask
+    masked = [panel for panel in panels if panel.masked.all()]  # every key is [PAD]: all blocked
+    assert len(raw) + len(masked) == len(panels) and raw and masked
+    assert all(np.isfinite(panel.values).all() for panel in raw)
+    # the weights (the chosen head large, and every head of the grid) are exact zeros, never NaN
+    weights = [panel for panel in masked if np.isfinite(panel.values).all()]
+    assert len(weights) == 1 + 4
+    assert all((panel.values == 0).all() for panel in weights)
     assert any("Grey cells with × are masked" in caption.value for caption in at.caption)

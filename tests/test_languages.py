@@ -25,6 +25,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from streamlit.runtime.context import ContextProxy
 from streamlit.testing.v1 import AppTest
 
+from components.canvas import CHART
+from components.heatmap import decode
 from components.i18n import language_from_locale, t
 from components.locale import CATALOG
 from components.nav import LAB_PAGES
@@ -81,6 +83,9 @@ def shown_texts(at: AppTest) -> list[tuple[str, str]]:
         key = str(getattr(proto, "id", "")).rsplit("-", 1)[-1]
         if getattr(node, "type", "") == "vega_lite_chart":
             found += [(key, title) for title in _chart_titles(json.loads(proto.spec))]
+        elif getattr(node, "type", "") == "bidi_component":
+            if proto.component_name == CHART:  # the canvas heatmaps: every word but the token labels
+                found += [(key, word) for word in decode(proto.bytes).words()]
         elif kind == "Table":
             frame = node.value
             found += [(key, str(column)) for column in frame.columns]

@@ -8,12 +8,11 @@ text (token line, shapes, counts), same chart data, same link.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 import pytest
+from conftest import heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
@@ -30,7 +29,7 @@ def open_page(params: dict[str, str]) -> AppTest:
     return at.run()
 
 
-_KINDS = ("number_input", "selectbox", "text_area", "toggle", "radio", "multiselect")
+_KINDS = ("number_input", "selectbox", "text_area", "toggle", "radio", "multiselect", "button_group")
 
 
 def widget(at: AppTest, key: str):
@@ -46,12 +45,8 @@ def page_texts(at: AppTest) -> list[str]:
 
 
 def chart_frames(at: AppTest) -> list[pd.DataFrame]:
-    """Every chart's datasets."""
-    return [
-        pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas()
-        for e in at.get("vega_lite_chart")
-        for d in e.proto.datasets
-    ]
+    """Every chart's cells (panel, row, col, value, masked)."""
+    return [figure.cells() for figure in heatmaps(at)]
 
 
 # (key, value in the link, the widget's value it gives, a new widget value, how the link then reads it)
@@ -79,6 +74,7 @@ CONTROLS = [
     ("task", "induction", "induction", "previous", "previous"),
     ("layer", "1", 1, 0, "0"),
     ("head", "2", 2, 3, "3"),
+    ("color_scale", "stretch", "stretch", "fixed", "fixed"),
     ("hide", "seed,device", ["seed", "device"], ["head"], "head"),
     ("teacher", "1", True, False, None),  # None: leaving presentation mode takes the name out of the link
 ]
@@ -138,7 +134,7 @@ def _same_page(first: AppTest, second: AppTest) -> None:
     assert charts
     assert len(chart_frames(second)) == len(charts)
     for ours, theirs in zip(chart_frames(second), charts, strict=True):
-        assert ours.equals(theirs)  # masked cells are NaN in both
+        assert ours.equals(theirs)  # masked cells are -inf in both
     drawn = [key for key in URL_KEYS if any(w.key == key for kind in _KINDS for w in first.get(kind))]
     assert drawn
     for key in drawn:

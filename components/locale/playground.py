@@ -211,6 +211,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "chart.entropy": {"en": "mean entropy (bits)", "zh": "平均熵（比特）"},
     "chart.max_weight": {"en": "mean largest weight", "zh": "平均最大权重"},
     "chart.heads_axis": {"en": "head (one block per head)", "zh": "头（每块是一个头）"},
+    "chart.unscored": {"en": "row without a loss (faded)", "zh": "没有损失的行（显示较淡）"},
+    "chart.hover": {
+        "en": "Not every token is labelled at this size: point at a cell to see its tokens and its value.",
+        "zh": "这么多词元放不下全部标签：把鼠标指向格子即可看到它的词元和数值。",
+    },
+    "controls.color_scale": {"en": "Colour scale of the weights", "zh": "权重的颜色刻度"},
+    "controls.color_scale_help": {
+        "en": "Fixed: 0 is white and 1 is dark blue in every head and run, so charts compare. Stretched: the "
+        "smallest weight shown is the lightest and the largest the darkest, so near-uniform weights (random, "
+        "untrained W_q and W_k) still show their differences; read the numbers on the legend.",
+        "zh": "固定：在每个头、每次运行中，0 都是白色、1 都是深蓝，图与图可以直接比较。拉伸：显示的最小权重最浅、"
+        "最大权重最深，即使权重接近均匀（W_q 和 W_k 随机、未经训练）也能看出差别；请看图例上的数值。",
+    },
+    "color_scale.fixed": {"en": "fixed 0–1", "zh": "固定 0–1"},
+    "color_scale.stretch": {"en": "stretched to the data", "zh": "按数据拉伸"},
     # ------------------------------------------------------------ steps, shared
     "steps.head": {"en": "Head shown in steps 1 and 2 (0..{high})", "zh": "步骤 1 和 2 中显示的头（0..{high}）"},
     "steps.features_cut": {

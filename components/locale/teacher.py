@@ -30,6 +30,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "teacher.control.positional": {"en": "positional encoding", "zh": "位置编码"},
     "teacher.control.device": {"en": "device", "zh": "设备"},
     "teacher.control.head": {"en": "head selector", "zh": "注意力头选择"},
+    "teacher.control.color_scale": {"en": "colour scale of the weights", "zh": "权重的颜色刻度"},
     # A problem in the link's "hide" list (the other link problems use the url.* messages of the playground).
     "url.unknown_names": {
         "en": "Link parameter “{name}” names controls that do not exist: {value}; they are ignored. "

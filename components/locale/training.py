@@ -202,9 +202,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "step2.unscored_rows": {
         "en": "Rows {rows} carry no loss: training never looked at their outputs, so their weights are arbitrary "
-        "(the labels leave them out; the training timeline fades them).",
-        "zh": "第 {rows} 行没有损失：训练从不看它们的输出，所以它们的权重是任意的（标签不计这些行；训练时间线把它们"
-        "显示得较淡）。",
+        "(the labels leave them out; this step's charts and the training timeline draw them faded).",
+        "zh": "第 {rows} 行没有损失：训练从不看它们的输出，所以它们的权重是任意的（标签不计这些行；"
+        "本步骤的图和训练时间线把它们显示得较淡）。",
     },
     "label.last digit": {"en": "last digit", "zh": "最近的数字"},
     "label.induction": {"en": "induction", "zh": "归纳"},

@@ -1,0 +1,74 @@
+"""The canvas heatmap as a Streamlit component (components v2: inline JavaScript and CSS, no build step).
+
+Two components: the drawing code (``heatmap.js``, read from beside this file), which
+:func:`load` puts on the page once per run as a hidden element, and the chart, a stub of a few
+hundred bytes that waits for that code and hands it the chart's payload. So a rerun sends the code
+once, not once per chart, and a fragment rerun (another head) does not send it at all: the page
+keeps it. :func:`draw` sends a :class:`components.heatmap.Figure` as one binary payload.
+
+In AppTest a chart is an element of type ``bidi_component`` whose ``proto.component_name`` is
+:data:`CHART`: ``components.heatmap.decode(element.proto.bytes)`` gives back the figure it shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from components.heatmap import Figure, encode
+
+__all__ = ["CHART", "CODE", "CODE_KEY", "draw", "load"]
+
+CHART = "attention_playground.heatmap"
+CODE = "attention_playground.heatmap_code"
+CODE_KEY = "heatmap_code"
+
+
+def _compact(source: str) -> str:
+    """The module without its comment lines and indentation (a quarter smaller; the code is unchanged)."""
+    lines = (line.strip() for line in source.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
+_CODE_JS = _compact((Path(__file__).with_name("heatmap.js")).read_text(encoding="utf-8"))
+_STUB_JS = """
+export default function (component) {
+  if (!window.attnHeatmap) {
+    let resolve;
+    window.attnHeatmap = { ready: new Promise((r) => (resolve = r)), resolve };
+  }
+  let cleanup = null, gone = false;
+  window.attnHeatmap.ready.then((render) => { if (!gone) cleanup = render(component); });
+  return () => { gone = true; if (cleanup) cleanup(); };
+}
+"""
+_CHART_CSS = """
+.attn-heatmap { position: relative; width: 100%; line-height: 1.3; }
+.attn-heatmap canvas { display: block; }
+.attn-heatmap-tip {
+  display: none; position: absolute; z-index: 5; pointer-events: none; padding: 6px 9px;
+  background: white; border: 1px solid #bbb; border-radius: 4px; box-shadow: 0 2px 6px rgba(0, 0, 0, 0.15);
+  font-size: calc(13px * var(--attn-chart-font-scale, 1)); white-space: nowrap; color: #31333f;
+}
+.attn-heatmap-mark {
+  display: none; position: absolute; pointer-events: none; box-sizing: content-box; border: 1px solid black;
+}
+.attn-heatmap-note { font-size: calc(13px * var(--attn-chart-font-scale, 1)); color: #6b7280; }
+.attn-heatmap-note:empty { display: none; }
+"""
+_code = st.components.v2.component(
+    CODE, js=_CODE_JS, css=f".st-key-{CODE_KEY} {{ display: none; }}", isolate_styles=False
+)
+_chart = st.components.v2.component(CHART, js=_STUB_JS, css=_CHART_CSS, isolate_styles=False)
+
+
+def load() -> None:
+    """Put the drawing code on the page (hidden). Call it once per run, outside fragments, before any chart."""
+    _code(key=CODE_KEY, width="stretch", height="content")
+
+
+def draw(container: st.delta_generator.DeltaGenerator, figure: Figure, key: str) -> None:
+    """Draw ``figure`` in ``container``; ``key`` keeps the chart's place (and its canvas) across reruns."""
+    with container:
+        _chart(key=key, data=encode(figure), width="stretch", height="content")

@@ -1,0 +1,575 @@
+// Canvas heatmaps for the Attention Playground (a Streamlit components-v2 module; no build step, no network).
+//
+// The page sends one binary payload per figure (components/heatmap.py: encode): a JSON header, then
+// float32 values (P, R, C), an int16 column index (C), a uint8 mask (P, R, C) and a uint8 flag per faded row
+// (R). This module lays the panels out for the width it is given, paints every matrix as one image (one
+// pixel per cell, scaled up without smoothing: ~100k cells in a few ms), and draws token labels, axis titles
+// (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per colour scale, and a
+// tooltip with the exact value. Its type grows by the CSS variable --attn-chart-font-scale (a projector
+// slide sets it; 1 elsewhere).
+// Every word comes from the header (already translated); token labels are drawn as canvas text or set
+// as textContent, never parsed as HTML.
+
+const SCHEMES = {
+  // Vega's "blues" and "redblue" (reversed: blue below 0, red above), as 256-colour tables.
+  sequential: "cfe1f2bed8eca8cee58fc1de74b2d75ba3cf4592c63181bd206fb2125ca40a4690",
+  diverging: "053061" + "2166ac4393c392c5ded1e5f0f7f7f7fddbc7f4a582d6604db2182b67001f",
+};
+const MASKED = [212, 212, 212]; // #d4d4d4
+const FADED_OPACITY = 0.25; // a faded row's colour over white (as the training charts draw them)
+const CROSS = "#404040";
+const TEXT = "#31333f";
+const GAP_X = 18; // between panels in a row
+const GAP_Y = 14; // between rows of panels
+const MIN_LABEL_PX = 9; // smallest label font; a row or column narrower than this gets every k-th label
+const LABEL_MAX_PX = 130; // longer token labels are cut with an ellipsis
+const LEGEND_BAR = 140;
+const LEGEND_LINE = 32; // height of one line of legends
+
+const tables = {};
+function colorTable(scheme) {
+  // 256 RGBA colours, packed as the little-endian uint32 an ImageData's Uint32Array view takes.
+  if (tables[scheme]) return tables[scheme];
+  const hex = SCHEMES[scheme];
+  const stops = [];
+  for (let i = 0; i < hex.length; i += 6) stops.push([0, 2, 4].map((j) => parseInt(hex.slice(i + j, i + j + 2), 16)));
+  const packed = new Uint32Array(256);
+  const faded = new Uint32Array(256);
+  const rgb = new Uint8Array(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const at = (i / 255) * (stops.length - 1);
+    const lo = Math.min(Math.floor(at), stops.length - 2);
+    const f = at - lo;
+    const c = [0, 1, 2].map((k) => Math.round(stops[lo][k] + (stops[lo + 1][k] - stops[lo][k]) * f));
+    rgb.set(c, 3 * i);
+    packed[i] = pack(c);
+    faded[i] = pack(fade(c));
+  }
+  return (tables[scheme] = { packed, faded, rgb });
+}
+
+const pack = (c) => (255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0];
+const fade = (c) => c.map((v) => Math.round(255 - (255 - v) * FADED_OPACITY));
+
+function parse(bytes) {
+  const own = bytes.slice(); // an aligned buffer of our own: the typed arrays below read it in place
+  const view = new DataView(own.buffer);
+  const length = view.getUint32(0, true);
+  const header = JSON.parse(new TextDecoder().decode(own.subarray(4, 4 + length)));
+  let offset = 4 + length + ((4 - ((4 + length) % 4)) % 4);
+  const [P, R, C] = header.shape;
+  const values = new Float32Array(own.buffer, offset, P * R * C);
+  offset += 4 * P * R * C;
+  let index = null;
+  if (header.index) {
+    index = new Int16Array(own.buffer, offset, C);
+    offset += 2 * C;
+  }
+  let masked = null;
+  if (header.masked) {
+    masked = new Uint8Array(own.buffer, offset, P * R * C);
+    offset += P * R * C;
+  }
+  const faded = header.faded ? new Uint8Array(own.buffer, offset, R) : null;
+  return { header, values, index, masked, faded, P, R, C };
+}
+
+const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
+
+function formatTick(value) {
+  if (value === 0) return "0";
+  const digits = Math.abs(value) >= 10 ? 0 : Math.abs(value) >= 1 ? 1 : Math.abs(value) >= 0.1 ? 2 : 3;
+  return value.toFixed(digits);
+}
+
+function formatValue(value) {
+  if (value === -Infinity) return "−∞";
+  if (value === Infinity) return "∞";
+  return value.toFixed(4);
+}
+
+class HeatmapView {
+  constructor(parent) {
+    this.root = document.createElement("div");
+    this.root.className = "attn-heatmap";
+    this.canvas = document.createElement("canvas");
+    this.canvas.setAttribute("role", "img");
+    this.tip = document.createElement("div");
+    this.tip.className = "attn-heatmap-tip";
+    this.mark = document.createElement("div");
+    this.mark.className = "attn-heatmap-mark";
+    this.note = document.createElement("div");
+    this.note.className = "attn-heatmap-note";
+    this.root.append(this.canvas, this.mark, this.tip, this.note);
+    parent.appendChild(this.root);
+    this.ctx = this.canvas.getContext("2d");
+    this.width = 0;
+    this.canvas.addEventListener("mousemove", (event) => this.hover(event));
+    this.canvas.addEventListener("mouseleave", () => this.hideTip());
+    // The width is read once (a forced layout) when the chart first draws; after that the observer keeps
+    // it, so a rerun's redraw reads nothing from the layout. A new width redraws in the next frame.
+    this.resize = new ResizeObserver((entries) => {
+      const width = Math.round(entries[entries.length - 1].contentRect.width);
+      if (this.data && this.width && Math.abs(width - this.width) >= 2) {
+        this.width = width;
+        requestAnimationFrame(() => this.draw());
+      }
+    });
+  }
+
+  update(bytes) {
+    this.resize.observe(this.root);
+    const same = this.bytes && bytes.length === this.bytes.length && bytes.every((b, i) => b === this.bytes[i]);
+    if (same) return; // the same figure: nothing to draw
+    this.bytes = bytes;
+    this.data = parse(bytes);
+    if (!this.width) {
+      // read once, when the chart first draws: the font, how much larger the type is (a slide's style sets
+      // the variable), and the width
+      const style = getComputedStyle(this.root);
+      this.family = style.fontFamily || "sans-serif";
+      const scale = parseFloat(style.getPropertyValue("--attn-chart-font-scale"));
+      this.k = Number.isFinite(scale) && scale > 0 ? scale : 1;
+      this.width = this.root.clientWidth;
+    }
+    this.draw();
+    if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(() => this.draw());
+  }
+
+  detach() {
+    this.resize.disconnect();
+  }
+
+  font(size, bold) {
+    return `${bold ? "600 " : ""}${size}px ${this.family}`;
+  }
+
+  textWidth(text, font) {
+    this.ctx.font = font;
+    return this.ctx.measureText(text).width;
+  }
+
+  fit(text, font, max) {
+    // The label, cut with an ellipsis to at most `max` px.
+    if (this.textWidth(text, font) <= max) return text;
+    let cut = text;
+    while (cut.length > 1 && this.textWidth(cut + "…", font) > max) cut = cut.slice(0, -1);
+    return cut + "…";
+  }
+
+  layout(width) {
+    const { header, P, R, C } = this.data;
+    const hint = header.layout;
+    const cols = header.cols;
+    const axes = hint.axes;
+    const k = this.k;
+    const out = { axes, thinned: false, k };
+    out.ch = hint.square ? clamp(Math.floor(hint.height / R), 1, 44) : clamp(hint.height / R, 3, 40);
+    // row axis: labels right-aligned in a gutter as wide as the widest label (or the axis title)
+    out.rowFont = clamp(Math.floor(out.ch * 0.85), MIN_LABEL_PX, Math.round(13 * k));
+    out.rowStep = out.ch >= MIN_LABEL_PX ? 1 : Math.ceil(MIN_LABEL_PX / out.ch);
+    out.rowLabels = header.rows.labels.map((label) => this.fit(label, this.font(out.rowFont), LABEL_MAX_PX));
+    out.gutter = 0;
+    if (axes) {
+      const widest = Math.max(...out.rowLabels.map((label) => this.textWidth(label, this.font(out.rowFont))));
+      out.gutter = Math.ceil(Math.max(widest, this.textWidth(header.rows.title, this.font(12 * k, true)))) + 8;
+    }
+    // panels per row: as many as the hint allows while token columns stay wide enough to label
+    const room = Math.max(40, width - out.gutter);
+    let n = Math.min(P, hint.columns);
+    if (hint.square) {
+      out.cw = out.ch;
+      while (n > 1 && n * C * out.cw + (n - 1) * GAP_X > room) n--;
+      if (C * out.cw > room) out.cw = out.ch = Math.max(1, Math.floor(room / C));
+    } else {
+      const cellWidth = (k) => (room - (k - 1) * GAP_X) / k / C;
+      const wanted = cols.labels ? 10 : 1.5;
+      while (n > 1 && cellWidth(n) < wanted) n--;
+      out.cw = cellWidth(n);
+    }
+    out.perRow = n;
+    out.pw = out.cw * C;
+    out.mh = out.ch * R;
+    // column axis: token labels (horizontal when they fit, else vertical), feature ticks, or head blocks
+    out.colStep = 1;
+    out.colBand = 0;
+    if (axes && cols.labels) {
+      out.colFont = clamp(Math.floor(out.cw * 0.8), MIN_LABEL_PX, Math.round(13 * k));
+      out.colStep = out.cw >= MIN_LABEL_PX ? 1 : Math.ceil(MIN_LABEL_PX / out.cw);
+      out.colLabels = cols.labels.map((label) => this.fit(label, this.font(out.colFont), LABEL_MAX_PX));
+      const widest = Math.max(...out.colLabels.map((label) => this.textWidth(label, this.font(out.colFont))));
+      out.colVertical = widest + 4 > out.cw;
+      out.colBand = Math.ceil(out.colVertical ? widest + 6 : out.colFont + 6);
+    } else if (axes) {
+      out.colFont = Math.round(11 * k);
+      out.colBand = Math.round(16 * k);
+    }
+    out.thinned = axes && (out.rowStep > 1 || out.colStep > 1);
+    out.titleBand = header.panels.some((panel) => panel.title) ? Math.round(22 * k) : 0;
+    out.axisBand = axes ? Math.round(18 * k) : 0;
+    out.rowHeight = out.titleBand + out.axisBand + out.colBand + out.mh;
+    const rows = Math.ceil(P / n);
+    const legends = this.legendLayout(width, out, rows, n);
+    // where each panel's matrix sits: rows of panels, each followed by the legends of the scales it ends
+    out.panels = [];
+    out.legends = [];
+    let top = 0;
+    for (let row = 0; row < rows; row++) {
+      for (let p = row * n; p < Math.min(P, (row + 1) * n); p++) {
+        const x = out.gutter + (p % n) * (out.pw + GAP_X);
+        const y = top + out.titleBand + out.axisBand + out.colBand;
+        out.panels.push({ x, top, y, row, cw: out.cw, ch: out.ch, R, C });
+      }
+      top += out.rowHeight + 8;
+      for (const item of legends[row]) out.legends.push({ ...item, y: top + item.line * LEGEND_LINE * k });
+      const lines = Math.max(0, ...legends[row].map((item) => item.line + 1));
+      top += lines * LEGEND_LINE * k + GAP_Y;
+    }
+    out.height = Math.ceil(top);
+    return out;
+  }
+
+  legendLayout(width, out, rows, n) {
+    // One legend per colour scale, under the row of panels where its last panel is, starting under its
+    // first panel in that row; then (last row) the grey x of masked cells and the faded rows. A legend that
+    // would not fit the width goes to a new line.
+    const { header, masked, faded } = this.data;
+    const k = this.k;
+    const panels = header.panels;
+    const perRow = Array.from({ length: rows }, () => []);
+    const scales = [...new Set(panels.map((panel) => panel.scale))];
+    for (const s of scales) {
+      const indices = panels.map((panel, p) => (panel.scale === s ? p : -1)).filter((p) => p >= 0);
+      const row = Math.floor(indices[indices.length - 1] / n);
+      const first = indices.find((p) => Math.floor(p / n) === row);
+      const scale = header.scales[s];
+      const titleWidth = this.textWidth(scale.title, this.font(12 * k, true));
+      perRow[row].push({ kind: "scale", scale: s, at: out.gutter + (first % n) * (out.pw + GAP_X), titleWidth });
+    }
+    for (const [kind, flags] of [["masked", masked], ["faded", faded]]) {
+      if (!flags || !flags.some((m) => m)) continue;
+      perRow[rows - 1].push({ kind, at: 0, titleWidth: this.textWidth(header.text[kind], this.font(12 * k)) });
+    }
+    return perRow.map((items) => {
+      let x = out.gutter;
+      let line = 0;
+      return items.map((item) => {
+        const itemWidth = item.kind === "scale" ? item.titleWidth + (8 + LEGEND_BAR + 16) * k : 20 * k + item.titleWidth;
+        let left = Math.max(x, item.at);
+        if (left + itemWidth > width && left > out.gutter) {
+          line += 1;
+          left = out.gutter;
+        }
+        x = left + itemWidth + 12;
+        return { ...item, x: left, line };
+      });
+    });
+  }
+
+  draw() {
+    const { header, values, masked, faded, R, C } = this.data;
+    const width = Math.max(80, this.width);
+    const L = (this.geometry = this.layout(width));
+    this.root.attnLayout = L;
+    const ratio = window.devicePixelRatio || 1;
+    const [pixelsWide, pixelsHigh] = [Math.round(width * ratio), Math.round(L.height * ratio)];
+    if (this.canvas.width !== pixelsWide || this.canvas.height !== pixelsHigh) {
+      // a new size only when it changed: resizing a canvas reallocates (and clears) its bitmap
+      this.canvas.width = pixelsWide;
+      this.canvas.height = pixelsHigh;
+      this.canvas.style.width = `${width}px`;
+      this.canvas.style.height = `${L.height}px`;
+    }
+    this.canvas.setAttribute("aria-label", header.panels.map((panel) => panel.title).join(" · "));
+    const ctx = this.ctx;
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, width, L.height);
+    ctx.textBaseline = "middle";
+    const image = new ImageData(C, R);
+    const pixels = new Uint32Array(image.data.buffer);
+    const off = (this.offscreen ||= document.createElement("canvas"));
+    if (off.width !== C || off.height !== R) [off.width, off.height] = [C, R];
+    const offCtx = off.getContext("2d");
+    const grey = (255 << 24) | (MASKED[2] << 16) | (MASKED[1] << 8) | MASKED[0];
+    header.panels.forEach((panel, p) => {
+      const box = L.panels[p];
+      const scale = header.scales[panel.scale];
+      const tables = colorTable(scale.scheme);
+      const span = scale.high - scale.low || 1;
+      const base = p * R * C;
+      for (let r = 0; r < R; r++) {
+        const table = faded && faded[r] ? tables.faded : tables.packed;
+        for (let i = r * C; i < (r + 1) * C; i++) {
+          const v = values[base + i];
+          if ((masked && masked[base + i]) || !Number.isFinite(v)) pixels[i] = grey;
+          else pixels[i] = table[clamp(Math.round(((v - scale.low) / span) * 255), 0, 255)];
+        }
+      }
+      offCtx.putImageData(image, 0, 0);
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(off, 0, 0, C, R, box.x, box.y, L.pw, L.mh);
+      if (masked && L.cw >= 8 && L.ch >= 8) this.crosses(box, base);
+      if (header.layout.annotate && L.cw >= 26 && L.ch >= 14) this.numbers(box, base, scale);
+      if (header.cols.group) this.boundaries(box);
+      this.panelText(panel, box, p);
+    });
+    this.legends();
+    this.note.textContent = L.thinned ? header.text.hover : "";
+    this.hideTip();
+  }
+
+  crosses(box, base) {
+    const { masked, R, C } = this.data;
+    const ctx = this.ctx;
+    const inset = 0.3;
+    ctx.beginPath();
+    for (let r = 0; r < R; r++) {
+      for (let c = 0; c < C; c++) {
+        if (!masked[base + r * C + c]) continue;
+        const x = box.x + c * box.cw;
+        const y = box.y + r * box.ch;
+        ctx.moveTo(x + inset * box.cw, y + inset * box.ch);
+        ctx.lineTo(x + (1 - inset) * box.cw, y + (1 - inset) * box.ch);
+        ctx.moveTo(x + (1 - inset) * box.cw, y + inset * box.ch);
+        ctx.lineTo(x + inset * box.cw, y + (1 - inset) * box.ch);
+      }
+    }
+    ctx.strokeStyle = CROSS;
+    ctx.lineWidth = 1.2;
+    ctx.stroke();
+  }
+
+  numbers(box, base, scale) {
+    const { values, masked, R, C } = this.data;
+    const ctx = this.ctx;
+    const { rgb } = colorTable(scale.scheme);
+    const span = scale.high - scale.low || 1;
+    ctx.font = this.font(clamp(Math.floor(box.ch * 0.45), 9, Math.round(13 * this.k)));
+    ctx.textAlign = "center";
+    for (let r = 0; r < R; r++) {
+      for (let c = 0; c < C; c++) {
+        const i = base + r * C + c;
+        const v = values[i];
+        if ((masked && masked[i]) || !Number.isFinite(v)) continue;
+        const k = 3 * clamp(Math.round(((v - scale.low) / span) * 255), 0, 255);
+        const light = 0.299 * rgb[k] + 0.587 * rgb[k + 1] + 0.114 * rgb[k + 2];
+        ctx.fillStyle = light < 140 ? "white" : "black";
+        ctx.fillText(v.toFixed(2), box.x + (c + 0.5) * box.cw, box.y + (r + 0.5) * box.ch);
+      }
+    }
+  }
+
+  boundaries(box) {
+    const { header, C } = this.data;
+    const ctx = this.ctx;
+    ctx.beginPath();
+    for (let c = header.cols.group; c < C; c += header.cols.group) {
+      const x = Math.round(box.x + c * box.cw) + 0.5;
+      ctx.moveTo(x, box.y);
+      ctx.lineTo(x, box.y + this.geometry.mh);
+    }
+    ctx.strokeStyle = "black";
+    ctx.lineWidth = 2;
+    ctx.stroke();
+  }
+
+  panelText(panel, box, p) {
+    const { header, index, C } = this.data;
+    const L = this.geometry;
+    const k = L.k;
+    const ctx = this.ctx;
+    ctx.fillStyle = TEXT;
+    if (panel.title) {
+      ctx.font = this.font(14 * k, true);
+      ctx.textAlign = "left";
+      ctx.fillText(this.fit(panel.title, ctx.font, Math.max(L.pw, 60)), box.x, box.top + 10 * k);
+    }
+    if (!L.axes) return;
+    const axisY = box.top + L.titleBand + 9 * k;
+    ctx.font = this.font(12 * k, true);
+    ctx.textAlign = "center";
+    ctx.fillText(this.fit(header.cols.title, ctx.font, Math.max(L.pw, 60)), box.x + L.pw / 2, axisY);
+    if (p % L.perRow === 0) {
+      // the row axis: its title (horizontal) over the gutter, then one label per row
+      ctx.textAlign = "right";
+      ctx.fillText(header.rows.title, L.gutter - 6, axisY);
+      ctx.font = this.font(L.rowFont);
+      for (let r = 0; r < box.R; r += L.rowStep) ctx.fillText(L.rowLabels[r], L.gutter - 4, box.y + (r + 0.5) * box.ch);
+    }
+    const bandBottom = box.y - 3;
+    if (header.cols.labels) {
+      ctx.font = this.font(L.colFont);
+      for (let c = 0; c < C; c += L.colStep) {
+        const x = box.x + (c + 0.5) * box.cw;
+        if (L.colVertical) {
+          ctx.save();
+          ctx.translate(x, bandBottom);
+          ctx.rotate(-Math.PI / 2);
+          ctx.textAlign = "left";
+          ctx.fillText(L.colLabels[c], 0, 0);
+          ctx.restore();
+        } else {
+          ctx.textAlign = "center";
+          ctx.fillText(L.colLabels[c], x, bandBottom - L.colFont / 2);
+        }
+      }
+      return;
+    }
+    ctx.font = this.font(L.colFont);
+    ctx.textAlign = "center";
+    const group = header.cols.group;
+    if (group) {
+      // one label per head block, at its centre; every k-th block when blocks are narrow
+      const blockWidth = group * box.cw;
+      const step = Math.max(1, Math.ceil(20 / blockWidth));
+      for (let g = 0; g * group < C; g += step) {
+        ctx.fillText(String(g), box.x + (g + 0.5) * blockWidth, bandBottom - 7 * k);
+      }
+      return;
+    }
+    // feature ticks at round numbers, at least ~34 px apart
+    const nice = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+    const step = nice.find((s) => s * box.cw >= 34 * k) || 1000;
+    for (let c = 0; c < C; c++) {
+      const f = index ? index[c] : c;
+      if (f % step !== 0) continue;
+      const x = box.x + (c + 0.5) * box.cw;
+      ctx.fillText(String(f), x, bandBottom - 7 * k);
+      ctx.fillRect(Math.round(x), bandBottom - 1, 1, 3);
+    }
+  }
+
+  legends() {
+    const { header } = this.data;
+    const ctx = this.ctx;
+    const k = this.geometry.k;
+    const swatch = 14 * k;
+    for (const item of this.geometry.legends) {
+      const y = item.y + 6 * k;
+      let x = item.x;
+      ctx.textAlign = "left";
+      ctx.fillStyle = TEXT;
+      if (item.kind === "masked" || item.kind === "faded") {
+        if (item.kind === "masked") {
+          ctx.fillStyle = `rgb(${MASKED.join(",")})`;
+          ctx.fillRect(x, y - 2 * k, swatch, swatch);
+          ctx.beginPath();
+          ctx.moveTo(x + 0.3 * swatch, y - 2 * k + 0.3 * swatch);
+          ctx.lineTo(x + 0.7 * swatch, y - 2 * k + 0.7 * swatch);
+          ctx.moveTo(x + 0.7 * swatch, y - 2 * k + 0.3 * swatch);
+          ctx.lineTo(x + 0.3 * swatch, y - 2 * k + 0.7 * swatch);
+          ctx.strokeStyle = CROSS;
+          ctx.lineWidth = 1.2;
+          ctx.stroke();
+        } else {
+          // a dark blue cell as a faded row draws it
+          const rgb = colorTable("sequential").rgb.subarray(3 * 230, 3 * 231);
+          ctx.fillStyle = `rgb(${fade([...rgb]).join(",")})`;
+          ctx.fillRect(x, y - 2 * k, swatch, swatch);
+        }
+        ctx.fillStyle = TEXT;
+        ctx.font = this.font(12 * k);
+        ctx.fillText(header.text[item.kind], x + 20 * k, y + 5 * k);
+        continue;
+      }
+      const scale = header.scales[item.scale];
+      ctx.font = this.font(12 * k, true);
+      ctx.fillText(scale.title, x, y + 5 * k);
+      x += item.titleWidth + 8 * k;
+      const { rgb } = colorTable(scale.scheme);
+      const bar = LEGEND_BAR * k;
+      for (let i = 0; i < bar; i++) {
+        const c = 3 * Math.round((i / (bar - 1)) * 255);
+        ctx.fillStyle = `rgb(${rgb[c]},${rgb[c + 1]},${rgb[c + 2]})`;
+        ctx.fillRect(x + i, y, 1, 10 * k);
+      }
+      ctx.fillStyle = TEXT;
+      ctx.font = this.font(11 * k);
+      ctx.textAlign = "center";
+      const ticks = [scale.low, (scale.low + scale.high) / 2, scale.high];
+      ticks.forEach((tick, i) => ctx.fillText(formatTick(tick), x + (i * (bar - 1)) / 2, y + 20 * k));
+    }
+  }
+
+  cellAt(event) {
+    const rect = this.canvas.getBoundingClientRect();
+    const x = event.clientX - rect.left;
+    const y = event.clientY - rect.top;
+    const L = this.geometry;
+    for (let p = 0; p < L.panels.length; p++) {
+      const box = L.panels[p];
+      const c = Math.floor((x - box.x) / box.cw);
+      const r = Math.floor((y - box.y) / box.ch);
+      if (c >= 0 && c < box.C && r >= 0 && r < box.R) return { p, r, c, box };
+    }
+    return null;
+  }
+
+  hover(event) {
+    if (!this.data) return;
+    const cell = this.cellAt(event);
+    if (!cell) return this.hideTip();
+    const { header, values, masked, faded, index, P, R, C } = this.data;
+    const { p, r, c, box } = cell;
+    const i = p * R * C + r * C + c;
+    const cols = header.cols;
+    const lines = [];
+    if (P > 1 && header.panels[p].title) lines.push([header.panels[p].title, ""]);
+    lines.push([header.rows.title, header.rows.labels[r]]);
+    if (cols.labels) lines.push([cols.name || cols.title, cols.labels[c]]);
+    else {
+      if (cols.group) lines.push([cols.group_title, String(Math.floor(c / cols.group))]);
+      lines.push([cols.name || cols.title, String(index ? index[c] : c)]);
+    }
+    lines.push([header.scales[header.panels[p].scale].title, formatValue(values[i])]);
+    if (masked && masked[i]) lines.push([header.text.masked, "×"]);
+    if (faded && faded[r]) lines.push([header.text.faded, ""]);
+    this.tip.replaceChildren(
+      ...lines.map(([name, value]) => {
+        const line = document.createElement("div");
+        const key = document.createElement("b");
+        key.textContent = value ? `${name}: ` : name;
+        line.append(key, document.createTextNode(value));
+        return line;
+      }),
+    );
+    const x = box.x + c * box.cw;
+    const y = box.y + r * box.ch;
+    Object.assign(this.mark.style, {
+      display: "block",
+      left: `${x - 1}px`,
+      top: `${y - 1}px`,
+      width: `${box.cw}px`,
+      height: `${box.ch}px`,
+    });
+    this.tip.style.display = "block";
+    const tipWidth = this.tip.offsetWidth;
+    const left = x + box.cw + 12 + tipWidth > this.width ? Math.max(0, x - tipWidth - 12) : x + box.cw + 12;
+    this.tip.style.left = `${left}px`;
+    this.tip.style.top = `${Math.max(0, y - 8)}px`;
+  }
+
+  hideTip() {
+    this.tip.style.display = "none";
+    this.mark.style.display = "none";
+  }
+}
+
+function render(component) {
+  const { data, parentElement } = component;
+  let view = parentElement.attnHeatmapView;
+  if (!view) view = parentElement.attnHeatmapView = new HeatmapView(parentElement);
+  if (data instanceof Uint8Array && data.length) view.update(data);
+  return () => view.detach();
+}
+
+// This module is the page's one "heatmap code" element; every chart is a small stub that waits for
+// `window.attnHeatmap.ready` and then calls `render` (see components/canvas.py), so the code is sent
+// once per page run, not once per chart.
+export default function () {
+  if (!window.attnHeatmap) {
+    let resolve;
+    window.attnHeatmap = { ready: new Promise((r) => (resolve = r)), resolve };
+  }
+  window.attnHeatmap.resolve(render);
+}

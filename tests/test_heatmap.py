@@ -1,0 +1,202 @@
+"""Heatmap figures and their binary payload (no Streamlit, no browser): what each chart is told to draw."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+import torch
+
+from components import frames, heatmap
+from components.charts import ChartText
+from components.heatmap import DIVERGING, SEQUENTIAL, Figure, Panel, Scale, Stage
+
+TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
+LABELS = frames.token_labels(TOKENS)
+KEEP = torch.ones(6, 6, dtype=torch.bool).tril()  # (Lq, Lk): causal, True = may attend
+
+
+def _causal_stages(seed: int = 0) -> list[Stage]:
+    torch.manual_seed(seed)
+    raw = torch.randn(6, 6) * 3  # (Lq, Lk)
+    scaled = (raw / 2).masked_fill(~KEEP, float("-inf"))
+    weights = torch.softmax(scaled, dim=-1)
+    return [
+        Stage("raw", "scores", raw),
+        Stage("scaled", "scores", scaled, ~KEEP),
+        Stage("weights", "weights", weights, ~KEEP),
+    ]
+
+
+def _same(first: Figure, second: Figure) -> None:
+    assert first.shape == second.shape
+    for ours, theirs in zip(first.panels, second.panels, strict=True):
+        assert (ours.title, ours.scale) == (theirs.title, theirs.scale)
+        np.testing.assert_array_equal(ours.values, theirs.values)
+        if theirs.masked is not None:
+            np.testing.assert_array_equal(ours.masked, theirs.masked)
+    rest = ("scales", "row_title", "row_labels", "col_title", "col_labels", "col_name", "group", "group_title")
+    rest += ("masked_word", "hover_note", "columns", "height", "square", "axes", "annotate")
+    for name in rest:
+        assert getattr(first, name) == getattr(second, name), name
+    if second.col_index is None:
+        assert first.col_index is None
+    else:
+        np.testing.assert_array_equal(first.col_index, second.col_index)
+
+
+# ---------------------------------------------------------------- the payload
+@pytest.mark.parametrize(
+    "labels",
+    [LABELS, frames.token_labels(["小明", "喜欢", "<b>打球</b>", "🙂", "a\tb", "[PAD]"])],
+    ids=["english", "chinese-html-emoji"],
+)
+def test_attention_figure_round_trips_through_the_payload(labels):
+    text = ChartText(query="查询词元", key="键词元", weight="权重", score="分数", masked="被屏蔽", hover="指向格子")
+    figure = heatmap.attention_figure(_causal_stages(), labels, text, "stretch", height=280)
+    back = heatmap.decode(heatmap.encode(figure))
+    _same(back, figure)
+    assert np.isneginf(back.panels[1].values[~KEEP.numpy()]).all()  # -inf travels as -inf
+
+
+def test_feature_and_concat_figures_round_trip_with_their_column_indices():
+    columns = frames.concat_columns(d_model=12, num_heads=3, per_head=2)  # [0, 1, 4, 5, 8, 9]
+    concat = heatmap.concat_figure("concat", torch.randn(6, 6), LABELS, columns, 2)
+    features = heatmap.feature_figure([("Q", torch.randn(6, 4)), ("K", torch.randn(6, 4))], LABELS, range(4))
+    for figure in (concat, features):
+        _same(heatmap.decode(heatmap.encode(figure)), figure)
+
+
+def test_payload_layout_puts_every_array_at_a_multiple_of_its_item_size():
+    columns = np.arange(5)
+    figure = Figure(
+        panels=(Panel("a", np.ones((3, 5), np.float32), np.eye(3, 5, dtype=bool)),),
+        scales=(Scale(SEQUENTIAL, 0.0, 1.0, "w"),),
+        row_title="q",
+        row_labels=("0:x", "1:y", "2:z"),
+        col_title="f",
+        col_index=columns,
+    )
+    payload = heatmap.encode(figure)
+    (length,) = struct.unpack_from("<I", payload)
+    start = 4 + length + (-(4 + length) % 4)
+    assert start % 4 == 0  # float32 values
+    assert (start + 4 * 15) % 2 == 0  # int16 column index
+    assert len(payload) == start + 4 * 15 + 2 * 5 + 15  # values, index, one byte of mask per cell
+    assert np.frombuffer(payload, "<f4", 15, start).tolist() == [1.0] * 15
+
+
+def test_shapes_that_do_not_agree_are_refused():
+    panel = Panel("a", np.zeros((2, 3), np.float32))
+    scale = (Scale(SEQUENTIAL, 0.0, 1.0, "w"),)
+    with pytest.raises(ValueError, match="row labels"):
+        heatmap.encode(Figure((panel,), scale, "q", ("0:a",), "k"))
+    with pytest.raises(ValueError, match="column labels"):
+        heatmap.encode(Figure((panel,), scale, "q", ("0:a", "1:b"), "k", col_labels=("0:a",)))
+    with pytest.raises(ValueError, match="shape"):
+        other = Panel("b", np.zeros((3, 3), np.float32))
+        heatmap.encode(Figure((panel, other), scale, "q", ("0:a", "1:b"), "k"))
+
+
+# ---------------------------------------------------------------- colour scales
+def test_weights_use_a_fixed_zero_to_one_scale_and_scores_a_symmetric_one():
+    figure = heatmap.attention_figure(_causal_stages(), LABELS)
+    raw, scaled, weights = (figure.scales[panel.scale] for panel in figure.panels)
+    assert (weights.scheme, weights.low, weights.high) == (SEQUENTIAL, 0.0, 1.0)
+    for scale, stage in ((raw, 0), (scaled, 1)):
+        values = figure.panels[stage].values
+        largest = np.abs(values[np.isfinite(values)]).max()
+        assert scale.scheme == DIVERGING
+        assert scale.low == -scale.high  # white at 0
+        assert largest <= scale.high <= 1.1 * largest
+
+
+def test_stretched_weights_span_the_unmasked_weights_only():
+    figure = heatmap.attention_figure(_causal_stages(), LABELS, color_scale="stretch")
+    panel = figure.panels[2]
+    live = panel.values[~panel.masked]
+    scale = figure.scales[panel.scale]
+    assert (scale.low, scale.high) == (float(live.min()), float(live.max()))
+    assert scale.low > 0  # the masked weights (exactly 0) are left out
+
+
+def test_stretch_of_equal_or_no_weights_still_gives_a_scale():
+    uniform = np.full((4, 4), 0.25, np.float32)
+    flat = heatmap.weights_scale("w", "stretch", (uniform, None))
+    assert flat.low == 0.25 < flat.high
+    nothing = heatmap.weights_scale("w", "stretch", (uniform, np.ones((4, 4), bool)))
+    assert (nothing.low, nothing.high) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="color_scale"):
+        heatmap.weights_scale("w", "rainbow")
+
+
+@pytest.mark.parametrize(("values", "expected"), [([0.0], 1.0), ([-0.034, 0.01], 0.034), ([2.5, -7.21], 7.3)])
+def test_symmetric_limit(values, expected):
+    assert heatmap.symmetric_limit(np.array(values)) == pytest.approx(expected)
+    assert heatmap.symmetric_limit(np.array([np.nan, -np.inf, *values])) == pytest.approx(expected)
+
+
+def test_features_side_by_side_share_one_limit():
+    small, large = torch.full((6, 4), 0.1), torch.linspace(-2, 1, 24).reshape(6, 4)  # (L, F)
+    figure = heatmap.feature_figure([("Q", small), ("K", large)], LABELS, range(4))
+    (scale,) = figure.scales
+    assert [panel.scale for panel in figure.panels] == [0, 0]
+    assert 2.0 <= scale.high <= 2.1 and scale.low == -scale.high
+    assert heatmap.feature_figure([("Q", small)], LABELS, range(4), limit=3.0).scales[0].high == 3.0
+
+
+# ---------------------------------------------------------------- what each figure carries
+def test_token_axes_carry_distinct_position_labels():
+    figure = heatmap.attention_figure(_causal_stages(), LABELS)
+    assert figure.row_labels == figure.col_labels == ("0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat")
+
+
+def test_causal_mask_marks_the_staircase_above_the_diagonal():
+    figure = heatmap.attention_figure(_causal_stages(), LABELS)
+    above = np.triu(np.ones((6, 6), bool), k=1)
+    for panel in figure.panels[1:]:
+        np.testing.assert_array_equal(panel.masked, above)
+    np.testing.assert_array_equal(figure.panels[2].values[above], 0.0)  # weights exactly 0 there
+    cells = figure.cells()
+    assert set(cells.loc[cells["masked"], "panel"]) == {1, 2}
+
+
+def test_every_word_comes_from_the_page_in_its_language():
+    text = ChartText(query="查询词元", key="键词元", weight="权重", score="分数", masked="被屏蔽", hover="指向格子")
+    figure = heatmap.attention_figure(_causal_stages(), LABELS, text)
+    assert (figure.row_title, figure.col_title, figure.masked_word, figure.hover_note) == (
+        "查询词元",
+        "键词元",
+        "被屏蔽",
+        "指向格子",
+    )
+    assert [scale.title for scale in figure.scales] == ["分数", "分数", "权重"]
+    assert "0:the" not in figure.words() and "查询词元" in figure.words()
+
+
+def test_numbers_are_written_in_cells_only_for_short_texts():
+    assert heatmap.attention_figure(_causal_stages(), LABELS).annotate
+    stages = [Stage("w", "weights", torch.full((9, 9), 1 / 9))]
+    assert not heatmap.attention_figure(stages, frames.token_labels(list("abcdefghi"))).annotate
+
+
+def test_grid_has_one_square_panel_per_head_without_token_axes_and_a_shared_mask():
+    weights = torch.softmax(torch.randn(8, 6, 6).masked_fill(~KEEP, float("-inf")), dim=-1)  # (H, Lq, Lk)
+    grid = heatmap.grid_figure(weights, ~KEEP, "weights", LABELS, columns=4, size_px=190)
+    assert [panel.title for panel in grid.panels] == [f"head {h}" for h in range(8)]
+    assert grid.square and not grid.axes and grid.columns == 4
+    assert grid.height == (190 // 6) * 6
+    for h, panel in enumerate(grid.panels):  # the (L, L) mask reaches every head
+        np.testing.assert_array_equal(panel.masked, ~KEEP.numpy())
+        np.testing.assert_array_equal(panel.values, weights[h].numpy())
+    scores = heatmap.grid_figure(torch.randn(8, 6, 6), None, "scores", LABELS)
+    assert scores.scales[0].scheme == DIVERGING and all(panel.masked is None for panel in scores.panels)
+
+
+def test_concat_marks_head_blocks_and_names_the_true_feature():
+    columns = frames.concat_columns(d_model=12, num_heads=3, per_head=2)
+    figure = heatmap.concat_figure("concat", torch.randn(6, 6), LABELS, columns, 2, ChartText(feature="特征维"))
+    assert figure.group == 2 and figure.group_title == "head"
+    assert figure.col_index.tolist() == [0, 1, 4, 5, 8, 9]
+    assert figure.col_name == "特征维"
