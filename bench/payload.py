@@ -2,8 +2,9 @@
 
 Every element of the page after one run of ``playground.py`` (through AppTest, at each page size of
 :mod:`bench.app_rerun`) is measured as the serialized size of its protobuf, the message Streamlit
-sends. Charts are split into their Vega-Lite spec and their Arrow datasets; a heatmap's cells
-dataset (its largest), over its number of rows, gives the bytes per cell. The browser section reports the
+sends. Charts are split into what describes them (a Vega-Lite spec; a canvas component's JavaScript
+and CSS) and their data (Arrow datasets; the component's binary payload); a heatmap's cells (its
+largest dataset, or its payload) over its number of cells give the bytes per cell. The browser section reports the
 websocket bytes of a rerun as received, which add a few bytes of framing per message.
 """
 
@@ -48,8 +49,25 @@ def _rows(arrow: bytes) -> int:
     return pa.ipc.open_stream(pa.py_buffer(arrow)).read_all().num_rows
 
 
+def _figure_kind(figure: Any) -> str:
+    """A name for one of the page's canvas heatmaps, from its figure."""
+    if figure.square and not figure.axes:
+        return "all-heads grid"
+    if figure.group:
+        return "concat heatmap"
+    if figure.col_labels is not None:
+        return "attention heatmap"
+    return "feature heatmap"
+
+
 def page_payload(at: Any) -> tuple[Counter[str], list[tuple[str, int, int, int]]]:
-    """Bytes per kind of element, and per chart ``(kind, cells, cell bytes, all bytes of the chart)``."""
+    """Bytes per kind of element, and per chart ``(kind, cells, cell bytes, all bytes of the chart)``.
+
+    Vega-Lite charts: the spec, and the Arrow datasets (the cells: the largest). Canvas heatmaps
+    (components v2): the component's code (JavaScript and CSS), and the binary payload.
+    """
+    from components.heatmap import decode
+
     sizes: Counter[str] = Counter()
     charts = []
     for element in _leaves(at._tree):  # AppTest has no public walk over every element
@@ -62,6 +80,14 @@ def page_payload(at: Any) -> tuple[Counter[str], list[tuple[str, int, int, int]]
             sizes["chart data"] += sum(len(b) for b in data)
             rows, cells = max((_rows(b), b) for b in data)  # the cells: the largest dataset
             charts.append((_chart_kind(json.loads(proto.spec)), rows, len(cells), proto.ByteSize()))
+        elif element.type == "bidi_component":
+            code = len(proto.js_content) + len(proto.css_content) + len(proto.html_content)
+            sizes["chart specs"] += code
+            sizes["chart data"] += proto.ByteSize() - code
+            if proto.WhichOneof("data") == "bytes":
+                figure = decode(proto.bytes)
+                count, rows, cols = figure.shape
+                charts.append((_figure_kind(figure), count * rows * cols, len(proto.bytes), proto.ByteSize()))
         else:
             sizes[element.type] += proto.ByteSize()
     return sizes, charts
@@ -100,13 +126,14 @@ def run(quick: bool) -> list[Table]:
             per = sum(c[2] for c in group) / kind_cells
             per_cell.append((size.name, kind, str(len(group)), f"{kind_cells:,}", f"{per:.2f}"))
     notes_total = (
-        "Protobuf bytes of every element after one run (AppTest), in KiB; 'others': every widget, text and table. "
+        "Protobuf bytes of every element after one run (AppTest), in KiB; 'chart specs': Vega-Lite specs and the "
+        "canvas component's code; 'others': every widget, text and table. "
         f"'chart data / cell': every chart's Arrow datasets over their cells (target <= {TARGET_BYTES_PER_CELL:.0f}); "
         "'all chart bytes / cell' adds the specs.",
     )
     notes_cell = (
-        "The Arrow stream of each heatmap's cells dataset over its rows. A chart pays a fixed ~650 B of Arrow "
-        "schema and headers, which shows at 121 cells (an 11 x 11 heatmap) and vanishes above a few thousand.",
+        "Each heatmap's data over its cells: the Arrow stream of a Vega-Lite chart's cells dataset, or a canvas "
+        "heatmap's binary payload (float32 values, a byte per cell for the mask, a JSON header with the labels).",
     )
     return [
         Table(
@@ -128,7 +155,7 @@ def run(quick: bool) -> list[Table]:
             notes_total,
         ),
         Table(
-            "Bytes per heatmap cell (Arrow 'cells' dataset / rows)",
+            "Bytes per heatmap cell (its data / cells)",
             ("page", "chart", "charts", "cells", "bytes / cell"),
             tuple(per_cell),
             notes_cell,
