@@ -66,8 +66,6 @@ def page_payload(at: Any) -> tuple[Counter[str], list[tuple[str, int, int, int]]
     Vega-Lite charts: the spec, and the Arrow datasets (the cells: the largest). Canvas heatmaps
     (components v2): the component's code (JavaScript and CSS), and the binary payload.
     """
-    from components.heatmap import decode
-
     sizes: Counter[str] = Counter()
     charts = []
     for element in _leaves(at._tree):  # AppTest has no public walk over every element
@@ -85,6 +83,8 @@ def page_payload(at: Any) -> tuple[Counter[str], list[tuple[str, int, int, int]]
             sizes["chart specs"] += code
             sizes["chart data"] += proto.ByteSize() - code
             if proto.WhichOneof("data") == "bytes":
+                from components.heatmap import decode
+
                 figure = decode(proto.bytes)
                 count, rows, cols = figure.shape
                 charts.append((_figure_kind(figure), count * rows * cols, len(proto.bytes), proto.ByteSize()))
