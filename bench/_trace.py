@@ -5,8 +5,10 @@ the mark is in the trace (category ``blink.user_timing``), so trace time and the
 converting clocks. Two readings of the renderer's main thread (``CrRendererMain`` of the process that
 holds the mark) from the mark on:
 
-* :func:`settled_ms`: the end of its last task of at least :data:`BUSY_TASK_US` -- the moment the page
-  had nothing left to do for this change (top-level ``RunTask`` events: category ``toplevel``);
+* :func:`settled_ms`: once the page is done (the run's last message handled, the last chart redrawn),
+  the end of its last task of at least :data:`BUSY_TASK_US` before :data:`QUIET_GAP_US` without one
+  -- the moment the page had nothing left to do for this change (top-level ``RunTask`` events:
+  category ``toplevel``);
 * :func:`breakdown_ms`: its busy time split the way the DevTools performance panel splits it
   (scripting, rendering = style and layout, painting, other), from the self time of every event
   (categories :data:`PROFILE_CATEGORIES`).
@@ -41,6 +43,7 @@ PROFILE_CATEGORIES = (
     "cc",
 )
 BUSY_TASK_US = 1000  # shorter tasks (a timer, a websocket ping) do not keep the page busy
+QUIET_GAP_US = 50_000  # this long without a busy task, once the page is done, and it has settled
 TASK_NAMES = frozenset({"RunTask", "ThreadControllerImpl::RunTask", "ThreadPool_RunTask"})
 GROUPS = ("scripting", "rendering", "painting", "other")
 
@@ -133,22 +136,40 @@ def _tasks(spans: Iterable[_Span], since: float) -> list[_Span]:
     return [s for s in spans if s.name in TASK_NAMES and s.end > since and s.end - s.start >= BUSY_TASK_US]
 
 
-def settled_ms(trace: bytes | str | list | dict) -> float:
-    """Milliseconds from the input mark to the end of the main thread's last busy task after it."""
+def _settled_at(spans: list[_Span], mark: float, done_ms: float) -> float:
+    """Trace time at which the main thread settled: see :func:`settled_ms`."""
+    tasks = sorted(_tasks(spans, mark), key=lambda s: s.start)
+    settled = mark + done_ms * 1e3
+    for task in tasks:
+        if task.end <= settled:
+            continue
+        if task.start - settled >= QUIET_GAP_US:
+            break
+        settled = task.end
+    return settled
+
+
+def settled_ms(trace: bytes | str | list | dict, done_ms: float = 0.0) -> float:
+    """Milliseconds from the input mark until the main thread settled.
+
+    Settled: after ``done_ms`` (the page's own view of "done": the run's last message handled and
+    the last chart redrawn, in ms after the input), the end of the last task of at least
+    :data:`BUSY_TASK_US` before the thread stays free of such tasks for :data:`QUIET_GAP_US`. The
+    work the change set off (rendering, painting, the garbage collection it caused) counts; a
+    browser timer firing half a second later (a canvas re-committed, ~2 ms) does not.
+    """
     mark, spans = main_thread_events(trace)
-    tasks = _tasks(spans, mark)
-    return (max(s.end for s in tasks) - mark) / 1e3 if tasks else 0.0
+    return (_settled_at(spans, mark, done_ms) - mark) / 1e3
 
 
-def breakdown_ms(trace: bytes | str | list | dict) -> dict[str, float]:
+def breakdown_ms(trace: bytes | str | list | dict, done_ms: float = 0.0) -> dict[str, float]:
     """Main-thread busy time from the input mark to settled, per group (ms), plus ``busy`` and ``settled``.
 
     Each event's self time (its time minus its children's) goes to its group; an event of no known
     group lends its time to its nearest ancestor's group, and top-level task time of no group is "other".
     """
     mark, spans = main_thread_events(trace)
-    tasks = _tasks(spans, mark)
-    end = max((s.end for s in tasks), default=mark)
+    end = _settled_at(spans, mark, done_ms)
     totals = dict.fromkeys(GROUPS, 0.0)
     stack: list[tuple[_Span, str | None, float]] = []  # span, group, time of its children
 
@@ -178,8 +199,7 @@ def breakdown_ms(trace: bytes | str | list | dict) -> dict[str, float]:
 def top_events(trace: bytes | str | list | dict, count: int = 25) -> list[tuple[str, float]]:
     """The main thread's event names with the most self time (ms) from the input mark to settled."""
     mark, spans = main_thread_events(trace)
-    tasks = _tasks(spans, mark)
-    end = max((s.end for s in tasks), default=mark)
+    end = _settled_at(spans, mark, 0.0)
     totals: dict[str, float] = {}
     stack: list[list] = []
 

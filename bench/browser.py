@@ -158,7 +158,7 @@ def measure(
     }
     if browser is not None:
         trace = browser.stop_tracing()
-        result["settled"] = max(settled_ms(trace), redrawn)
+        result["settled"] = settled_ms(trace, done_ms=redrawn)
         result["trace"] = trace
     return result
 
@@ -274,8 +274,9 @@ def run(quick: bool) -> list[Table]:
     notes = (
         f"median of {'2' if quick else '7 (5 at 128 tokens)'} rounds after one warm-up round, changes in turn; "
         f"viewport {VIEWPORT['width']}x{VIEWPORT['height']}, headless Chromium {CHROMIUM_ARGS[:2]}..., one tab.",
-        "settled: key press / click -> the end of the renderer main thread's last task (>= 1 ms) for the change "
-        "(Chromium trace, categories toplevel + user timing); spread: fastest-slowest round. redrawn: key press "
+        "settled: key press / click -> the renderer main thread settled: after the run's last message and the last "
+        "chart redraw, the end of its last task (>= 1 ms) before 50 ms without one (Chromium trace, categories "
+        "toplevel + user timing); spread: fastest-slowest round. redrawn: key press "
         "-> last chart redrawn after the run. run seen: BackMsg sent -> script_finished handled by the page "
         "(server time plus any wait for the busy page). main thread: renderer busy time (CDP TaskDuration). "
         "KB: websocket bytes received for the rerun.",

@@ -38,7 +38,7 @@ def run(quick: bool) -> list[Table]:
             for size, changes in plan:
                 samples = time_size(browser, f"http://127.0.0.1:{port}", size, rounds, changes, PROFILE_CATEGORIES)
                 for name, results in samples.items():
-                    parts = [breakdown_ms(r["trace"]) for r in results]
+                    parts = [breakdown_ms(r["trace"], done_ms=r["redrawn"]) for r in results]
                     med = {key: statistics.median(p[key] for p in parts) for key in parts[0]}
                     cells = [f"{med[group]:.0f}" for group in GROUPS]
                     rows.append((size.name, name, f"{med['settled']:.0f}", f"{med['busy']:.0f}", *cells))
@@ -46,9 +46,9 @@ def run(quick: bool) -> list[Table]:
     finally:
         stop_process(server)
     notes = (
-        f"median of {rounds} traced rounds after one warm-up round. settled: key press -> the main thread's last "
-        "task; busy: its task time over that span, split into the four groups (self time of each trace event; an "
-        "event of no known kind counts as its parent's).",
+        f"median of {rounds} traced rounds after one warm-up round. settled: key press -> the main thread settled "
+        "(as in the browser section); busy: its task time over that span, split into the four groups (self time "
+        "of each trace event; an event of no known kind counts as its parent's).",
         f"Load average (1 min) before / after: {load} / {_load_average()}.",
     )
     columns = ("page", "change", "settled ms", "busy ms", *(f"{group} ms" for group in GROUPS))
