@@ -402,18 +402,15 @@ def select_color_scale(hidden: bool = False, inline: bool = False) -> str:
     """How attention weights are coloured (widget key ``color_scale``: ``fixed`` 0-1 or ``stretch``), in the URL.
 
     With ``hidden`` (teacher mode) no control is drawn: the link's value is used. With ``inline``
-    (a slide) the label stands on the control's own line, as :func:`select_head` does.
+    (a slide, beside the head selector) the control goes without its label: its two choices name
+    themselves, and the head selector and it fit one line of a 1280 px screen.
     """
     if st.session_state.get("color_scale") not in COLOR_SCALES:
         st.session_state["color_scale"] = COLOR_SCALES[0]
     scale = str(st.session_state["color_scale"])
     if not hidden:
-        label = t("controls.color_scale")
-        place = st.container(horizontal=True, vertical_alignment="center") if inline else st
-        if inline:
-            place.markdown(label, width="content")
-        scale = place.segmented_control(
-            label,
+        scale = st.segmented_control(
+            t("controls.color_scale"),
             COLOR_SCALES,
             key="color_scale",
             required=True,

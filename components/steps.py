@@ -29,7 +29,7 @@ import streamlit as st
 import torch
 from torch import Tensor
 
-from components import canvas, charts, frames, heatmap
+from components import canvas, charts, frames, heatmap, vega
 from components.i18n import t
 from components.nav import render_lab_links
 from components.safe_text import md_escape
@@ -175,11 +175,10 @@ def _finish(box: st.delta_generator.DeltaGenerator, step: int, slide: bool) -> N
 
 
 def _draw_vega(box: st.delta_generator.DeltaGenerator, spec: charts.Spec, slide: bool = False) -> None:
-    """Send a Vega-Lite chart (its type larger on a slide), its datasets as compact Arrow."""
+    """Send a Vega-Lite chart (its type larger on a slide)."""
     if slide:
         spec = charts.scale_fonts(spec, charts.PRESENTATION_FONT_SCALE)
-    datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
-    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="content")
+    vega.draw(box, spec)
 
 
 #: Up to this many tokens every row gets a label of its own, at least READABLE_ROW_PX tall.

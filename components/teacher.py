@@ -206,7 +206,7 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
 @st.fragment
 def _head_slide(run: AttentionRun, step: int, hidden: frozenset[str]) -> None:
     """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
-    row = st.container(horizontal=True, vertical_alignment="center", gap="large")
+    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     with row:  # the head and the colour scale side by side: a slide's height is the chart's
         head = select_head(run.num_heads, hidden="head" in hidden, inline=True)
     if step == 1:

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from components import frames, runner
+from components import frames, runner, vega
 from components.i18n import t
 from components.safe_text import md_escape
 from components.training_charts import TrainingChartText, curves_chart, difference_chart, heads_grid
@@ -174,11 +174,6 @@ def _chart_text() -> TrainingChartText:
     )
 
 
-def _draw(box: st.delta_generator.DeltaGenerator, spec: dict) -> None:
-    datasets = {name: frames.arrow_bytes(frame) for name, frame in spec["datasets"].items()}
-    box.vega_lite_chart({**spec, "datasets": datasets}, theme=None, width="content")
-
-
 def _curves(losses: tuple[float, ...], accuracies: tuple[float, ...]) -> pd.DataFrame:
     count = min(len(losses), len(accuracies))  # the trainer may be between its two appends
     return pd.DataFrame({"step": range(1, count + 1), "loss": losses[:count], "accuracy": accuracies[:count]}).astype(
@@ -201,7 +196,7 @@ def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress)
         accuracy=f"{100 * progress.accuracies[-1]:.1f}",
     )
     box.progress(min(1.0, progress.step / progress.max_steps), text=text)
-    _draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text()))
 
 
 @st.fragment(run_every=POLL_S)
@@ -253,7 +248,7 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
     if layers > 1:
         box.caption(t("training.layer_shown", layer=config.layer, high=layers - 1))
     box.markdown(f"**{t('training.curves')}**")
-    _draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
 
 
 def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
@@ -335,7 +330,7 @@ def _draw_heads(
     titles = _head_titles(_labels(weights, task, ids, layer, mask))
     if task.layers > 1:
         box.markdown(f"**{t('training.layer_title', layer=layer)}**")
-    _draw(box, heads_grid(cells, frames.tokens_frame(tokens), titles, _chart_text(), size_px=size, columns=columns))
+    vega.draw(box, heads_grid(cells, frames.tokens_frame(tokens), titles, _chart_text(), size_px=size, columns=columns))
 
 
 def _difference_frame(history: TrainingHistory, layers: int) -> pd.DataFrame:
@@ -398,7 +393,7 @@ def render_timeline(run: AttentionRun) -> None:
         box.caption(t("training.difference_one_head"))
         return
     box.markdown(t("training.difference"))
-    _draw(box, difference_chart(_difference_frame(history, task.layers), snapshot.step, _chart_text()))
+    vega.draw(box, difference_chart(_difference_frame(history, task.layers), snapshot.step, _chart_text()))
 
 
 # ---------------------------------------------------------------- from the tutorials' examples

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import torch
 from conftest import heatmaps
@@ -288,6 +289,13 @@ def test_many_heads_and_tokens_summarise_the_grid():
     assert not grids(at)
     (bars,) = at.get("vega_lite_chart")  # entropy and largest weight per head
     assert '"hconcat"' in bars.proto.spec
+    # the data arrives as a named Arrow dataset through st.vega_lite_chart's public path (components.vega)
+    (dataset,) = bars.proto.datasets
+    sent = pa.ipc.open_stream(dataset.data.data).read_all()
+    assert dataset.name == "cells" and sent.schema.metadata is None and str(sent.schema.field("head").type) == "int8"
+    weights = run_attention(AttentionConfig(d_model=64, num_heads=8, tokens=tokens)).trace.attend.weights[0]
+    peak = weights.max(dim=-1).values.mean(dim=-1)  # (H,): each head's mean largest weight
+    np.testing.assert_allclose(sent.column("max_weight").to_numpy(), peak.numpy(), rtol=1e-6)
 
 
 # ---------------------------------------------------------------- URL parameters

@@ -156,3 +156,27 @@ def test_stretched_colour_scale_runs_from_the_lightest_to_the_darkest_blue(app_u
     assert pixel(page, 1, *cell_point(step2, 2, *high, across=0.12)) == BLUES_HIGH
     assert pixel(page, 1, *cell_point(step2, 2, *low, across=0.12)) == BLUES_LOW
     assert console_errors(page) == []
+
+
+def test_rows_without_a_loss_are_drawn_faded_and_say_so(app_url, page):
+    """A trained page (previous_and_first: position 0 has no target): row 0 of step 2's weights is drawn over
+    white at a quarter strength, so each of its channels is at least 255 - 255 / 4; a row with a loss has a
+    weight of at least 1 / L = 0.2 somewhere, darker than that on the 0-1 blues."""
+    from test_browser_controls import settle, text_appears
+
+    page.goto(f"{app_url}/?weights=trained&task=previous_and_first&d_model=16&num_heads=2&tokens=3 1 4 1 5&lang=en")
+    settle(page, text_appears("Training timeline"), timeout_ms=180_000)
+    step2 = page.evaluate(LAYOUTS)[1]
+    faded_floor = 255 - 255 / 4
+    row_0 = [pixel(page, 1, *cell_point(step2, 2, 0, k, across=0.12)) for k in range(5)]
+    assert all(min(colour) >= faded_floor for colour in row_0), row_0
+    for q in range(1, 5):
+        darkest = min(min(pixel(page, 1, *cell_point(step2, 2, q, k, across=0.12))) for k in range(5))
+        assert darkest < faded_floor, (q, darkest)
+    canvas = page.locator(".attn-heatmap canvas").nth(1)
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + cell_point(step2, 2, 0, 1)[0], box["y"] + cell_point(step2, 2, 0, 1)[1])
+    tip = page.locator(".attn-heatmap-tip").nth(1)
+    assert tip.inner_text().splitlines()[-1] == t("chart.unscored", lang="en")
+    assert console_errors(page) == []

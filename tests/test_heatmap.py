@@ -37,9 +37,13 @@ def _same(first: Figure, second: Figure) -> None:
         if theirs.masked is not None:
             np.testing.assert_array_equal(ours.masked, theirs.masked)
     rest = ("scales", "row_title", "row_labels", "col_title", "col_labels", "col_name", "group", "group_title")
-    rest += ("masked_word", "hover_note", "columns", "height", "square", "axes", "annotate")
+    rest += ("masked_word", "faded_word", "hover_note", "columns", "height", "square", "axes", "annotate")
     for name in rest:
         assert getattr(first, name) == getattr(second, name), name
+    if second.faded_rows is None:
+        assert first.faded_rows is None
+    else:
+        np.testing.assert_array_equal(first.faded_rows, second.faded_rows)
     if second.col_index is None:
         assert first.col_index is None
     else:
@@ -66,6 +70,24 @@ def test_feature_and_concat_figures_round_trip_with_their_column_indices():
     features = heatmap.feature_figure([("Q", torch.randn(6, 4)), ("K", torch.randn(6, 4))], LABELS, range(4))
     for figure in (concat, features):
         _same(heatmap.decode(heatmap.encode(figure)), figure)
+
+
+def test_faded_rows_round_trip_after_the_mask_and_without_one():
+    unscored = torch.tensor([True, False, False, True, False, False])  # rows 0 and 3 carry no loss
+    text = ChartText(unscored="没有损失的行")
+    masked = heatmap.attention_figure(_causal_stages(), LABELS, text, faded_rows=unscored)
+    plain = heatmap.grid_figure(torch.rand(2, 6, 6), None, "weights", LABELS, text, faded_rows=unscored.numpy())
+    for figure in (masked, plain):
+        np.testing.assert_array_equal(figure.faded_rows, unscored.numpy())
+        assert figure.faded_word == "没有损失的行" and "没有损失的行" in figure.words()
+        back = heatmap.decode(heatmap.encode(figure))
+        _same(back, figure)
+    payload = heatmap.encode(plain)  # no mask: the row flags follow the values
+    assert payload[-6:] == bytes([1, 0, 0, 1, 0, 0])
+    none = heatmap.attention_figure(_causal_stages(), LABELS, faded_rows=torch.zeros(6, dtype=torch.bool))
+    assert none.faded_rows is None  # every row carries a loss: nothing faded, nothing sent
+    with pytest.raises(ValueError, match="faded rows"):
+        heatmap.encode(Figure(masked.panels, masked.scales, "q", tuple(LABELS), "k", faded_rows=np.ones(5, bool)))
 
 
 def test_payload_layout_puts_every_array_at_a_multiple_of_its_item_size():
@@ -192,6 +214,11 @@ def test_grid_has_one_square_panel_per_head_without_token_axes_and_a_shared_mask
         np.testing.assert_array_equal(panel.values, weights[h].numpy())
     scores = heatmap.grid_figure(torch.randn(8, 6, 6), None, "scores", LABELS)
     assert scores.scales[0].scheme == DIVERGING and all(panel.masked is None for panel in scores.panels)
+    titles = [f"{h}: previous token 0.9{h}" for h in range(8)]
+    titled = heatmap.grid_figure(weights, ~KEEP, "weights", LABELS, head_titles=titles)
+    assert [panel.title for panel in titled.panels] == titles
+    with pytest.raises(ValueError, match="head titles"):
+        heatmap.grid_figure(weights, ~KEEP, "weights", LABELS, head_titles=titles[:3])
 
 
 def test_concat_marks_head_blocks_and_names_the_true_feature():

@@ -12,9 +12,10 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import SHORT_TRAINING_STEPS as STEPS
-from conftest import ShortTrainer
+from conftest import ShortTrainer, heatmaps
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 
@@ -78,6 +79,25 @@ def test_a_link_asking_for_trained_weights_trains_then_shows_the_steps_and_timel
     assert "0\\:3 · 1\\:1 · 2\\:4 · 3\\:1 · 4\\:5" in page  # the learner's own sequence (md-escaped)
     assert not [b for b in at.button if b.key in ("train_stop", "train_start")]
     assert trainer.started == [SPEC]
+
+
+def test_step_2_fades_the_rows_without_a_loss_and_titles_the_heads_with_their_labels(trainer):
+    open_page(LINK)
+    finish()
+    at = open_page(LINK)
+    assert not at.exception and not at.error
+    figures = heatmaps(at)
+    step2 = next(f for f in figures if f.axes and f.col_labels is not None)  # one head's three stages
+    (grid,) = [f for f in figures if f.square and not f.axes]
+    no_loss = np.array([True, False, False, False, False])  # previous_and_first: position 0 has no target
+    for figure in (step2, grid):
+        np.testing.assert_array_equal(figure.faded_rows, no_loss)
+        assert figure.faded_word == t("chart.unscored")
+    labels = next(m.value for m in at.markdown if m.value.startswith(t("step2.labels_title")))
+    for head, panel in enumerate(grid.panels):  # "0: first token 0.98", as the line of labels says it
+        number, label = panel.title.split(": ", 1)
+        assert number == str(head) and f"**{head}** {label}" in labels
+    assert all(f.faded_rows is None for f in figures if f not in (step2, grid))  # Q, K, V and steps 3, 4: no
 
 
 def test_switching_to_trained_asks_before_training_then_trains_on_its_own(trainer):
