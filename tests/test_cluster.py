@@ -86,7 +86,7 @@ def _wait_for_seed(page, seed: int) -> None:
         arg=seed,
         timeout=180_000,
     )
-    page.wait_for_selector('[data-testid="stVegaLiteChart"]', timeout=180_000)
+    page.wait_for_selector(".attn-heatmap canvas", timeout=180_000)  # a heatmap of the steps
     assert f"x [1, {len(TOKENS)}, {D_MODEL}]" in main_text(page)
 
 
