@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated section names (default: all)")
     parser.add_argument("--quick", action="store_true", help="a fast smoke run: small sizes, few repeats")
-    parser.add_argument("--markdown", action="store_true", help="print markdown tables (for README)")
+    parser.add_argument("--markdown", action="store_true", help="print markdown tables (for docs/PERFORMANCE.md)")
     parser.add_argument("--list", action="store_true", help="list the sections and exit")
     args = parser.parse_args(argv)
 

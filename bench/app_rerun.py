@@ -39,7 +39,7 @@ class PageSize:
     d_model: int
     num_heads: int
     tokens: int | None  # None: the page's default sentence (11 tokens)
-    target_ms: float  # the README's performance target for a rerun after a control change
+    target_ms: float  # the performance target for a rerun (docs/PERFORMANCE.md) after a control change
 
     def query(self) -> dict[str, str]:
         params = {"d_model": str(self.d_model), "num_heads": str(self.num_heads)}
@@ -123,7 +123,7 @@ def run(quick: bool) -> list[Table]:
         f"median and fastest of {'3' if quick else '15 (9 at 128 tokens)'} rounds after 2 warm-up rounds; "
         "the three changes are timed in turn each round, each on its own AppTest.",
         "AppTest compiles the script on every run (a fresh ScriptCache, ~3 ms here); a real server caches it. "
-        "The targets (README, Performance) are for a control change; the new-seed row is the strictest such change.",
+        "The targets (docs/PERFORMANCE.md) are for a control change; the new-seed row is the strictest such change.",
     )
     columns = ("page", "change", "median ms", "fastest ms", "target ms", "verdict")
     return [Table(TITLE, columns, tuple(rows), notes)]

@@ -21,7 +21,7 @@ from bench.table import Table
 
 TITLE = "Bytes sent per rerun, and bytes per heatmap cell"
 
-TARGET_BYTES_PER_CELL = 10.0  # the README's performance target
+TARGET_BYTES_PER_CELL = 10.0  # the performance target (docs/PERFORMANCE.md)
 
 
 def _leaves(node: Any) -> list[Any]:

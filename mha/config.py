@@ -1,7 +1,7 @@
 """The user's choices as one frozen, validated dataclass (hashable: a cache key).
 
 The limits below protect a shared server: a request over one is refused here,
-before any tensor is made. README "Limits" gives the measured cost of the worst
+before any tensor is made. docs/PERFORMANCE.md ("Limits") gives the measured cost of the worst
 allowed request.
 """
 

@@ -3,7 +3,8 @@
 The caps (``mha.config.LIMITS``): 128 tokens, d_model 2..1024, 1..64 heads, 2000 characters
 of text; batch is always 1 (the page runs one sentence; no control asks for more). Time and
 peak memory of the worst allowed request are measured by ``python -m bench --only limits``
-(README "Limits"); here: the refusals, and the tensor bytes of the worst allowed request.
+(docs/PERFORMANCE.md, "Limits"; README, "Limits"); here: the refusals, and the tensor bytes of the
+worst allowed request.
 """
 
 from __future__ import annotations

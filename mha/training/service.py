@@ -26,7 +26,7 @@ from mha.training.model import TaskModel
 
 __all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
 
-CACHE_SIZE = 16  # finished models kept per process (each a few MB at most, see README "Limits")
+CACHE_SIZE = 16  # finished models kept per process (each a few MB at most, see docs/PERFORMANCE.md, "Limits")
 
 #: ``(spec, on_step, should_stop) -> (model, history)``; the service's default trains with :func:`train`.
 Trainer = Callable[
