@@ -57,8 +57,6 @@ if config is not None and not waiting:
     try:
         with st.spinner(t("page.computing")):
             run = runner.cached_run(config)
-            check = runner.cached_check(config)
-            order = runner.cached_batch_order(config)
     except ConfigError as error:  # the text or the layer does not suit the weights' source
         st.error(controls.error_message(error))
     except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
@@ -73,7 +71,7 @@ else:
     counted = count_parameters(run.model)
     canvas.load()
     if view.on:
-        teacher.render_slide(view, run, check, order, counted)
+        teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
     else:
         selector = st.container()
         color_scale = controls.select_color_scale()
@@ -86,7 +84,8 @@ else:
         training.render_timeline(run)
         render_padding_panel(runner.cached_padding(config), run.num_heads)
         steps.render_summary(run.d_model, run, counted=counted)
-        steps.render_live_check(check, run, order)
+        # computed where they are shown: the panels above reach the browser before these two checks run
+        steps.render_live_check(runner.cached_check(config), run, runner.cached_batch_order(config))
         pretrained.render_checkpoint_check(run)
         with st.container(border=True):
             render_export(run)

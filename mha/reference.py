@@ -123,13 +123,15 @@ def batch_order_check(model: MultiHeadAttention, x: Tensor) -> BatchOrderCheck:
     """
     with torch.inference_mode():
         ours, _ = model(x, x, x)  # (B, L, D)
-        sequence_first = to_torch_mha(model, batch_first=False)
-        wrong, wrong_weights = sequence_first(
+        torch_mha = to_torch_mha(model, batch_first=False)
+        wrong, wrong_weights = torch_mha(
             x, x, x, need_weights=True, average_attn_weights=False
         )  # read as (L'=B, N=L, E): (B, L, D), (L, H, B, B)
         moved = x.transpose(0, 1)  # (L, B, D)
-        transposed, _ = sequence_first(moved, moved, moved, need_weights=False)  # (L, B, D)
-        batch_first, _ = to_torch_mha(model)(x, x, x, need_weights=False)  # (B, L, D)
+        transposed, _ = torch_mha(moved, moved, moved, need_weights=False)  # (L, B, D)
+        # The same layer with batch_first=True (forward reads the flag on every call): one copy of the weights
+        torch_mha.batch_first = True
+        batch_first, _ = torch_mha(x, x, x, need_weights=False)  # (B, L, D)
     return BatchOrderCheck(
         input_shape=tuple(x.shape),
         wrong_output_shape=tuple(wrong.shape),

@@ -9,18 +9,20 @@ import torch
 __all__ = ["THREADS_ENV", "apply_thread_cap", "thread_cap"]
 
 THREADS_ENV = "ATTN_PLAYGROUND_THREADS"
-DEFAULT_MAX_THREADS = 4
+# One thread unless told otherwise: the page's operations are small, and a second OpenMP worker spins
+# while it waits for the next one, taking a core from the browser (on a laptop) or from other sessions.
+DEFAULT_THREADS = 1
 
 
 def thread_cap(environ: dict[str, str] | None = None, cores: int | None = None) -> int:
-    """Threads to use: ``$ATTN_PLAYGROUND_THREADS`` if it is a positive integer, else min(cores, 4)."""
+    """Threads to use: ``$ATTN_PLAYGROUND_THREADS`` if it is a positive integer (at most ``cores``), else 1."""
     environ = os.environ if environ is None else environ
     if cores is None:
         cores = os.cpu_count() or 1
     raw = environ.get(THREADS_ENV, "").strip()
     if raw.isdigit() and int(raw) > 0:
         return min(int(raw), cores)
-    return max(1, min(cores, DEFAULT_MAX_THREADS))
+    return DEFAULT_THREADS
 
 
 def apply_thread_cap(environ: dict[str, str] | None = None) -> int:

@@ -8,7 +8,17 @@ from mha.threads import THREADS_ENV, apply_thread_cap, thread_cap
 
 @pytest.mark.parametrize(
     ("value", "cores", "expected"),
-    [(None, 2, 2), (None, 16, 4), ("1", 16, 1), ("8", 16, 8), ("64", 16, 16), ("0", 16, 4), ("-3", 2, 2), ("x", 2, 2)],
+    [
+        (None, 2, 1),  # one thread unless told otherwise
+        (None, 16, 1),
+        ("1", 16, 1),
+        ("2", 2, 2),
+        ("8", 16, 8),
+        ("64", 16, 16),  # at most the cores
+        ("0", 16, 1),  # not a positive integer: the default
+        ("-3", 2, 1),
+        ("x", 2, 1),
+    ],
 )
 def test_thread_cap(value, cores, expected):
     environ = {} if value is None else {THREADS_ENV: value}
