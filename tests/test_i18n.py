@@ -50,3 +50,20 @@ def test_playground_messages_are_each_in_their_own_language():
 def test_t_formats_in_the_requested_language():
     assert t("controls.token_count", lang="en", count=3, high=128) == "3 tokens (at most 128)"
     assert t("controls.token_count", lang="zh", count=3, high=128) == "3 个词元（最多 128 个）"
+
+
+# A reader's corrections to the Chinese text: the wrong phrase on the left must not come back.
+READER_CORRECTIONS = {
+    "参数量（实数）": "参数量（实际计数）",  # 实数 is "real number"
+    "雕刻": "构造",  # heads are built, not carved
+    "对键做 softmax": "沿键的维度做 softmax",
+    "逐个数字比较": "逐元素比较",
+    "零上下文": "上下文全为 0",
+    "模型宽度": "模型维度",  # one term for d_model on every page
+}
+
+
+@pytest.mark.parametrize("wrong", sorted(READER_CORRECTIONS))
+def test_the_chinese_text_keeps_the_readers_corrections(wrong):
+    offending = [key for key, entry in CATALOG.items() if wrong in entry["zh"]]
+    assert not offending, f"{wrong!r} is back in {offending}; write {READER_CORRECTIONS[wrong]!r}"
