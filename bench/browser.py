@@ -222,7 +222,7 @@ def target_ms(size: PageSize, change: str) -> float | None:
 
 def launch(playwright: Any) -> Any:
     """Headless Chromium with the tests' flags."""
-    from tests.conftest import CHROMIUM_ARGS, chromium_path
+    from tests.local_app import CHROMIUM_ARGS, chromium_path
 
     executable = chromium_path()
     if executable is None:
@@ -234,7 +234,7 @@ def run(quick: bool) -> list[Table]:
     """Start the app, drive Chromium, one row per page size and change."""
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import CHROMIUM_ARGS, free_port, start_streamlit, stop_process
+    from tests.local_app import CHROMIUM_ARGS, free_port, start_streamlit, stop_process
 
     sizes = SIZES[:1] if quick else SIZES
     changes = (CHANGES[1], CHANGES[2]) if quick else CHANGES

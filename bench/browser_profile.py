@@ -24,7 +24,7 @@ def run(quick: bool) -> list[Table]:
     """One row per page size and change: median ms per group over the traced rounds."""
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import free_port, start_streamlit, stop_process
+    from tests.local_app import free_port, start_streamlit, stop_process
 
     plan = [(SIZES[0], (CHANGES[1], CHANGES[2]))] + ([] if quick else [(size, (CHANGES[1],)) for size in SIZES[1:]])
     rounds = 2 if quick else 3

@@ -317,7 +317,7 @@ def measure_room(
     servers behind HAProxy on this machine (CPU and RSS are then the replicas' and the proxy's).
     Every server is warmed up first by a tab of its own.
     """
-    from tests.conftest import free_port, start_streamlit, stop_process
+    from tests.local_app import free_port, start_streamlit, stop_process
     from tests.local_cluster import LocalCluster
 
     env = SERVER_ENV if env is None else env

@@ -18,27 +18,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(REPO))  # run as a file: make the repository importable
+
+from tests.local_app import CHROMIUM_ARGS, chromium_path, free_port, start_streamlit, stop_process  # noqa: E402
+
 ANIMAL = "The animal didn't cross the street because it was too tired"
 XIAOMING = "小明喜欢打球，他放学后去了操场"
 
@@ -103,37 +93,15 @@ SHOTS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextlib.contextmanager
-def serve(port: int) -> Iterator[str]:
-    """``streamlit run playground.py`` on 127.0.0.1:port until the block ends; yields its base URL."""
-    command = [
-        sys.executable, "-m", "streamlit", "run", "playground.py", "--server.port", str(port),
-        "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def serve() -> Iterator[str]:
+    """``streamlit run playground.py`` on a free loopback port until the block ends; yields its base URL."""
+    port = free_port()
+    process = start_streamlit(port)
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            health = f"http://127.0.0.1:{port}/_stcore/health"
-            with contextlib.suppress(OSError), urllib.request.urlopen(health, timeout=2) as answer:
-                if answer.status == 200:
-                    break
-            time.sleep(0.3)
-        else:
-            raise RuntimeError(f"streamlit did not answer on port {port} within 90 s")
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=10)
-        if process.poll() is None:
-            process.kill()
+        stop_process(process)
 
 
 def _settled(page) -> None:
@@ -187,11 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         shots.remove(shot)
     if wanted - {shot.name for shot in SHOTS}:
         parser.error(f"unknown shots: {', '.join(sorted(wanted - {shot.name for shot in SHOTS}))}")
-    chromium = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+    chromium = chromium_path()
+    if chromium is None:
+        parser.error("Chromium not found: install Debian's chromium or set CHROMIUM_PATH")
     from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
-    with serve(_free_port()) as base_url, sync_playwright() as playwright:
+    with serve() as base_url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()

@@ -6,101 +6,36 @@ Browser tests skip with a reason where Chromium or Playwright is missing, except
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import streamlit as st
+from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import these from conftest
+from local_app import CHROMIUM_ARGS, chromium_path, free_port, start_streamlit, stop_process
+from local_app import REPO as REPO
 
 from mha.config import WeightSpec
 from mha.training import service as service_module
 from mha.training.loop import TrainingStoppedError, train
 from mha.training.service import TrainingService
 
-REPO = Path(__file__).resolve().parents[1]
 # No test touches the network: the Hugging Face hub is offline with an empty cache of its own, and the
 # server's checkpoint list is the default one unless a test lists its own (see ``tiny_checkpoint``).
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="attn-playground-hf-")
 os.environ.pop("HF_HUB_CACHE", None)
 os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
-
-
-def chromium_path() -> str | None:
-    """Debian's Chromium (or ``$CHROMIUM_PATH``), if present."""
-    for candidate in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", shutil.which("chromium")):
-        if candidate and Path(candidate).exists():
-            return candidate
-    return None
 
 
 def _missing_browser(reason: str) -> None:
     if IN_CI:
         pytest.fail(f"{reason} (CI=true: the browser tests must run; scripts/setup-tests.sh installs it)")
     pytest.skip(reason)
-
-
-def free_port() -> int:
-    """A free TCP port on loopback."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_streamlit(port: int, script: str = "playground.py", extra_env: dict[str, str] | None = None):
-    """Start ``streamlit run`` on 127.0.0.1:port and wait for its health check; returns the process."""
-    env = {**os.environ, **(extra_env or {})}
-    env.pop("PYTHONPATH", None)
-    command = [
-        sys.executable, "-m", "streamlit", "run", script,
-        "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.headless", "true", "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    ARTIFACTS.mkdir(exist_ok=True)
-    log = (ARTIFACTS / f"streamlit-{port}.log").open("w")
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {process.returncode}; see {log.name}")
-        health = f"http://127.0.0.1:{port}/_stcore/health"
-        with contextlib.suppress(OSError), urllib.request.urlopen(health, timeout=2) as response:
-            if response.status == 200:
-                return process
-        time.sleep(0.3)
-    process.kill()
-    raise RuntimeError(f"streamlit did not answer on port {port} within 90 s; see {log.name}")
-
-
-def stop_process(process: subprocess.Popen) -> None:
-    """Terminate, then kill if needed."""
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @pytest.fixture(scope="session")
