@@ -16,10 +16,8 @@ and Playwright (requirements-dev.txt).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
@@ -27,7 +25,7 @@ from urllib.parse import urlencode
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run as a file: make the repository importable
 
-from tests.local_app import CHROMIUM_ARGS, chromium_path, free_port, start_streamlit, stop_process  # noqa: E402
+from tests.local_app import CHROMIUM_ARGS, chromium_path, serving  # noqa: E402
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
 XIAOMING = "小明喜欢打球，他放学后去了操场"
@@ -93,17 +91,6 @@ SHOTS = (
 )
 
 
-@contextlib.contextmanager
-def serve() -> Iterator[str]:
-    """``streamlit run playground.py`` on a free loopback port until the block ends; yields its base URL."""
-    port = free_port()
-    process = start_streamlit(port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
-
-
 def _settled(page) -> None:
     """Wait until the script finished and every chart has drawn."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=90_000)
@@ -161,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
-    with serve() as base_url, sync_playwright() as playwright:
+    with serving() as base_url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()

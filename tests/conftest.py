@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import these from conftest
-from local_app import CHROMIUM_ARGS, chromium_path, free_port, start_streamlit, stop_process
+from local_app import CHROMIUM_ARGS, chromium_path, serving
 from local_app import REPO as REPO
 
 from mha.config import WeightSpec
@@ -41,12 +41,8 @@ def _missing_browser(reason: str) -> None:
 @pytest.fixture(scope="session")
 def app_url() -> Iterator[str]:
     """Base URL of a `streamlit run playground.py` started for this test session."""
-    port = free_port()
-    process = start_streamlit(port)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
+    with serving() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -78,3 +79,14 @@ def stop_process(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@contextlib.contextmanager
+def serving(extra_env: dict[str, str] | None = None) -> Iterator[str]:
+    """``streamlit run playground.py`` on a free loopback port until the block ends; yields its base URL."""
+    port = free_port()
+    process = start_streamlit(port, extra_env=extra_env)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process)

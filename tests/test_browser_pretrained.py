@@ -7,7 +7,8 @@ from __future__ import annotations
 import urllib.parse
 
 import pytest
-from conftest import ARTIFACTS, console_errors, free_port, start_streamlit, stop_process, wait_for_app
+from conftest import ARTIFACTS, console_errors, wait_for_app
+from local_app import serving
 from test_browser_controls import drawn_charts
 
 pytestmark = pytest.mark.browser
@@ -16,12 +17,8 @@ ANIMAL = "The animal didn't cross the street because it was too tired"
 
 @pytest.fixture(scope="module")
 def pretrained_url(tiny_checkpoint):
-    port = free_port()
-    process = start_streamlit(port, extra_env={"ATTN_PLAYGROUND_CHECKPOINTS": f"tiny={tiny_checkpoint}"})
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process)
+    with serving(extra_env={"ATTN_PLAYGROUND_CHECKPOINTS": f"tiny={tiny_checkpoint}"}) as url:
+        yield url
 
 
 def test_a_pretrained_page_with_the_head_finder_draws_in_chromium(pretrained_url, page):

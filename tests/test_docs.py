@@ -126,7 +126,7 @@ def test_the_app_command_installs_what_requirements_pin_and_serves_the_page():
     """Its pieces: the venv here holds every pin of requirements.txt, and the app starts and answers."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from conftest import free_port, start_streamlit
+    from local_app import free_port, start_streamlit
 
     pins = [line.split("==") for line in (REPO / "requirements.txt").read_text().splitlines() if "==" in line]
     for name, pinned in pins:
