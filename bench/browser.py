@@ -190,7 +190,7 @@ def time_size(
     """Samples per change at one page size (a fresh page; the changes in turn, round after round), each traced."""
     from urllib.parse import urlencode
 
-    from tests.conftest import wait_for_app
+    from tests.local_app import wait_for_app
 
     context = browser.new_context(viewport=VIEWPORT, locale="en-US")
     context.add_init_script(PROBE_JS)

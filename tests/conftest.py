@@ -17,6 +17,7 @@ import streamlit as st
 from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import these from conftest
 from local_app import CHROMIUM_ARGS, chromium_path, serving
 from local_app import REPO as REPO
+from local_app import wait_for_app as wait_for_app
 
 from mha.config import WeightSpec
 from mha.training import service as service_module
@@ -72,21 +73,6 @@ def page(browser):
     new_page.collected_console = messages
     yield new_page
     context.close()
-
-
-def wait_for_app(page, timeout_ms: int = 60_000) -> None:
-    """Wait until Streamlit has rendered the page and finished running the script."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            const state = app && app.getAttribute('data-test-script-state');
-            return state && state !== 'initial' && state !== 'running'
-                && document.querySelector('[data-testid="stMainBlockContainer"] *') !== null;
-        }""",
-        timeout=timeout_ms,
-    )
-    page.wait_for_timeout(300)
 
 
 def console_errors(page) -> list[str]:

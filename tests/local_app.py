@@ -90,3 +90,18 @@ def serving(extra_env: dict[str, str] | None = None) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop_process(process)
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:
+    """Wait until Streamlit has rendered the page and finished running the script."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_function(
+        """() => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const state = app && app.getAttribute('data-test-script-state');
+            return state && state !== 'initial' && state !== 'running'
+                && document.querySelector('[data-testid="stMainBlockContainer"] *') !== null;
+        }""",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)
