@@ -14,22 +14,25 @@ import streamlit as st
 
 from components import canvas, controls, pretrained, runner, steps, teacher, training
 from components.export import render_export
+from components.head_picker import picked_needs_rerun, select_head
+from components.heatmap import Heads
 from components.i18n import t
 from components.padding_panel import render_padding_panel
 from components.page import setup_page
 from mha.config import ConfigError
 from mha.counting import count_parameters
-from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
 
 
 @st.fragment
-def head_charts(run: AttentionRun, step_1: steps.Slot, step_2: steps.Step2Slots, color_scale: str) -> None:
-    """The head selector and what steps 1 and 2 show of the head: all that a new head redraws (nothing is
-    recomputed; a fragment may write into the panels' places outside it)."""
-    head = controls.select_head(run.num_heads)
-    steps.draw_step_1_chart(step_1, run, head)
-    steps.draw_step_2_head(step_2, run, head, color_scale)
+def head_picker(num_heads: int, every: bool) -> Heads:
+    """The head steps 1 and 2 show. A pick redraws their charts in the browser and reruns only this fragment,
+    a moment later, to tell the server (which writes it into the link); a pick the browser could not draw
+    (charts too big to hold every head) reruns the page."""
+    heads = select_head(num_heads, every=every)
+    if picked_needs_rerun(heads):
+        st.rerun()
+    return heads
 
 
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
@@ -73,11 +76,10 @@ else:
     if view.on:
         teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
     else:
-        selector = st.container()
+        heads = head_picker(run.num_heads, steps.heads_fit(run))
         color_scale = controls.select_color_scale()
-        step_1, step_2 = steps.step_1_panel(run), steps.step_2_panel(run, color_scale)
-        with selector:
-            head_charts(run, step_1, step_2, color_scale)
+        steps.render_step_1(run, heads)
+        steps.render_step_2(run, heads, color_scale)
         pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import http.cookiejar
+import json
 import re
 import time
 import urllib.parse
@@ -125,6 +126,8 @@ def _changed_value(widget: _Widget, value: object) -> WidgetState:
         state.string_value = str(value)
     elif kind == "button":
         state.trigger_value = True
+    elif kind == "bidi_component":  # a component's state, as its setStateValue sends it (the head picker)
+        state.json_value = json.dumps(value)
     else:
         raise PageError(f"changing a {kind} is not simulated")
     return state

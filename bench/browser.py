@@ -1,9 +1,12 @@
 """Browser time from a control change to the charts redrawn: ``streamlit run playground.py`` + Chromium.
 
 For each page size (see :mod:`bench.app_rerun`) and each change -- a new d_model typed into its
-number input, a new seed, another head (a fragment rerun) -- it times, in the page itself
+number input, a new seed, another head -- it times, in the page itself
 (``performance.now()``), from the key press or click to the last chart redrawn once the run has
-finished and the page stayed quiet for :data:`QUIET_MS`. A script added before the page's own:
+finished and the page stayed quiet for :data:`QUIET_MS`. Another head is drawn in the browser, with
+no run: it is timed from the click to the charts redrawn and the page quiet; the run that tells the
+server a second later (the head picker's fragment) is timed on a row of its own ("head: server told").
+A script added before the page's own:
 
 * marks a chart redraw on every canvas draw call of a chart and every DOM change inside one
   (a chart that is embedded again, or SVG);
@@ -32,11 +35,13 @@ from bench.table import Table
 TITLE = "Browser: control change -> charts redrawn (Playwright, Chromium), ms"
 
 QUIET_MS = 400
+BLUR_WAIT_MS = 300  # Streamlit's inputs fade their border in 0.2 s when they lose the focus
 POLL_MS = 50  # the quiet check runs in a timer task of its own (not in every animation frame)
 VIEWPORT = {"width": 1400, "height": 1000}
-CHANGES = ("d_model (new value)", "seed (new value)", "head (fragment rerun)")
+CHANGES = ("d_model (new value)", "seed (new value)", "head (drawn in the browser)")
+SYNC_ROW = "head: server told (fragment rerun, ~1 s later)"
 TARGETS_MS = (250.0, 600.0, 1200.0)  # a new seed, key press -> main thread settled, per page size of SIZES
-HEAD_TARGET_MS = 80.0  # another head on the default page (a fragment rerun)
+HEAD_TARGET_MS = 80.0  # another head on the default page
 
 # Runs before the app's scripts (context.add_init_script): chart redraws, run state, websocket log.
 PROBE_JS = """
@@ -92,6 +97,12 @@ QUIET_JS = f"""() => {{
   const b = window.__bench, now = performance.now(), last = b.recv.length ? b.recv[b.recv.length - 1][0] : 0;
   return b.input > 0 && last > b.input && now - last > {QUIET_MS} && now - b.paint > {QUIET_MS};
 }}"""
+# Quiet after a change the browser draws itself: charts redrawn since the input, then nothing for QUIET_MS.
+LOCAL_QUIET_JS = f"""() => {{
+  performance.mark("{PROBE_MARK}");
+  const b = window.__bench, now = performance.now();
+  return b.input > 0 && b.paint > b.input && now - b.paint > {QUIET_MS};
+}}"""
 READ_JS = f"""() => {{
   performance.mark("{PROBE_MARK}");
   const b = window.__bench;
@@ -125,17 +136,26 @@ def measure(
     browser: Any = None,
     categories: tuple[str, ...] = SETTLE_CATEGORIES,
     timeout_ms: int = 60_000,
+    local: bool = False,
 ) -> dict[str, Any]:
     """Do ``act`` (one control change) and wait for the page to settle; the timings of that change, in ms.
 
     With ``browser``, the change is traced (``categories``): "settled" is then the end of the renderer
     main thread's last task, and "trace" holds the trace for :func:`bench._trace.breakdown_ms`.
+    ``local``: the page draws the change itself and runs nothing for it at once (another head); the
+    run it starts later to tell the server is waited for and timed apart ("sync_*").
     """
+    # Each change starts from rest: the control used last loses its focus first, and its border's colour
+    # transition (0.2 s of frames) runs out before the input, instead of inside the next change's time.
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.wait_for_timeout(BLUR_WAIT_MS)
     page.evaluate("window.__bench.reset()")
     task_before = _task_ms(cdp)
     if browser is not None:
         browser.start_tracing(page=page, categories=list(categories))
     act()
+    if local:
+        return _measure_local(page, cdp, browser, task_before, timeout_ms)
     deadline = time.monotonic() + timeout_ms / 1e3
     while True:  # quiet, but the run may still be going (a long step with nothing to send): wait on
         page.wait_for_function(QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
@@ -163,6 +183,43 @@ def measure(
     return result
 
 
+def _measure_local(page: Any, cdp: Any, browser: Any, task_before: float, timeout_ms: int) -> dict[str, Any]:
+    """A change drawn in the browser: click -> charts redrawn and quiet; then the run that tells the server."""
+    page.wait_for_function(LOCAL_QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
+    task_switch = _task_ms(cdp)
+    log = page.evaluate(READ_JS)
+    start = log["input"]
+    early = [at for at, _, _ in log["recv"] if at >= start]
+    redrawn = log["paint"] - start
+    result: dict[str, Any] = {
+        "redrawn": redrawn,
+        "server": float("nan"),  # no run: nothing was sent before the page was quiet
+        "main_thread": task_switch - task_before,
+        "kb": sum(size for at, size, _ in log["recv"] if at >= start) / 1024,
+        "messages_before_quiet": len(early),
+    }
+    if browser is not None:
+        trace = browser.stop_tracing()
+        result["settled"] = settled_ms(trace, done_ms=redrawn)
+        result["trace"] = trace
+    deadline = time.monotonic() + timeout_ms / 1e3
+    while True:  # the picker tells the server: one run of its fragment
+        page.wait_for_timeout(100)
+        log = page.evaluate(READ_JS)
+        finished = _script_finished_at([r for r in log["recv"] if r[0] >= start])
+        if finished is not None:
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the server was not told within {timeout_ms} ms of the change")
+    page.wait_for_function(QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
+    sent = [at for at in log["sent"] if at >= start]
+    result["sync_after"] = sent[0] - start if sent else float("nan")
+    result["sync_server"] = finished - sent[0] if sent else float("nan")
+    result["sync_main_thread"] = _task_ms(cdp) - task_switch
+    result["sync_kb"] = sum(size for at, size, _ in page.evaluate(READ_JS)["recv"] if at >= start) / 1024
+    return result
+
+
 def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], None]]:
     def type_into(key: str, value: int) -> None:
         box = page.locator(f".st-key-{key} input")
@@ -170,7 +227,7 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], None]]:
         box.press("Enter")
 
     def head(i: int) -> None:  # heads 1, 2, 1, ... (the page opens on head 0)
-        page.locator('.st-key-head [role="radiogroup"] label').nth(1 + i % 2).click()
+        page.locator('.st-key-head_picker [role="radiogroup"] label').nth(1 + i % 2).click()
 
     return {
         CHANGES[0]: lambda i: type_into("d_model", size.d_model - size.num_heads * (i + 1)),
@@ -204,7 +261,8 @@ def time_size(
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in changes}
     for i in range(rounds + 1):  # round 0 warms up
         for name in changes:
-            result = measure(page, cdp, lambda name=name, i=i: actions[name](i), browser, categories)
+            act = lambda name=name, i=i: actions[name](i)  # noqa: E731
+            result = measure(page, cdp, act, browser, categories, local=name == CHANGES[2])
             if i > 0:
                 samples[name].append(result)
     context.close()
@@ -267,6 +325,8 @@ def run(quick: bool) -> list[Table]:
                             verdict,
                         )
                     )
+                    if name == CHANGES[2]:
+                        rows.append(_sync_row(size, results))
             browser.close()
     finally:
         stop_process(server)
@@ -279,7 +339,9 @@ def run(quick: bool) -> list[Table]:
         "toplevel + user timing); spread: fastest-slowest round. redrawn: key press "
         "-> last chart redrawn after the run. run seen: BackMsg sent -> script_finished handled by the page "
         "(server time plus any wait for the busy page). main thread: renderer busy time (CDP TaskDuration). "
-        "KB: websocket bytes received for the rerun.",
+        "KB: websocket bytes received for the rerun. Another head is drawn in the browser (no run); the head "
+        "picker tells the server 1 s after the last pick: its row gives when that run starts after the click, "
+        "its run seen, and the page's work for it.",
         f"The server and the browser share this machine's cores, as they do on a laptop in a workshop. "
         f"Load average (1 min) before / after: {load} / {load_after}.",
     )
@@ -288,6 +350,24 @@ def run(quick: bool) -> list[Table]:
         "verdict",
     )  # fmt: skip
     return [Table(TITLE, columns, tuple(rows), notes)]
+
+
+def _sync_row(size: PageSize, results: list[dict[str, Any]]) -> tuple[object, ...]:
+    """The run that tells the server the picked head: when it starts, the server's part, the page's work."""
+    med = {key: statistics.median(r[key] for r in results) for key in ("sync_after", "sync_server", "sync_main_thread")}
+    kb = statistics.median(r["sync_kb"] for r in results)
+    return (
+        size.name,
+        SYNC_ROW,
+        "",
+        "",
+        f"starts {med['sync_after']:.0f}",
+        f"{med['sync_server']:.0f}",
+        f"{med['sync_main_thread']:.0f}",
+        f"{kb:.0f}",
+        "",
+        "",
+    )
 
 
 def _load_average() -> str:

@@ -65,7 +65,7 @@ Step = tuple[str, object]  # (widget key, new value)
 # A workshop exercise that ends where it started, so walking it again meets the same configurations.
 EXERCISE: tuple[Step, ...] = (
     ("mask_type", "causal"),
-    ("head", "3"),
+    ("head_picker", {"head": 3}),
     ("num_heads", 4),
     ("mask_type", "window"),
     ("d_model", 256),
@@ -74,7 +74,7 @@ EXERCISE: tuple[Step, ...] = (
     ("mask_type", "none"),
     ("d_model", 512),
     ("seed", 0),
-    ("head", "0"),
+    ("head_picker", {"head": 0}),
 )
 WORDS = (
     *("the", "cat", "dog", "bird", "sat", "ran", "saw", "on", "under", "near", "a", "mat", "tree", "river"),
@@ -176,6 +176,8 @@ def _record_error(result: RoomResult, text: str) -> None:
 def _check_applied(tab: BrowserSession, step: Step) -> str | None:
     """A change the URL the app writes does not show (the app mirrors every control there)."""
     key, value = step
+    if isinstance(value, dict):  # the head picker (a component): its state {"head": n}, the link's ``head``
+        key, value = "head", value["head"]
     shown = tab.url_value(key)
     return None if shown == str(value) else f"not applied: {key}={value!r} but the URL says {shown!r}"
 

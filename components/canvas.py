@@ -1,10 +1,12 @@
 """The canvas heatmap as a Streamlit component (components v2: inline JavaScript and CSS, no build step).
 
-Two components: the drawing code (``heatmap.js``, read from beside this file), which
-:func:`load` puts on the page once per run as a hidden element, and the chart, a stub of a few
-hundred bytes that waits for that code and hands it the chart's payload. So a rerun sends the code
-once, not once per chart, and a fragment rerun (another head) does not send it at all: the page
-keeps it. :func:`draw` sends a :class:`components.heatmap.Figure` as one binary payload.
+Three components: the drawing code (``heatmap.js``, read from beside this file), which
+:func:`load` puts on the page once per run as a hidden element; the chart, a stub of a few
+hundred bytes that waits for that code and hands it the chart's payload; and the head picker, a
+stub of the same kind. So a rerun sends the code once, not once per chart, and a fragment rerun
+does not send it at all: the page keeps it. :func:`draw` sends a :class:`components.heatmap.Figure`
+as one binary payload; :func:`head_picker` draws the head selector of steps 1 and 2, which switches
+the charts that follow the head in the browser (see ``heatmap.js``).
 
 In AppTest a chart is an element of type ``bidi_component`` whose ``proto.component_name`` is
 :data:`CHART`: ``components.heatmap.decode(element.proto.bytes)`` gives back the figure it shows.
@@ -12,17 +14,19 @@ In AppTest a chart is an element of type ``bidi_component`` whose ``proto.compon
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
-from components.heatmap import Figure, encode
+from components.heatmap import Figure, Heads, encode
 
-__all__ = ["CHART", "CODE", "CODE_KEY", "draw", "load"]
+__all__ = ["CHART", "CODE", "CODE_KEY", "PICKER", "draw", "head_picker", "load"]
 
 CHART = "attention_playground.heatmap"
 CODE = "attention_playground.heatmap_code"
 CODE_KEY = "heatmap_code"
+PICKER = "attention_playground.head_picker"
 
 
 def _compact(source: str) -> str:
@@ -39,7 +43,7 @@ export default function (component) {
     window.attnHeatmap = { ready: new Promise((r) => (resolve = r)), resolve };
   }
   let cleanup = null, gone = false;
-  window.attnHeatmap.ready.then((render) => { if (!gone) cleanup = render(component); });
+  window.attnHeatmap.ready.then((code) => { if (!gone) cleanup = code.%s(component); });
   return () => { gone = true; if (cleanup) cleanup(); };
 }
 """
@@ -57,10 +61,18 @@ _CHART_CSS = """
 .attn-heatmap-note { font-size: calc(13px * var(--attn-chart-font-scale, 1)); color: #6b7280; }
 .attn-heatmap-note:empty { display: none; }
 """
+_PICKER_CSS = """
+.attn-head-picker { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; font-size: 14px; }
+.attn-head-picker [role="radiogroup"] { display: flex; flex-wrap: wrap; gap: 4px 14px; }
+.attn-head-picker label { display: inline-flex; align-items: center; gap: 5px; cursor: pointer; }
+.attn-head-picker input { accent-color: #c2410c; margin: 0; width: 16px; height: 16px; cursor: pointer; }
+.attn-head-picker select { font: inherit; padding: 3px 8px; border: 1px solid #d6d6d9; border-radius: 6px; }
+"""
 _code = st.components.v2.component(
     CODE, js=_CODE_JS, css=f".st-key-{CODE_KEY} {{ display: none; }}", isolate_styles=False
 )
-_chart = st.components.v2.component(CHART, js=_STUB_JS, css=_CHART_CSS, isolate_styles=False)
+_chart = st.components.v2.component(CHART, js=_STUB_JS % "chart", css=_CHART_CSS, isolate_styles=False)
+_picker = st.components.v2.component(PICKER, js=_STUB_JS % "picker", css=_PICKER_CSS, isolate_styles=False)
 
 
 def load() -> None:
@@ -72,3 +84,14 @@ def draw(container: st.delta_generator.DeltaGenerator, figure: Figure, key: str)
     """Draw ``figure`` in ``container``; ``key`` keeps the chart's place (and its canvas) across reruns."""
     with container:
         _chart(key=key, data=encode(figure), width="stretch", height="content")
+
+
+def head_picker(key: str, label: str, heads: Heads, on_change: Callable[[], None]) -> None:
+    """The head selector of steps 1 and 2: radio buttons (a drop-down beyond 16 heads) labelled ``label``.
+
+    A pick redraws every chart that follows the head at once, in the browser (when ``heads.every``), and
+    reaches the server a moment later as the component's state ``head`` (``st.session_state[key].head``),
+    after which ``on_change`` runs; with ``heads.every`` false it reaches the server at once.
+    """
+    data = {"label": label, "count": heads.count, "shown": heads.shown, "moves": heads.moves, "every": heads.every}
+    _picker(key=key, data=data, default={"head": heads.shown}, on_head_change=on_change, width="stretch")

@@ -2,7 +2,7 @@
 
 Widget keys are the contract's names (``weights``, ``task``, ``checkpoint``, ``layer``,
 ``d_model``, ``num_heads``, ``mask_type``, ``window``, ``tokenizer``, ``tokens``, ``seed``)
-plus ``block_pad``, ``positional``, ``device``, ``dtype`` and ``head``; each widget's value is the plain
+plus ``block_pad``, ``positional``, ``device`` and ``dtype``; each widget's value is the plain
 value, translated for display with ``format_func`` only. The same names are the URL
 query parameters (parsed in :mod:`components.url_params`, read and written through
 :mod:`components.url_state`).
@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 import streamlit as st
 
 from components import checkpoints, runner, training
+from components.head_picker import HEAD_KEY, move_head
 from components.heatmap import COLOR_SCALES
 from components.i18n import t
 from components.locale import CATALOG
@@ -51,7 +52,6 @@ __all__ = [
     "nearest_divisors",
     "render_controls",
     "select_color_scale",
-    "select_head",
     "show_run_notes",
     "show_url_problems",
     "sync_url",
@@ -70,7 +70,6 @@ EXAMPLES = (
 )
 _PERSIST = "session"  # widget values survive a visit to another page
 _RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
-_RADIO_HEADS_MAX = 16  # up to this many heads the head selector is a row of radio buttons
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,8 @@ def load_url_state() -> list[Problem]:
     parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
     for key, value in parsed.values.items():
         st.session_state[key] = value
+    if HEAD_KEY in parsed.values:  # the link chose the head: the page shows it over the browser's pick
+        move_head(parsed.values[HEAD_KEY])
     for key in URL_KEYS:
         if key not in st.session_state:
             st.session_state[key] = DEFAULTS[key]
@@ -421,39 +422,6 @@ def select_color_scale(hidden: bool = False, inline: bool = False) -> str:
         )
     write_link(to_query_params({"color_scale": scale}))
     return str(scale)
-
-
-def select_head(num_heads: int, hidden: bool = False, inline: bool = False) -> int:
-    """The head shown large in steps 1 and 2 (widget key ``head``), mirrored to the URL.
-
-    With ``hidden`` (teacher mode) no selector is drawn: the link's head is used, kept in range.
-    With ``inline`` (a slide) the label stands on the selector's own line, to save the slide's height.
-    """
-    if not 0 <= st.session_state.get("head", 0) < num_heads:
-        st.session_state["head"] = 0
-    head = int(st.session_state["head"])
-    if not hidden:
-        options = list(range(num_heads))
-        label = t("steps.head", high=num_heads - 1)
-        place = st.container(horizontal=True, vertical_alignment="center") if inline else st
-        if inline:
-            place.markdown(label, width="content")
-        shown = "collapsed" if inline else "visible"
-        if num_heads <= _RADIO_HEADS_MAX:
-            head = place.radio(
-                label, options, key="head", horizontal=True, label_visibility=shown, persist_state=_PERSIST
-            )
-        else:
-            head = place.selectbox(
-                label,
-                options,
-                key="head",
-                label_visibility=shown,
-                width=160 if inline else "stretch",
-                persist_state=_PERSIST,
-            )
-    write_link(to_query_params({"head": head}))
-    return int(head)
 
 
 # ---------------------------------------------------------------- choices -> config

@@ -9,6 +9,13 @@
 // slide sets it; 1 elsewhere).
 // Every word comes from the header (already translated); token labels are drawn as canvas text or set
 // as textContent, never parsed as HTML.
+//
+// Steps 1 and 2 follow the head picked on the page. Their payloads hold every head's panels (header
+// "heads"), and the head picker (also drawn here) switches the head in the browser: every chart that
+// follows it redraws at once, without a run on the server. The server learns the new head a moment
+// later (SYNC_MS after the last pick: one small run that writes it into the link), so clicking through
+// the heads stays instant. When the server itself moves the head (a link, the head finder, fewer heads),
+// its "moves" token changes and the page takes its head.
 
 const SCHEMES = {
   // Vega's "blues" and "redblue" (reversed: blue below 0, red above), as 256-colour tables.
@@ -25,6 +32,37 @@ const MIN_LABEL_PX = 9; // smallest label font; a row or column narrower than th
 const LABEL_MAX_PX = 130; // longer token labels are cut with an ellipsis
 const LEGEND_BAR = 140;
 const LEGEND_LINE = 32; // height of one line of legends
+const SYNC_MS = 1000; // the server is told the picked head this long after the last pick
+const SELECT_ABOVE = 16; // more heads than this: a drop-down instead of a row of radio buttons
+
+// The head the page shows, shared by the picker and every chart that follows it.
+const heads = { head: 0, moves: null, listeners: new Set() };
+
+function followServer(view) {
+  // The server's view of the head: taken when the server moved it (or the page knows no head yet).
+  if (view.moves !== heads.moves || heads.head >= view.count) {
+    heads.moves = view.moves;
+    pickHead(view.shown);
+  }
+}
+
+function pickHead(head) {
+  if (head === heads.head) return;
+  heads.head = head;
+  for (const listener of heads.listeners) listener();
+}
+
+function headSlice(full) {
+  // The panels of the head the page shows (all of them when the payload holds one head only).
+  const view = full.header.heads;
+  if (!view || !view.every) return full;
+  const head = Math.min(heads.head, view.count - 1);
+  const k = full.P / view.count;
+  const n = k * full.R * full.C;
+  const header = { ...full.header, panels: full.header.panels.slice(head * k, (head + 1) * k) };
+  const masked = full.masked && full.masked.subarray(head * n, (head + 1) * n);
+  return { ...full, header, values: full.values.subarray(head * n, (head + 1) * n), masked, P: k };
+}
 
 const tables = {};
 function colorTable(scheme) {
@@ -104,6 +142,12 @@ class HeatmapView {
     parent.appendChild(this.root);
     this.ctx = this.canvas.getContext("2d");
     this.width = 0;
+    this.onHead = () => {
+      if (this.full && this.full.header.heads && this.full.header.heads.every) {
+        this.data = headSlice(this.full);
+        this.draw();
+      }
+    };
     this.canvas.addEventListener("mousemove", (event) => this.hover(event));
     this.canvas.addEventListener("mouseleave", () => this.hideTip());
     // The width is read once (a forced layout) when the chart first draws; after that the observer keeps
@@ -122,7 +166,12 @@ class HeatmapView {
     const same = this.bytes && bytes.length === this.bytes.length && bytes.every((b, i) => b === this.bytes[i]);
     if (same) return; // the same figure: nothing to draw
     this.bytes = bytes;
-    this.data = parse(bytes);
+    this.full = parse(bytes);
+    if (this.full.header.heads) {
+      heads.listeners.add(this.onHead);
+      followServer(this.full.header.heads);
+    }
+    this.data = headSlice(this.full);
     if (!this.width) {
       // read once, when the chart first draws: the font, how much larger the type is (a slide's style sets
       // the variable), and the width
@@ -138,6 +187,7 @@ class HeatmapView {
 
   detach() {
     this.resize.disconnect();
+    heads.listeners.delete(this.onHead);
   }
 
   font(size, bold) {
@@ -555,6 +605,92 @@ class HeatmapView {
   }
 }
 
+class HeadPicker {
+  // Radio buttons (or a drop-down for many heads) for the head steps 1 and 2 show.
+  constructor(parent) {
+    this.root = document.createElement("div");
+    this.root.className = "attn-head-picker";
+    parent.appendChild(this.root);
+    this.timer = null;
+    this.onHead = () => this.check();
+    heads.listeners.add(this.onHead);
+  }
+
+  update(data, setStateValue) {
+    this.setStateValue = setStateValue;
+    this.local = data.every;
+    if (!this.built || this.built.count !== data.count || this.built.label !== data.label) this.build(data);
+    followServer(data);
+    this.check();
+  }
+
+  build(data) {
+    this.built = { count: data.count, label: data.label };
+    const name = `attn-head-${Math.random().toString(36).slice(2)}`;
+    const label = document.createElement("span");
+    label.className = "attn-head-picker-label";
+    label.textContent = data.label;
+    label.id = `${name}-label`;
+    this.inputs = [];
+    if (data.count > SELECT_ABOVE) {
+      const select = document.createElement("select");
+      select.setAttribute("aria-labelledby", label.id);
+      for (let h = 0; h < data.count; h++) select.add(new Option(String(h), String(h)));
+      select.addEventListener("change", () => this.pick(Number(select.value)));
+      this.select = select;
+      this.root.replaceChildren(label, select);
+      return;
+    }
+    this.select = null;
+    const group = document.createElement("div");
+    group.setAttribute("role", "radiogroup");
+    group.setAttribute("aria-labelledby", label.id);
+    for (let h = 0; h < data.count; h++) {
+      const option = document.createElement("label");
+      const input = document.createElement("input");
+      input.type = "radio";
+      input.name = name;
+      input.value = String(h);
+      input.addEventListener("change", () => input.checked && this.pick(h));
+      option.append(input, document.createTextNode(String(h)));
+      group.appendChild(option);
+      this.inputs.push(input);
+    }
+    this.root.replaceChildren(label, group);
+  }
+
+  check() {
+    if (this.select) this.select.value = String(heads.head);
+    else this.inputs.forEach((input, h) => (input.checked = h === heads.head));
+  }
+
+  pick(head) {
+    pickHead(head);
+    clearTimeout(this.timer);
+    const tell = () => this.setStateValue("head", head);
+    // every head is on the page: draw it now, tell the server later; otherwise the server draws it
+    if (this.local) this.timer = setTimeout(tell, SYNC_MS);
+    else tell();
+  }
+
+  detach() {
+    clearTimeout(this.timer);
+    heads.listeners.delete(this.onHead);
+  }
+}
+
+function renderPicker(component) {
+  const { data, parentElement, setStateValue } = component;
+  let picker = parentElement.attnHeadPicker;
+  if (!picker) picker = parentElement.attnHeadPicker = new HeadPicker(parentElement);
+  picker.update(data, setStateValue);
+  return () => {
+    picker.detach();
+    parentElement.attnHeadPicker = null;
+    picker.root.remove();
+  };
+}
+
 function render(component) {
   const { data, parentElement } = component;
   let view = parentElement.attnHeatmapView;
@@ -563,13 +699,13 @@ function render(component) {
   return () => view.detach();
 }
 
-// This module is the page's one "heatmap code" element; every chart is a small stub that waits for
-// `window.attnHeatmap.ready` and then calls `render` (see components/canvas.py), so the code is sent
-// once per page run, not once per chart.
+// This module is the page's one "heatmap code" element; every chart (and the head picker) is a small
+// stub that waits for `window.attnHeatmap.ready` and then calls `chart` (or `picker`) (see
+// components/canvas.py), so the code is sent once per page run, not once per chart.
 export default function () {
   if (!window.attnHeatmap) {
     let resolve;
     window.attnHeatmap = { ready: new Promise((r) => (resolve = r)), resolve };
   }
-  window.attnHeatmap.resolve(render);
+  window.attnHeatmap.resolve({ chart: render, picker: renderPicker });
 }

@@ -5,6 +5,11 @@ A :class:`Figure` is one or more panels (matrices of the same shape) that share 
 head as small multiples, the concatenation, the output. :func:`encode` packs it for the
 browser; :func:`decode` reads it back (tests read what a chart shows through AppTest this way).
 
+A figure that follows the head picked on the page (steps 1 and 2) carries :class:`Heads`: its panels
+are the same few panels for every head, head after head (:func:`stack_heads`), and the browser
+shows the picked head's, so another head is drawn without asking the server
+(:meth:`Figure.head_figure` is one head's figure, as the browser shows it).
+
 Payload layout (little-endian)::
 
     uint32 n | n bytes of UTF-8 JSON header | zero padding to a multiple of 4 |
@@ -32,7 +37,7 @@ import json
 import math
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -46,6 +51,7 @@ __all__ = [
     "DIVERGING",
     "SEQUENTIAL",
     "Figure",
+    "Heads",
     "Panel",
     "Scale",
     "Stage",
@@ -55,6 +61,7 @@ __all__ = [
     "encode",
     "feature_figure",
     "grid_figure",
+    "stack_heads",
     "symmetric_limit",
     "weights_scale",
 ]
@@ -86,6 +93,24 @@ class Panel:
 
 
 @dataclass(frozen=True)
+class Heads:
+    """The head a figure follows: the page's picker chooses it, the browser draws it.
+
+    Attributes:
+        count: the run's number of heads.
+        shown: the head the server last knew of (the link's, the picker's once it told the server).
+        moves: changes whenever the server itself moves the head (a link, the head finder, fewer
+            heads): the browser then takes ``shown``; otherwise it keeps the head picked in it.
+        every: the panels hold every head's (the browser switches by itself) or only ``shown``'s.
+    """
+
+    count: int
+    shown: int
+    moves: str = ""
+    every: bool = True
+
+
+@dataclass(frozen=True)
 class Figure:
     """Panels sharing a row axis, their colour scales, both axes, and how to lay them out.
 
@@ -108,6 +133,8 @@ class Figure:
         square: square cells of ``height / rows`` px (small multiples) instead of filling the width.
         axes: draw token axes (small multiples have none: the tooltip names the cell).
         annotate: write each value in its cell when the cells are big enough.
+        heads: for a figure that follows the picked head: which heads its panels hold, head after head
+            (see :func:`stack_heads`); ``None`` for any other figure.
     """
 
     panels: tuple[Panel, ...]
@@ -129,12 +156,37 @@ class Figure:
     square: bool = False
     axes: bool = True
     annotate: bool = False
+    heads: Heads | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
         """(P, R, C): panels, rows, columns."""
         rows, cols = self.panels[0].values.shape
         return len(self.panels), rows, cols
+
+    @property
+    def per_head(self) -> int:
+        """Panels per head (all of them when the figure does not follow a head)."""
+        if self.heads is None or not self.heads.every:
+            return len(self.panels)
+        return len(self.panels) // self.heads.count
+
+    def head_figure(self, head: int | None = None) -> Figure:
+        """The figure as the browser draws it for ``head`` (default: the server's ``shown`` head).
+
+        A figure that holds only the shown head's panels has no other head to give.
+        """
+        if self.heads is None:
+            return self
+        head = self.heads.shown if head is None else head
+        if not 0 <= head < self.heads.count:
+            raise ValueError(f"head {head} of {self.heads.count}")
+        if not self.heads.every:
+            if head != self.heads.shown:
+                raise ValueError(f"this figure holds head {self.heads.shown} only, not {head}")
+            return replace(self, heads=None)
+        k = self.per_head
+        return replace(self, panels=self.panels[head * k : (head + 1) * k], heads=None)
 
     def words(self) -> list[str]:
         """Every word the figure shows besides the token labels: titles, axis and tooltip names, notes."""
@@ -186,6 +238,14 @@ def _header(figure: Figure) -> dict:
             "axes": figure.axes,
             "annotate": figure.annotate,
         },
+        "heads": None
+        if figure.heads is None
+        else {
+            "count": figure.heads.count,
+            "shown": figure.heads.shown,
+            "moves": figure.heads.moves,
+            "every": figure.heads.every,
+        },
     }
 
 
@@ -233,6 +293,7 @@ def decode(payload: bytes) -> Figure:
     scales = tuple(Scale(s["scheme"], s["low"], s["high"], s["title"]) for s in header["scales"])
     labels = header["cols"]["labels"]
     layout = header["layout"]
+    heads = header["heads"]
     return Figure(
         panels=panels,
         scales=scales,
@@ -248,6 +309,7 @@ def decode(payload: bytes) -> Figure:
         faded_rows=faded,
         faded_word=header["text"]["faded"],
         hover_note=header["text"]["hover"],
+        heads=None if heads is None else Heads(heads["count"], heads["shown"], heads["moves"], heads["every"]),
         **layout,
     )
 
@@ -268,6 +330,33 @@ def _check(figure: Figure) -> None:
         raise ValueError(f"{len(figure.col_index)} column indices for {cols} columns")
     if figure.faded_rows is not None and np.shape(figure.faded_rows) != (rows,):
         raise ValueError(f"faded rows of shape {np.shape(figure.faded_rows)} for {rows} rows")
+    heads = figure.heads
+    if heads is not None:
+        if not 0 <= heads.shown < heads.count:
+            raise ValueError(f"shown head {heads.shown} of {heads.count}")
+        if heads.every and len(figure.panels) % heads.count:
+            raise ValueError(f"{len(figure.panels)} panels do not split into {heads.count} heads")
+
+
+def stack_heads(figures: Sequence[Figure], heads: Heads) -> Figure:
+    """One figure per head, built alike, as one figure that follows the picked head (see :class:`Heads`).
+
+    Args:
+        figures: every head's figure in order (``heads.every``), or only the shown head's; each with the
+            same number of panels, labels and layout (the first one's are kept).
+        heads: which head the server shows, and whether every head is included.
+    """
+    expected = heads.count if heads.every else 1
+    if len(figures) != expected:
+        raise ValueError(f"{len(figures)} figures for {expected} heads")
+    if len({len(figure.panels) for figure in figures}) != 1:
+        raise ValueError("every head's figure must have as many panels")
+    panels: list[Panel] = []
+    scales: list[Scale] = []
+    for figure in figures:  # each head's panels keep their own scales (a head's scores have their own range)
+        panels += [replace(panel, scale=panel.scale + len(scales)) for panel in figure.panels]
+        scales += figure.scales
+    return replace(figures[0], panels=tuple(panels), scales=tuple(scales), heads=heads)
 
 
 # ---------------------------------------------------------------- scales

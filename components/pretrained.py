@@ -16,6 +16,7 @@ from torch import Tensor
 from components import runner
 from components.checkpoints import FINDER_REQUEST, PAIRS
 from components.controls import error_message, source_message
+from components.head_picker import move_head
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
@@ -118,7 +119,8 @@ def _load_pair(tokens: tuple[str, ...]) -> None:
 
 
 def _show_head(layer: int, head: int) -> None:
-    st.session_state.update(layer=layer, head=head)
+    st.session_state["layer"] = layer
+    move_head(head)
 
 
 def finder_frame(table: Tensor) -> pd.DataFrame:

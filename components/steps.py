@@ -1,12 +1,10 @@
 """One panel per pipeline step, the parameter summary and the live check against PyTorch.
 
 Each step has its own render function (``render_step_1`` .. ``render_step_4``) so a
-page can show them one at a time; steps 1 and 2 take the viewed head (the page's head
-selector, :func:`components.controls.select_head`). The panels only draw: they read
-sizes from the run's trace and never write the URL. So that another head redraws only what
-depends on it, steps 1 and 2 also come in two parts: the panel (:func:`step_1_panel`,
-:func:`step_2_panel`), which returns the places of what depends on the head, and what is drawn
-there (:func:`draw_step_1_chart`, :func:`draw_step_2_head`), which the page's head fragment calls.
+page can show them one at a time; steps 1 and 2 take the picked head (:class:`components.heatmap.Heads`
+from :func:`components.head_picker.select_head`). Their charts hold every head's panels (up to
+:data:`HEAD_SWITCH_CELLS`), so the browser draws another head at once, without a run on the server.
+The panels only draw: they read sizes from the run's trace and never write the URL.
 The heatmaps are the page's canvas component (:mod:`components.canvas`).
 
 The code shown in each panel is read from the engine at run time (the step's lines of
@@ -20,7 +18,6 @@ import ast
 import inspect
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import cast
 
@@ -43,12 +40,10 @@ from mha.row_spread import RowSpread, row_spread
 from mha.strides import transposed_context
 
 __all__ = [
-    "Slot",
-    "Step2Slots",
+    "HEAD_SWITCH_CELLS",
     "chart_text",
-    "draw_step_1_chart",
-    "draw_step_2_head",
     "forward_block",
+    "heads_fit",
     "method_source",
     "render_live_check",
     "render_step_1",
@@ -57,8 +52,6 @@ __all__ = [
     "render_step_4",
     "render_summary",
     "row_ranges",
-    "step_1_panel",
-    "step_2_panel",
     "step_code",
 ]
 
@@ -75,7 +68,8 @@ SUMMARY_LABS = ("heads", "complexity")
 CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
-Slot = st.delta_generator.DeltaGenerator  # a place in a panel that a chart is drawn into later
+#: Steps 1 and 2 send every head's charts up to this many cells (then the browser switches heads itself).
+HEAD_SWITCH_CELLS = 1_500_000  # 128 tokens x 16 heads: 1.1 M (about 4.4 MB of float32)
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -209,29 +203,26 @@ def _unscored(run: AttentionRun) -> Tensor | None:
     return ~run.scored_rows
 
 
-@dataclass(frozen=True)
-class Step2Slots:
-    """The places in step 2's panel for what depends on the head shown: its chart, and the notes on its numbers."""
-
-    chart: Slot
-    notes: Slot
-
-
 # ---------------------------------------------------------------- the four steps
-def render_step_1(run: AttentionRun, head: int, slide: bool = False) -> None:
-    """Step 1, project and split: Q, K, V of ``head`` (tokens x d_k), shapes before and after view/transpose.
+def heads_fit(run: AttentionRun) -> bool:
+    """Whether steps 1 and 2 can send every head's charts (at most :data:`HEAD_SWITCH_CELLS` cells), so that
+    the page switches heads in the browser; beyond that they send the shown head's only."""
+    length = len(run.tokens)
+    per_head = 3 * length * frames.feature_budget(length, run.d_k, parts=3) + 3 * length * length
+    return run.num_heads * per_head <= HEAD_SWITCH_CELLS
 
+
+def _heads_drawn(heads: heatmap.Heads) -> range:
+    """The heads whose charts are sent: every head, or only the shown one."""
+    return range(heads.count) if heads.every else range(heads.shown, heads.shown + 1)
+
+
+def render_step_1(run: AttentionRun, heads: heatmap.Heads, slide: bool = False) -> None:
+    """Step 1, project and split: Q, K, V of the picked head (tokens x d_k), shapes before and after view/transpose.
+
+    ``heads``: the head the page shows and which heads the chart holds (see :mod:`components.head_picker`).
     ``slide``: laid out for a projector (teacher mode): code folded under the chart (whose type the
     slide's style enlarges).
-    """
-    draw_step_1_chart(step_1_panel(run, slide), run, head)
-
-
-def step_1_panel(run: AttentionRun, slide: bool = False) -> Slot:
-    """Step 1's panel without its chart: the tokens, what the step does, shapes, parameters and code.
-
-    Returns:
-        The place of the Q, K, V chart (see :func:`draw_step_1_chart`).
     """
     p = run.trace.project
     batch, length, d_model = p.x_query.shape
@@ -256,44 +247,33 @@ def step_1_panel(run: AttentionRun, slide: bool = False) -> Slot:
     columns = frames.feature_budget(length, d_k, parts=3)
     if columns < d_k:
         box.caption(t("steps.features_cut", shown=columns, total=d_k))
-    slot = box.empty()
+    named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
+    labels = frames.token_labels(run.tokens)
+    figures = [
+        heatmap.feature_figure(
+            [
+                (t("step1.chart", name=name, head=head, length=length, d_k=d_k), tensor[0, head, :, :columns])
+                for name, tensor in named
+            ],
+            labels,
+            range(columns),
+            chart_text(),
+            height=_feature_height(length),
+        )
+        for head in _heads_drawn(heads)
+    ]
+    canvas.draw(box.container(), heatmap.stack_heads(figures, heads), key="heatmap_step1")
     if slide:
         box.markdown(token_line)
     _finish(box, 1, slide)
-    return slot
 
 
-def draw_step_1_chart(slot: Slot, run: AttentionRun, head: int) -> None:
-    """Q, K, V of ``head`` (tokens x d_k, as many features as the cell budget allows) side by side in ``slot``."""
-    p = run.trace.project
-    length, d_k = len(run.tokens), run.d_k
-    columns = frames.feature_budget(length, d_k, parts=3)
-    named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
-    parts = [
-        (t("step1.chart", name=name, head=head, length=length, d_k=d_k), tensor[0, head, :, :columns])
-        for name, tensor in named
-    ]
-    figure = heatmap.feature_figure(
-        parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=_feature_height(length)
-    )
-    canvas.draw(slot, figure, key="heatmap_step1")
-
-
-def render_step_2(run: AttentionRun, head: int, color_scale: str = "fixed", slide: bool = False) -> None:
-    """Step 2, scaled dot-product: raw, scaled+masked scores and weights of ``head`` large; all heads as a grid.
+def render_step_2(run: AttentionRun, heads: heatmap.Heads, color_scale: str = "fixed", slide: bool = False) -> None:
+    """Step 2, scaled dot-product: raw, scaled+masked scores and weights of the picked head large; all heads as a grid.
 
     Below the charts: why the scores are divided by √d_k, and dropout on the weights in training.
-    ``color_scale``: how the weights are coloured (:data:`components.heatmap.COLOR_SCALES`).
-    ``slide``: laid out for a projector (see :func:`render_step_1`).
-    """
-    draw_step_2_head(step_2_panel(run, color_scale, slide), run, head, color_scale)
-
-
-def step_2_panel(run: AttentionRun, color_scale: str = "fixed", slide: bool = False) -> Step2Slots:
-    """Step 2's panel without what depends on the head shown: what the step does, shapes, code, notes, all heads.
-
-    Returns:
-        The places of the head's chart and of the notes on its numbers (see :func:`draw_step_2_head`).
+    ``heads``: see :func:`render_step_1`. ``color_scale``: how the weights are coloured
+    (:data:`components.heatmap.COLOR_SCALES`). ``slide``: laid out for a projector (see :func:`render_step_1`).
     """
     a = run.trace.attend
     length = len(run.tokens)
@@ -310,52 +290,52 @@ def step_2_panel(run: AttentionRun, color_scale: str = "fixed", slide: bool = Fa
         scale=f"{a.scale:.4g}",
     )
     _explain(box, 2, shapes, t("step2.params"), slide)
-    chart = box.empty()
+    blocked = _blocked(run)
+    height = _row_px(length, 280 if length <= 24 else 400) * length
+    labels = frames.token_labels(run.tokens)
+    figures = [
+        heatmap.attention_figure(
+            (
+                heatmap.Stage(t("step2.raw", head=head), "scores", a.raw_scores[0, head]),
+                heatmap.Stage(t("step2.scaled", head=head), "scores", a.masked_scores[0, head], blocked[head]),
+                heatmap.Stage(t("step2.weights", head=head), "weights", a.weights[0, head], blocked[head]),
+            ),
+            labels,
+            chart_text(),
+            color_scale,
+            height,
+            faded_rows=_unscored(run),
+        )
+        for head in _heads_drawn(heads)
+    ]
+    canvas.draw(box.container(), heatmap.stack_heads(figures, heads), key="heatmap_step2")
     if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
         box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         box.caption(t("step2.masked_note"))
-    notes = box.empty()
+    notes = box.container()
+    _render_why_scale(notes, run)
+    _render_dropout(notes, run)
     _render_head_labels(box, run)
     with box:
         _render_grid(run, color_scale, slide)
     _finish(box, 2, slide)
-    return Step2Slots(chart, notes)
 
 
-def draw_step_2_head(slots: Step2Slots, run: AttentionRun, head: int, color_scale: str = "fixed") -> None:
-    """Raw scores, scaled and masked scores, and weights of ``head`` side by side with token axes (rows without a
-    loss faded), then why √d_k and where dropout goes, with this head's numbers, in ``slots``."""
+def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+    """Why 1/√d_k: the score's variance grows with d_k and saturates the softmax; the numbers of every head."""
     a = run.trace.attend
-    length = len(run.tokens)
-    blocked = _blocked(run)
-    stages = (
-        heatmap.Stage(t("step2.raw", head=head), "scores", a.raw_scores[0, head]),
-        heatmap.Stage(t("step2.scaled", head=head), "scores", a.masked_scores[0, head], blocked[head]),
-        heatmap.Stage(t("step2.weights", head=head), "weights", a.weights[0, head], blocked[head]),
-    )
-    height = _row_px(length, 280 if length <= 24 else 400) * length
-    labels = frames.token_labels(run.tokens)
-    figure = heatmap.attention_figure(stages, labels, chart_text(), color_scale, height, faded_rows=_unscored(run))
-    canvas.draw(slots.chart, figure, key="heatmap_step2")
-    notes = slots.notes.container()
-    _render_why_scale(notes, run, head)
-    _render_dropout(notes, run, head)
-
-
-def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
-    """Why 1/√d_k: the score's variance grows with d_k and saturates the softmax; this head's numbers."""
-    a = run.trace.attend
-    raw = a.raw_scores[0, head]  # (Lq, Lk)
+    raw = a.raw_scores[0]  # (H, Lq, Lk)
     spread = {
         name: f"{float(scores.double().std(correction=0)):.2f}"
         for name, scores in (("raw_std", raw), ("scaled_std", raw * a.scale))
     }
-    box.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", head=head, **spread))
+    box.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **spread))
 
 
-def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int) -> None:
-    """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change."""
+def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int = 0) -> None:
+    """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row of ``head`` it
+    would change."""
     weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
     attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
     # the last such query: under a causal mask it attends the most keys

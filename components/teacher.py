@@ -20,7 +20,8 @@ import streamlit as st
 
 from components import steps
 from components.charts import PRESENTATION_FONT_SCALE
-from components.controls import select_color_scale, select_head
+from components.controls import select_color_scale
+from components.head_picker import select_head
 from components.i18n import t
 from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
@@ -208,13 +209,13 @@ def _head_slide(run: AttentionRun, step: int, hidden: frozenset[str]) -> None:
     """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
     row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     with row:  # the head and the colour scale side by side: a slide's height is the chart's
-        head = select_head(run.num_heads, hidden="head" in hidden, inline=True)
+        heads = select_head(run.num_heads, hidden="head" in hidden, every=steps.heads_fit(run))
     if step == 1:
-        steps.render_step_1(run, head, slide=True)
+        steps.render_step_1(run, heads, slide=True)
         return
     with row:
         color_scale = select_color_scale(hidden="color_scale" in hidden, inline=True)
-    steps.render_step_2(run, head, color_scale, slide=True)
+    steps.render_step_2(run, heads, color_scale, slide=True)
 
 
 def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order: BatchOrderCheck, counted: int) -> None:

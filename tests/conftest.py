@@ -86,12 +86,46 @@ def console_errors(page) -> list[str]:
     return errors
 
 
-def heatmaps(at) -> list:
-    """Every canvas heatmap of an AppTest page, decoded: what each chart shows (``components.heatmap.Figure``)."""
+class HeadPicker:
+    """The head picker of an AppTest page (a component AppTest cannot click).
+
+    ``value`` is the head the server gives the picker; ``set_value`` does on the server what the picker's
+    message does once the browser has drawn the head (``components.head_picker``): the next run keeps it.
+    """
+
+    def __init__(self, at) -> None:
+        from components.canvas import PICKER
+
+        (self.element,) = [e for e in at.get("bidi_component") if e.proto.component_name == PICKER]
+        self.at = at
+
+    @property
+    def data(self) -> dict:
+        """What the picker was sent: ``label``, ``count``, ``shown``, ``moves``, ``every``."""
+        import json
+
+        return json.loads(self.element.proto.json)
+
+    @property
+    def value(self) -> int:
+        return self.data["shown"]
+
+    def set_value(self, head: int):
+        self.at.session_state["head"] = head
+        return self.at
+
+
+def heatmaps(at, payload: bool = False) -> list:
+    """Every canvas heatmap of an AppTest page, decoded: what each chart shows (``components.heatmap.Figure``).
+
+    A chart that follows the picked head shows the server's head (``Figure.head_figure``); with
+    ``payload`` the figures come as sent, every head's panels included.
+    """
     from components.canvas import CHART
     from components.heatmap import decode
 
-    return [decode(e.proto.bytes) for e in at.get("bidi_component") if e.proto.component_name == CHART]
+    figures = [decode(e.proto.bytes) for e in at.get("bidi_component") if e.proto.component_name == CHART]
+    return figures if payload else [figure.head_figure() for figure in figures]
 
 
 @pytest.fixture(scope="session")

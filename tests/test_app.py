@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
-from conftest import heatmaps
+from conftest import HeadPicker, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.heatmap import SEQUENTIAL, Figure
@@ -218,14 +218,59 @@ def test_padding_without_pad_tokens_says_so():
     assert any("[PAD]" in info.value for info in at.info)
 
 
-def test_head_selector_changes_the_head_shown_and_the_url():
+def test_steps_1_and_2_send_every_head_so_the_browser_switches_heads_itself():
+    at = open_page(**SMALL, mask_type="causal")
+    no_problems(at)
+    picker = HeadPicker(at)
+    assert picker.data == {
+        "label": t("steps.head", high=3), "count": 4, "shown": 0, "moves": "0", "every": True
+    }  # fmt: skip
+    step_1, step_2 = heatmaps(at, payload=True)[:2]
+    run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SMALL["tokens"]))
+    p, a = run.trace.project, run.trace.attend
+    for head in range(4):  # what the browser draws for each head is that head's numbers
+        q, k, v = step_1.head_figure(head).panels
+        assert q.title == t("step1.chart", name="Q", head=head, length=6, d_k=16)
+        for panel, tensor in ((q, p.q_heads), (k, p.k_heads), (v, p.v_heads)):
+            assert np.array_equal(panel.values, tensor[0, head].numpy())
+        raw, masked, weights = step_2.head_figure(head).panels
+        assert weights.title == t("step2.weights", head=head)
+        assert np.array_equal(raw.values, a.raw_scores[0, head].numpy())
+        assert np.array_equal(masked.values, a.masked_scores[0, head].numpy())  # -inf where blocked
+        assert np.array_equal(weights.values, a.weights[0, head].numpy())
+        assert np.array_equal(weights.masked, ~run.mask[0, 0].numpy())  # the causal staircase, grey
+        assert step_2.head_figure(head).scales[raw.scale].high == pytest.approx(
+            float(a.raw_scores[0, head].abs().max()), rel=0.1
+        )  # each head's scores on a scale of their own
+
+
+def test_the_head_the_server_is_told_is_shown_and_written_into_the_link():
     at = open_page(**SMALL)
-    at.radio(key="head").set_value(3).run()
+    HeadPicker(at).set_value(3).run()  # what the picker's message does once the browser shows head 3
     no_problems(at)
     titles = [panel.title for figure in heatmaps(at) for panel in figure.panels]
     assert "Q of head 3 [6 × 16]" in titles  # step 1's charts
     assert "softmax weights, head 3" in titles  # step 2's
     assert at.query_params["head"] == "3"
+    assert HeadPicker(at).data["moves"] == "0"  # the browser's own pick: the page keeps what it shows
+
+
+def test_a_head_from_the_link_or_out_of_range_moves_the_page_to_it():
+    at = open_page(**SMALL, head="2")
+    assert HeadPicker(at).data["shown"] == 2 and HeadPicker(at).data["moves"] == "1"  # the link chose it
+    at.number_input(key="num_heads").set_value(2).run()  # head 2 no longer exists
+    assert HeadPicker(at).data["shown"] == 0 and HeadPicker(at).data["moves"] == "2"
+    assert at.query_params["head"] == "0"
+
+
+def test_charts_too_big_to_hold_every_head_send_the_shown_one_and_the_picker_asks_the_server():
+    words = " ".join(f"w{i}" for i in range(128))
+    at = open_page(d_model="64", num_heads="32", tokens=words, head="5")  # 32 heads x 128 tokens
+    no_problems(at)
+    assert HeadPicker(at).data["every"] is False
+    step_1, step_2 = heatmaps(at, payload=True)[:2]
+    assert len(step_1.panels) == 3 and len(step_2.panels) == 3  # head 5 only
+    assert step_2.heads.every is False and step_2.head_figure().panels[2].title == t("step2.weights", head=5)
 
 
 def test_grid_stage_selector_shows_scores_for_every_head():

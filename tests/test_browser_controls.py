@@ -141,7 +141,7 @@ def test_d_model_typed_and_by_preset_and_heads_change_the_shapes(app_url, page):
         images = after
         no_errors(page)
     assert page.locator(".st-key-d_model input").input_value() == "256"
-    assert page.locator(".st-key-head input[type='radio']").count() == 8  # one choice per head
+    assert page.locator(".st-key-head_picker input[type='radio']").count() == 8  # one choice per head
     assert "d_model=256" in page.url and "num_heads=8" in page.url
 
     type_number(page, "num_heads", 7)  # 256 / 7 is not whole: a clear error, the page keeps working

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import heatmaps
+from conftest import HeadPicker, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.safe_text import md_escape, printable
@@ -219,7 +219,7 @@ def test_a_bad_language_in_the_link_falls_back_to_english():
 def test_an_unknown_head_is_clamped():
     at = open_page(**SMALL, head="999")
     page_keeps_working(at)
-    assert at.radio(key="head").value == 3  # 4 heads: the last one
+    assert HeadPicker(at).value == 3  # 4 heads: the last one
     (message,) = messages(at, "head")
     assert "0..3" in message and "using 3" in message
 

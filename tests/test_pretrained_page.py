@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from conftest import HeadPicker
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 from tiny_checkpoint import HEADS, HIDDEN, LAYERS
@@ -135,7 +136,7 @@ def test_head_labels_and_the_head_finder_from_a_link():
     assert sorted(cells) == [(a, b) for a in range(LAYERS) for b in range(HEADS)]  # a cell per head of each layer
     assert cells[ranked[0].layer, ranked[0].head] == pytest.approx(ranked[0].weight, abs=1e-6)
     at.button(key="finder_show_0").click().run()
-    assert (at.number_input(key="layer").value, at.radio(key="head").value) == (ranked[0].layer, ranked[0].head)
+    assert (at.number_input(key="layer").value, HeadPicker(at).value) == (ranked[0].layer, ranked[0].head)
     assert at.query_params["layer"] == str(ranked[0].layer)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import heatmaps
+from conftest import HeadPicker, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
@@ -33,7 +33,9 @@ _KINDS = ("number_input", "selectbox", "text_area", "toggle", "radio", "multisel
 
 
 def widget(at: AppTest, key: str):
-    """The widget with this key, whatever its kind."""
+    """The widget with this key, whatever its kind (``head``: the head picker)."""
+    if key == "head":
+        return HeadPicker(at)
     (found,) = [w for kind in _KINDS for w in at.get(kind) if w.key == key]
     return found
 
@@ -151,7 +153,7 @@ def test_a_link_written_by_one_session_opens_the_same_page_in_another():
     first.number_input(key="seed").set_value(3).run()
     first.toggle(key="positional").set_value(False).run()
     first.selectbox(key="device").set_value("cpu").run()
-    first.radio(key="head").set_value(5).run()
+    HeadPicker(first).set_value(5).run()
     first.multiselect(key="hide").set_value(["seed"]).run()
     first.selectbox(key="lang").set_value("zh").run()  # last: AppTest cannot send a Chinese page's widgets back
     assert not first.exception and not first.error

@@ -416,12 +416,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "variance 1, the score has variance d_k, so scores grow like √d_k (here √{d_k} ≈ {root}). Large "
         "scores push the softmax towards one-hot: one weight near 1, the rest near 0. There its gradients "
         "vanish and the layer stops learning. Dividing by √d_k brings the scores back to variance 1 for "
-        "every d_k. In head {head} here the raw scores have a standard deviation of {raw_std}, the scaled "
-        "ones {scaled_std}.",
+        "every d_k. Here, over all {heads} heads, the raw scores have a standard deviation of {raw_std}, "
+        "the scaled ones {scaled_std}.",
         "zh": "**为什么要除以 √d_k？** 一个分数是 d_k 个乘积之和；若 Q 和 K 的元素方差为 1，分数的方差就是 d_k，"
         "所以分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
         "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 让分数的方差回到 1，"
-        "与 d_k 无关。这里头 {head} 的原始分数标准差为 {raw_std}，缩放后为 {scaled_std}。",
+        "与 d_k 无关。这里全部 {heads} 个头的原始分数标准差为 {raw_std}，缩放后为 {scaled_std}。",
     },
     "step2.dropout_title": {
         "en": "Dropout after the softmax (training only)",
