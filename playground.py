@@ -14,25 +14,31 @@ import streamlit as st
 
 from components import canvas, controls, pretrained, runner, steps, teacher, training
 from components.export import render_export
-from components.head_picker import picked_needs_rerun, select_head
+from components.head_picker import picked_on_server, select_head
 from components.heatmap import Heads
 from components.i18n import t
 from components.padding_panel import render_padding_panel
 from components.page import setup_page
 from mha.config import ConfigError
 from mha.counting import count_parameters
+from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
 
 
 @st.fragment
-def head_picker(num_heads: int, every: bool) -> Heads:
-    """The head steps 1 and 2 show. A pick redraws their charts in the browser and reruns only this fragment,
-    a moment later, to tell the server (which writes it into the link); a pick the browser could not draw
-    (charts too big to hold every head) reruns the page."""
-    heads = select_head(num_heads, every=every)
-    if picked_needs_rerun(heads):
-        st.rerun()
-    return heads
+def head_picker(run: AttentionRun, drawn: Heads, charts: tuple[steps.Slot, steps.Slot], color_scale: str) -> None:
+    """The head steps 1 and 2 show, and their charts, drawn here into their places in the panels (a fragment
+    may fill places outside it that it filled in the last full run, and must fill them again in each rerun).
+
+    A pick redraws the charts in the browser, and reruns this fragment a moment later to tell the server,
+    which writes the head into the link and sends the charts as the full run drew them (``drawn``): the
+    same bytes, which the page already holds. Where the charts are too big to hold every head, the pick
+    reruns this fragment at once, and it draws them for the new head.
+    """
+    heads = select_head(run.num_heads, every=drawn.every)
+    shown = heads if picked_on_server(heads) else drawn
+    steps.draw_step_1_chart(charts[0], run, shown)
+    steps.draw_step_2_chart(charts[1], run, shown, color_scale)
 
 
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
@@ -76,10 +82,12 @@ else:
     if view.on:
         teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
     else:
-        heads = head_picker(run.num_heads, steps.heads_fit(run))
+        picker = st.container()
         color_scale = controls.select_color_scale()
-        steps.render_step_1(run, heads)
-        steps.render_step_2(run, heads, color_scale)
+        charts = steps.render_step_1(run), steps.render_step_2(run, color_scale)
+        drawn = select_head(run.num_heads, hidden=True, every=steps.heads_fit(run))  # the head of this run
+        with picker:
+            head_picker(run, drawn, charts, color_scale)
         pretrained.render_head_finder(run)
         steps.render_step_3(run)
         steps.render_step_4(run)

@@ -62,10 +62,16 @@ _CHART_CSS = """
 .attn-heatmap-note:empty { display: none; }
 """
 _PICKER_CSS = """
-.attn-head-picker { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; font-size: 14px; }
-.attn-head-picker [role="radiogroup"] { display: flex; flex-wrap: wrap; gap: 4px 14px; }
+.attn-head-picker {
+  --attn-pick-k: var(--attn-chart-font-scale, 1);
+  display: flex; flex-wrap: wrap; align-items: center; gap: 4px 14px; font-size: calc(14px * var(--attn-pick-k));
+}
+.attn-head-picker [role="radiogroup"] { display: flex; flex-wrap: wrap; gap: 4px calc(14px * var(--attn-pick-k)); }
 .attn-head-picker label { display: inline-flex; align-items: center; gap: 5px; cursor: pointer; }
-.attn-head-picker input { accent-color: #c2410c; margin: 0; width: 16px; height: 16px; cursor: pointer; }
+.attn-head-picker input {
+  accent-color: #c2410c; margin: 0; cursor: pointer;
+  width: calc(16px * var(--attn-pick-k)); height: calc(16px * var(--attn-pick-k));
+}
 .attn-head-picker select { font: inherit; padding: 3px 8px; border: 1px solid #d6d6d9; border-radius: 6px; }
 """
 _code = st.components.v2.component(

@@ -17,7 +17,7 @@ from components.i18n import t
 from components.url_params import to_query_params
 from components.url_state import write_link
 
-__all__ = ["HEAD_KEY", "PICKER_KEY", "move_head", "picked_needs_rerun", "select_head"]
+__all__ = ["HEAD_KEY", "PICKER_KEY", "move_head", "picked_on_server", "select_head"]
 
 HEAD_KEY = "head"
 PICKER_KEY = "head_picker"  # the picker component's key; its state's ``head`` is the browser's pick
@@ -46,8 +46,8 @@ def select_head(num_heads: int, hidden: bool = False, every: bool = True) -> Hea
     Args:
         num_heads: the run's heads; a head out of range becomes head 0.
         hidden: draw no picker.
-        every: the charts hold every head, so the picker switches them in the browser; otherwise a pick
-            reruns the page (see :func:`picked_needs_rerun`).
+        every: the charts hold every head, so the picker switches them in the browser; otherwise the
+            server draws a picked head (see :func:`picked_on_server`).
 
     Returns:
         What the charts that follow the head need to know (:class:`components.heatmap.Heads`).
@@ -57,13 +57,19 @@ def select_head(num_heads: int, hidden: bool = False, every: bool = True) -> Hea
         move_head(0)
     head = int(st.session_state[HEAD_KEY])
     heads = Heads(num_heads, head, str(st.session_state.get(_MOVES, 0)), every)
-    if not hidden:
+    if hidden:  # a run that draws no picker follows no pick (see picked_on_server)
+        st.session_state.pop(_PICKED, None)
+    else:
         canvas.head_picker(PICKER_KEY, t("steps.head", high=num_heads - 1), heads, on_change=_picked)
     write_link(to_query_params({HEAD_KEY: head}))
     return heads
 
 
-def picked_needs_rerun(heads: Heads) -> bool:
+def picked_on_server(heads: Heads) -> bool:
     """Whether this run follows a pick the browser could not draw itself (``heads.every`` false): the charts
-    outside the picker's fragment must be drawn again for the new head."""
+    that follow the head must be drawn again, for the new head.
+
+    The picker's message reruns the fragment that draws it; its callback marks the pick, this reads the
+    mark once, and a run that draws no picker clears it.
+    """
     return bool(st.session_state.pop(_PICKED, False)) and not heads.every

@@ -41,7 +41,10 @@ from mha.strides import transposed_context
 
 __all__ = [
     "HEAD_SWITCH_CELLS",
+    "Slot",
     "chart_text",
+    "draw_step_1_chart",
+    "draw_step_2_chart",
     "forward_block",
     "heads_fit",
     "method_source",
@@ -68,8 +71,10 @@ SUMMARY_LABS = ("heads", "complexity")
 CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
-#: Steps 1 and 2 send every head's charts up to this many cells (then the browser switches heads itself).
-HEAD_SWITCH_CELLS = 1_500_000  # 128 tokens x 16 heads: 1.1 M (about 4.4 MB of float32)
+#: Steps 1 and 2 send every head's charts (and the browser switches heads itself) up to this many cells,
+#: about 1 MB of float32 a run: 64 tokens x 8 heads is 0.2 M; 128 tokens x 16 heads (1.1 M) sends one head.
+HEAD_SWITCH_CELLS = 250_000
+Slot = st.delta_generator.DeltaGenerator  # a chart's place in a panel, drawn into again for another head
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -217,12 +222,16 @@ def _heads_drawn(heads: heatmap.Heads) -> range:
     return range(heads.count) if heads.every else range(heads.shown, heads.shown + 1)
 
 
-def render_step_1(run: AttentionRun, heads: heatmap.Heads, slide: bool = False) -> None:
+def render_step_1(run: AttentionRun, heads: heatmap.Heads | None = None, slide: bool = False) -> Slot:
     """Step 1, project and split: Q, K, V of the picked head (tokens x d_k), shapes before and after view/transpose.
 
-    ``heads``: the head the page shows and which heads the chart holds (see :mod:`components.head_picker`).
+    ``heads``: the head the page shows and which heads the chart holds (see :mod:`components.head_picker`);
+    ``None``: the chart's place is left for the caller to fill in this run (:func:`draw_step_1_chart`).
     ``slide``: laid out for a projector (teacher mode): code folded under the chart (whose type the
     slide's style enlarges).
+
+    Returns:
+        The chart's place (for :func:`draw_step_1_chart`).
     """
     p = run.trace.project
     batch, length, d_model = p.x_query.shape
@@ -247,33 +256,48 @@ def render_step_1(run: AttentionRun, heads: heatmap.Heads, slide: bool = False) 
     columns = frames.feature_budget(length, d_k, parts=3)
     if columns < d_k:
         box.caption(t("steps.features_cut", shown=columns, total=d_k))
+    slot = box.empty()
+    if heads is not None:
+        draw_step_1_chart(slot, run, heads)
+    if slide:
+        box.markdown(token_line)
+    _finish(box, 1, slide)
+    return slot
+
+
+def draw_step_1_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads) -> None:
+    """Q, K, V (tokens x d_k, as many features as the cell budget allows) of the heads in ``heads``, in ``slot``."""
+    p = run.trace.project
+    length, d_k = len(run.tokens), run.d_k
+    columns = frames.feature_budget(length, d_k, parts=3)
     named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
-    labels = frames.token_labels(run.tokens)
     figures = [
         heatmap.feature_figure(
             [
                 (t("step1.chart", name=name, head=head, length=length, d_k=d_k), tensor[0, head, :, :columns])
                 for name, tensor in named
             ],
-            labels,
+            frames.token_labels(run.tokens),
             range(columns),
             chart_text(),
             height=_feature_height(length),
         )
         for head in _heads_drawn(heads)
     ]
-    canvas.draw(box.container(), heatmap.stack_heads(figures, heads), key="heatmap_step1")
-    if slide:
-        box.markdown(token_line)
-    _finish(box, 1, slide)
+    canvas.draw(slot, heatmap.stack_heads(figures, heads), key="heatmap_step1")
 
 
-def render_step_2(run: AttentionRun, heads: heatmap.Heads, color_scale: str = "fixed", slide: bool = False) -> None:
+def render_step_2(
+    run: AttentionRun, color_scale: str = "fixed", heads: heatmap.Heads | None = None, slide: bool = False
+) -> Slot:
     """Step 2, scaled dot-product: raw, scaled+masked scores and weights of the picked head large; all heads as a grid.
 
     Below the charts: why the scores are divided by √d_k, and dropout on the weights in training.
-    ``heads``: see :func:`render_step_1`. ``color_scale``: how the weights are coloured
+    ``heads``: as in :func:`render_step_1`. ``color_scale``: how the weights are coloured
     (:data:`components.heatmap.COLOR_SCALES`). ``slide``: laid out for a projector (see :func:`render_step_1`).
+
+    Returns:
+        The chart's place (for :func:`draw_step_2_chart`).
     """
     a = run.trace.attend
     length = len(run.tokens)
@@ -290,6 +314,28 @@ def render_step_2(run: AttentionRun, heads: heatmap.Heads, color_scale: str = "f
         scale=f"{a.scale:.4g}",
     )
     _explain(box, 2, shapes, t("step2.params"), slide)
+    slot = box.empty()
+    if heads is not None:
+        draw_step_2_chart(slot, run, heads, color_scale)
+    if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
+        box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
+    if run.mask is not None:
+        box.caption(t("step2.masked_note"))
+    notes = box.container()
+    _render_why_scale(notes, run)
+    _render_dropout(notes, run)
+    _render_head_labels(box, run)
+    with box:
+        _render_grid(run, color_scale, slide)
+    _finish(box, 2, slide)
+    return slot
+
+
+def draw_step_2_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads, color_scale: str = "fixed") -> None:
+    """Raw scores, scaled and masked scores and weights of the heads in ``heads`` side by side with token axes
+    (rows without a training loss faded), in ``slot``."""
+    a = run.trace.attend
+    length = len(run.tokens)
     blocked = _blocked(run)
     height = _row_px(length, 280 if length <= 24 else 400) * length
     labels = frames.token_labels(run.tokens)
@@ -308,18 +354,7 @@ def render_step_2(run: AttentionRun, heads: heatmap.Heads, color_scale: str = "f
         )
         for head in _heads_drawn(heads)
     ]
-    canvas.draw(box.container(), heatmap.stack_heads(figures, heads), key="heatmap_step2")
-    if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
-        box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
-    if run.mask is not None:
-        box.caption(t("step2.masked_note"))
-    notes = box.container()
-    _render_why_scale(notes, run)
-    _render_dropout(notes, run)
-    _render_head_labels(box, run)
-    with box:
-        _render_grid(run, color_scale, slide)
-    _finish(box, 2, slide)
+    canvas.draw(slot, heatmap.stack_heads(figures, heads), key="heatmap_step2")
 
 
 def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:

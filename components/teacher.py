@@ -211,11 +211,11 @@ def _head_slide(run: AttentionRun, step: int, hidden: frozenset[str]) -> None:
     with row:  # the head and the colour scale side by side: a slide's height is the chart's
         heads = select_head(run.num_heads, hidden="head" in hidden, every=steps.heads_fit(run))
     if step == 1:
-        steps.render_step_1(run, heads, slide=True)
+        steps.render_step_1(run, heads=heads, slide=True)
         return
     with row:
         color_scale = select_color_scale(hidden="color_scale" in hidden, inline=True)
-    steps.render_step_2(run, heads, color_scale, slide=True)
+    steps.render_step_2(run, color_scale, heads=heads, slide=True)
 
 
 def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order: BatchOrderCheck, counted: int) -> None:

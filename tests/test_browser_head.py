@@ -78,6 +78,8 @@ def test_a_picked_head_is_drawn_at_once_without_the_server_and_reaches_the_link_
     assert lines[-1] == f"weight: {run.trace.attend.weights[0, 3, 4, 2].item():.4f}"
     link_says(page, 3)  # the picker told the server, which wrote the link
     assert page.evaluate("window.__sent") == sent + 1
+    page.wait_for_timeout(500)
+    shows_head(page, 3)  # its run sent no chart again, and the charts stay
     type_number(page, "seed", 7)  # a run of the whole page keeps the head shown
     page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '7'", timeout=30_000)
     page.wait_for_timeout(500)

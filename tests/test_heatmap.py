@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 
 import numpy as np
@@ -227,3 +228,73 @@ def test_concat_marks_head_blocks_and_names_the_true_feature():
     assert figure.group == 2 and figure.group_title == "head"
     assert figure.col_index.tolist() == [0, 1, 4, 5, 8, 9]
     assert figure.col_name == "特征维"
+
+
+def _head_figures(count: int) -> list[Figure]:
+    """One attention figure per head: raw scores scaled by the head's number (each head its own range)."""
+    return [
+        heatmap.attention_figure(
+            [Stage(f"raw, head {h}", "scores", (h + 1) * torch.randn(6, 6)), *_causal_stages()], LABELS
+        )
+        for h in range(count)
+    ]
+
+
+def test_stacked_heads_round_trip_and_each_head_keeps_its_panels_and_scales():
+    figures = _head_figures(4)
+    stacked = heatmap.stack_heads(figures, heatmap.Heads(count=4, shown=2, moves="3", every=True))
+    assert len(stacked.panels) == 4 * len(figures[0].panels) and stacked.per_head == len(figures[0].panels)
+    back = heatmap.decode(heatmap.encode(stacked))
+    assert back.heads == heatmap.Heads(4, 2, "3", True)
+    assert back.head_figure().panels[0].title == "raw, head 2"  # the server's head by default
+    for h, figure in enumerate(figures):  # what the browser draws for head h is head h's figure
+        shown = back.head_figure(h)
+        assert shown.heads is None
+        for ours, theirs in zip(shown.panels, figure.panels, strict=True):
+            assert ours.title == theirs.title
+            np.testing.assert_array_equal(ours.values, theirs.values)  # -inf kept
+            none = np.zeros(theirs.values.shape, bool)  # the payload gives a panel without a mask an empty one
+            theirs_masked = none if theirs.masked is None else theirs.masked
+            np.testing.assert_array_equal(none if ours.masked is None else ours.masked, theirs_masked)
+            assert shown.scales[ours.scale] == figure.scales[theirs.scale]
+    limits = [back.head_figure(h).scales[back.head_figure(h).panels[0].scale].high for h in range(4)]
+    assert limits == sorted(limits) and limits[0] < limits[-1]  # not one shared range
+
+
+def test_a_figure_of_the_shown_head_only_gives_no_other_head():
+    (figure,) = _head_figures(1)
+    alone = heatmap.stack_heads([figure], heatmap.Heads(count=8, shown=5, every=False))
+    back = heatmap.decode(heatmap.encode(alone))
+    assert back.heads.every is False and back.per_head == len(figure.panels)
+    assert back.head_figure(5).panels[0].title == figure.panels[0].title
+    with pytest.raises(ValueError, match="holds head 5 only"):
+        back.head_figure(4)
+
+
+def test_stacking_checks_heads_and_panels():
+    figures = _head_figures(3)
+    with pytest.raises(ValueError, match="3 figures for 4 heads"):
+        heatmap.stack_heads(figures, heatmap.Heads(count=4, shown=0))
+    with pytest.raises(ValueError, match="as many panels"):
+        uneven = [figures[0], figures[1], dataclasses.replace(figures[2], panels=figures[2].panels[:1])]
+        heatmap.stack_heads(uneven, heatmap.Heads(count=3, shown=0))
+    with pytest.raises(ValueError, match="shown head 3 of 3"):
+        heatmap.encode(heatmap.stack_heads(figures, heatmap.Heads(count=3, shown=3)))
+    stacked = heatmap.stack_heads(figures, heatmap.Heads(count=3, shown=0))
+    with pytest.raises(ValueError, match="head 3 of 3"):
+        stacked.head_figure(3)
+
+
+@pytest.mark.parametrize(
+    ("d_model", "num_heads", "tokens", "every"),
+    [(512, 8, 11, True), (512, 8, 64, True), (1024, 16, 128, False), (64, 64, 32, True)],
+)
+def test_every_head_is_sent_while_it_fits_the_budget(d_model, num_heads, tokens, every):
+    from components.steps import HEAD_SWITCH_CELLS, heads_fit
+    from mha.config import AttentionConfig
+    from mha.pipeline import run_attention
+
+    run = run_attention(AttentionConfig(d_model=d_model, num_heads=num_heads, tokens=" ".join(["w"] * tokens)))
+    per_head = 3 * tokens * frames.feature_budget(tokens, d_model // num_heads, parts=3) + 3 * tokens * tokens
+    assert (num_heads * per_head <= HEAD_SWITCH_CELLS) is every
+    assert heads_fit(run) is every
