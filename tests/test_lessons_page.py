@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.i18n import LANGUAGES, t
 from components.nav import LAB_PAGES
+from components.safe_text import md_escape
 from components.steps import STEP_LABS
 from mha.batching import page_batch
 from mha.config import AttentionConfig
@@ -94,15 +95,15 @@ def test_no_alike_note_when_the_rows_differ():
 
 # ---------------------------------------------------------------- step 2: √d_k and dropout; labs of every step
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_step_2_says_why_root_d_k_with_this_heads_numbers(lang):
-    at = open_page(lang=lang, head="1")
-    raw = run_attention(CONFIG).trace.attend.raw_scores[0, 1].double()
+def test_step_2_says_why_root_d_k_with_the_numbers_of_every_head(lang):
+    at = open_page(lang=lang, head="1")  # the same text whatever head is shown: the browser switches heads
+    raw = run_attention(CONFIG).trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
     expected = t(
         "step2.why_scale",
         lang=lang,
         d_k=16,
         root="4.0",
-        head=1,
+        heads=4,
         raw_std=f"{float(raw.std(correction=0)):.2f}",
         scaled_std=f"{float((raw / 4).std(correction=0)):.2f}",
     )
@@ -119,12 +120,13 @@ def test_every_step_links_to_its_labs():
 
 
 def test_dropout_is_shown_on_the_weights_after_the_softmax_in_training_only():
-    at = open_page(head="2")
+    at = open_page(head="2")  # the example row is head 0's, whatever head is shown, and says so
     (expander,) = [e for e in at.expander if e.label == t("step2.dropout_title")]
     assert "`model.eval()`" in expander.markdown[0].value
+    assert expander.markdown[0].value == t("step2.dropout", head=0, query=md_escape("6:today"), p=0.1)
     (table,) = expander.table
     frame = table.value
-    weights = run_attention(CONFIG).trace.weights[0, 2, -1]  # the last query's row of head 2
+    weights = run_attention(CONFIG).trace.weights[0, 0, -1]  # the last query's row of head 0
     assert [float(v) for v in frame.iloc[0, :-1]] == pytest.approx(weights.tolist(), abs=6e-4)
     assert float(frame.iloc[0, -1]) == pytest.approx(1.0, abs=1e-3)  # evaluation: the row sums to 1
     kept = [(float(a), float(b)) for a, b in zip(frame.iloc[0, :-1], frame.iloc[1, :-1], strict=True) if float(b)]
