@@ -619,6 +619,7 @@ class HeadPicker {
   update(data, setStateValue) {
     this.setStateValue = setStateValue;
     this.local = data.every;
+    this.root.dataset.local = String(data.every); // whether a pick is drawn here or by the server
     if (!this.built || this.built.count !== data.count || this.built.label !== data.label) this.build(data);
     followServer(data);
     this.check();

@@ -72,8 +72,10 @@ CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
 #: Steps 1 and 2 send every head's charts (and the browser switches heads itself) up to this many cells,
-#: about 1 MB of float32 a run: 64 tokens x 8 heads is 0.2 M; 128 tokens x 16 heads (1.1 M) sends one head.
-HEAD_SWITCH_CELLS = 250_000
+#: 256 KB of float32 a run: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond,
+#: the bytes cost more than the instant switch saves (64 tokens x 8 heads, 0.2 M cells, 1.1 MB a run: a new
+#: seed took 518 -> 683 ms in the browser bench), and the charts carry the shown head only.
+HEAD_SWITCH_CELLS = 65_536
 Slot = st.delta_generator.DeltaGenerator  # a chart's place in a panel, drawn into again for another head
 
 

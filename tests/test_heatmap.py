@@ -287,7 +287,7 @@ def test_stacking_checks_heads_and_panels():
 
 @pytest.mark.parametrize(
     ("d_model", "num_heads", "tokens", "every"),
-    [(512, 8, 11, True), (512, 8, 64, True), (1024, 16, 128, False), (64, 64, 32, True)],
+    [(512, 8, 11, True), (512, 8, 24, True), (512, 8, 64, False), (1024, 16, 128, False), (64, 64, 11, True)],
 )
 def test_every_head_is_sent_while_it_fits_the_budget(d_model, num_heads, tokens, every):
     from components.steps import HEAD_SWITCH_CELLS, heads_fit
