@@ -264,6 +264,7 @@ def time_size(
     wait_for_app(page, timeout_ms=120_000)
     page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
     actions = _actions(page, size)
+    page.wait_for_selector(".attn-head-picker[data-local]", timeout=120_000)
     local = bool(page.evaluate(HEAD_LOCAL_JS))
     names = {name: HEAD_MODES[local] if name == CHANGES[2] else name for name in changes}
     samples: dict[str, list[dict[str, Any]]] = {names[name]: [] for name in changes}
@@ -347,9 +348,10 @@ def run(quick: bool) -> list[Table]:
         "toplevel + user timing); spread: fastest-slowest round. redrawn: key press "
         "-> last chart redrawn after the run. run seen: BackMsg sent -> script_finished handled by the page "
         "(server time plus any wait for the busy page). main thread: renderer busy time (CDP TaskDuration). "
-        "KB: websocket bytes received for the rerun. Another head is drawn in the browser (no run); the head "
-        "picker tells the server 1 s after the last pick: its row gives when that run starts after the click, "
-        "its run seen, and the page's work for it.",
+        "KB: websocket bytes received for the rerun. Where the charts hold every head, another head is drawn in "
+        "the browser (no run) and the head picker tells the server 1 s after the last pick: its row gives when "
+        "that run starts after the click, its run seen, and the page's work for it; elsewhere a pick reruns the "
+        "picker's fragment at once, which draws the new head. Each change starts from rest (nothing focused).",
         f"The server and the browser share this machine's cores, as they do on a laptop in a workshop. "
         f"Load average (1 min) before / after: {load} / {load_after}.",
     )
