@@ -623,6 +623,9 @@ class HeadPicker {
     if (!this.built || this.built.count !== data.count || this.built.label !== data.label) this.build(data);
     followServer(data);
     this.check();
+    // The page shows a head the server has not heard of (a pick whose message a page change cut short):
+    // tell it, as after a pick.
+    if (this.local && heads.head !== data.shown) this.tell(heads.head);
   }
 
   build(data) {
@@ -667,11 +670,15 @@ class HeadPicker {
 
   pick(head) {
     pickHead(head);
+    this.tell(head);
+  }
+
+  tell(head) {
+    // every head is on the page: it is drawn already, the server hears of it later; otherwise the server draws it
     clearTimeout(this.timer);
-    const tell = () => this.setStateValue("head", head);
-    // every head is on the page: draw it now, tell the server later; otherwise the server draws it
-    if (this.local) this.timer = setTimeout(tell, SYNC_MS);
-    else tell();
+    const send = () => this.setStateValue("head", head);
+    if (this.local) this.timer = setTimeout(send, SYNC_MS);
+    else send();
   }
 
   detach() {

@@ -123,3 +123,19 @@ def test_charts_too_big_for_every_head_ask_the_server_at_once(app_url, page):
         f"t => ({TITLES})()[1].includes(t)", arg=t("step2.weights", head=5), timeout=30_000
     )  # redrawn by the server's run
     assert console_errors(page) == []
+
+
+def test_a_pick_cut_short_by_a_visit_to_a_lab_reaches_the_server_on_the_way_back(app_url, page):
+    open_picker_page(page, app_url)
+    page.locator(f"{PICKER} label").nth(3).click()
+    shows_head(page, 3, timeout_ms=500)
+    page.locator('[data-testid="stSidebar"] a', has_text=t("nav.lab.scaling")).click()  # before the picker told
+    page.wait_for_function("() => location.pathname.endsWith('/scaling')", timeout=30_000)
+    page.locator('[data-testid="stSidebar"] a', has_text=t("nav.home")).click()
+    drawn_charts(page)
+    shows_head(page, 3, timeout_ms=10_000)  # the page kept its head ...
+    link_says(page, 3, timeout_ms=10_000)  # ... and told the server
+    sent = page.evaluate("window.__sent")
+    page.wait_for_timeout(2_500)
+    assert page.evaluate("window.__sent") == sent  # once: no exchange back and forth
+    assert console_errors(page) == []
