@@ -25,7 +25,7 @@ from urllib.parse import urlencode
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # run as a file: make the repository importable
 
-from tests.local_app import CHROMIUM_ARGS, chromium_path, serving  # noqa: E402
+from tests.local_app import CHROMIUM_ARGS, chromium_path, serving, wait_for_app  # noqa: E402
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
 XIAOMING = "小明喜欢打球，他放学后去了操场"
@@ -93,16 +93,7 @@ SHOTS = (
 
 def _settled(page) -> None:
     """Wait until the script finished and every chart has drawn."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=90_000)
-    page.wait_for_function(
-        """() => {
-            const app = document.querySelector('[data-testid="stApp"]');
-            const state = app && app.getAttribute('data-test-script-state');
-            return state && state !== 'initial' && state !== 'running'
-                && document.querySelector('[data-testid="stMainBlockContainer"] *') !== null;
-        }""",
-        timeout=90_000,
-    )
+    wait_for_app(page, timeout_ms=90_000)
     page.wait_for_load_state("networkidle")
     page.wait_for_timeout(1500)  # charts finish their first paint
 
