@@ -143,7 +143,8 @@ class HeatmapView {
     this.ctx = this.canvas.getContext("2d");
     this.width = 0;
     this.onHead = () => {
-      if (this.full && this.full.header.heads && this.full.header.heads.every) {
+      // another head picked: redraw (a chart still being set up draws once it is, in update)
+      if (this.width && this.full && this.full.header.heads && this.full.header.heads.every) {
         this.data = headSlice(this.full);
         this.draw();
       }
