@@ -132,6 +132,34 @@ def _task_ms(cdp: Any) -> float:
     return 1e3 * next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
 
+def _kb(log: dict[str, Any], start: float) -> float:
+    """Websocket KB received since ``start``."""
+    return sum(size for at, size, _ in log["recv"] if at >= start) / 1024
+
+
+def _run_finished(page: Any, timeout_ms: int) -> tuple[dict[str, Any], float]:
+    """Wait until a run's ``script_finished`` came after the input and the page was quiet since: the log, and when
+    it finished (quiet comes first, but the run may still be going: a long step with nothing to send)."""
+    deadline = time.monotonic() + timeout_ms / 1e3
+    while True:
+        page.wait_for_function(QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
+        log = page.evaluate(READ_JS)
+        finished = _script_finished_at([r for r in log["recv"] if r[0] >= log["input"]])
+        if finished is not None:
+            return log, finished
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no script_finished within {timeout_ms} ms of the change")
+        page.wait_for_timeout(50)
+
+
+def _stop_trace(browser: Any, result: dict[str, Any]) -> None:
+    """With a traced change: "settled" from the trace, and the trace itself (for the profile's split)."""
+    if browser is not None:
+        trace = browser.stop_tracing()
+        result["settled"] = settled_ms(trace, done_ms=result["redrawn"])
+        result["trace"] = trace
+
+
 def measure(
     page: Any,
     cdp: Any,
@@ -159,30 +187,16 @@ def measure(
     act()
     if local:
         return _measure_local(page, cdp, browser, task_before, timeout_ms)
-    deadline = time.monotonic() + timeout_ms / 1e3
-    while True:  # quiet, but the run may still be going (a long step with nothing to send): wait on
-        page.wait_for_function(QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
-        log = page.evaluate(READ_JS)
-        start = log["input"]
-        finished = _script_finished_at([r for r in log["recv"] if r[0] >= start])
-        if finished is not None:
-            break
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no script_finished within {timeout_ms} ms of the change")
-        page.wait_for_timeout(50)
-    task = _task_ms(cdp) - task_before
+    log, finished = _run_finished(page, timeout_ms)
+    start = log["input"]
     sent = [t for t in log["sent"] if t >= start]
-    redrawn = max(log["paint"], finished) - start
     result: dict[str, Any] = {
-        "redrawn": redrawn,
+        "redrawn": max(log["paint"], finished) - start,
         "server": finished - sent[0] if sent else float("nan"),
-        "main_thread": task,
-        "kb": sum(size for at, size, _ in log["recv"] if at >= start) / 1024,
+        "main_thread": _task_ms(cdp) - task_before,
+        "kb": _kb(log, start),
     }
-    if browser is not None:
-        trace = browser.stop_tracing()
-        result["settled"] = settled_ms(trace, done_ms=redrawn)
-        result["trace"] = trace
+    _stop_trace(browser, result)
     return result
 
 
@@ -192,34 +206,19 @@ def _measure_local(page: Any, cdp: Any, browser: Any, task_before: float, timeou
     task_switch = _task_ms(cdp)
     log = page.evaluate(READ_JS)
     start = log["input"]
-    early = [at for at, _, _ in log["recv"] if at >= start]
-    redrawn = log["paint"] - start
     result: dict[str, Any] = {
-        "redrawn": redrawn,
+        "redrawn": log["paint"] - start,
         "server": float("nan"),  # no run: nothing was sent before the page was quiet
         "main_thread": task_switch - task_before,
-        "kb": sum(size for at, size, _ in log["recv"] if at >= start) / 1024,
-        "messages_before_quiet": len(early),
+        "kb": _kb(log, start),
     }
-    if browser is not None:
-        trace = browser.stop_tracing()
-        result["settled"] = settled_ms(trace, done_ms=redrawn)
-        result["trace"] = trace
-    deadline = time.monotonic() + timeout_ms / 1e3
-    while True:  # the picker tells the server: one run of its fragment
-        page.wait_for_timeout(100)
-        log = page.evaluate(READ_JS)
-        finished = _script_finished_at([r for r in log["recv"] if r[0] >= start])
-        if finished is not None:
-            break
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the server was not told within {timeout_ms} ms of the change")
-    page.wait_for_function(QUIET_JS, timeout=timeout_ms, polling=POLL_MS)
+    _stop_trace(browser, result)
+    log, finished = _run_finished(page, timeout_ms)  # the picker tells the server: one run of its fragment
     sent = [at for at in log["sent"] if at >= start]
     result["sync_after"] = sent[0] - start if sent else float("nan")
     result["sync_server"] = finished - sent[0] if sent else float("nan")
     result["sync_main_thread"] = _task_ms(cdp) - task_switch
-    result["sync_kb"] = sum(size for at, size, _ in page.evaluate(READ_JS)["recv"] if at >= start) / 1024
+    result["sync_kb"] = _kb(log, start)
     return result
 
 

@@ -71,6 +71,7 @@ SUMMARY_LABS = ("heads", "complexity")
 CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
+_DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and stays as the browser switches heads
 #: Steps 1 and 2 send every head's charts (and the browser switches heads itself) up to this many cells,
 #: 256 KB of float32 a run: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond,
 #: the bytes cost more than the instant switch saves (64 tokens x 8 heads, 0.2 M cells, 1.1 MB a run: a new
@@ -323,9 +324,8 @@ def render_step_2(
         box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         box.caption(t("step2.masked_note"))
-    notes = box.container()
-    _render_why_scale(notes, run)
-    _render_dropout(notes, run)
+    _render_why_scale(box, run)
+    _render_dropout(box, run)
     _render_head_labels(box, run)
     with box:
         _render_grid(run, color_scale, slide)
@@ -370,9 +370,10 @@ def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun)
     box.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **spread))
 
 
-def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun, head: int = 0) -> None:
-    """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row of ``head`` it
-    would change."""
+def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+    """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change
+    (head :data:`_DROPOUT_HEAD`'s, whatever head the browser shows)."""
+    head = _DROPOUT_HEAD
     weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
     attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
     # the last such query: under a causal mask it attends the most keys
