@@ -3,12 +3,16 @@
 Run with ``streamlit run playground.py``. This file only wires things together:
 controls -> config -> weight source -> cached run -> one panel per step, a padded batch,
 the summary and the live check. Data flows one way (ARCHITECTURE.md); the pieces live in ``components/``.
+The panels keep places for what shows the weights' values; the seed's field, drawn last, fills them
+(:func:`new_seed`), so that a new seed redraws only those (:mod:`components.reseed`).
 
 With ``?teacher=1`` the same page becomes a presentation: one step per slide, large
 type, the controls listed in ``hide`` not drawn (see :mod:`components.teacher`).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import streamlit as st
 
@@ -19,7 +23,8 @@ from components.heatmap import Heads
 from components.i18n import t
 from components.padding_panel import render_padding_panel
 from components.page import setup_page
-from mha.config import ConfigError
+from components.reseed import Computed, Places
+from mha.config import AttentionConfig, ConfigError
 from mha.counting import count_parameters
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
@@ -41,12 +46,42 @@ def head_picker(run: AttentionRun, drawn: Heads, charts: tuple[steps.Slot, steps
     steps.draw_step_2_chart(charts[1], run, shown, color_scale)
 
 
+def show_head(computed: Computed, charts: tuple[steps.Slot, steps.Slot], color_scale: str) -> None:
+    """The head picker and the charts of steps 1 and 2, for the weights computed and the session's head."""
+    run = computed.run
+    drawn = select_head(run.num_heads, hidden=True, every=steps.heads_fit(run))  # the head of this run
+    head_picker(run, drawn, charts, color_scale)
+
+
+@st.fragment
+def new_seed(
+    place: st.delta_generator.DeltaGenerator, choices: controls.Choices, config: AttentionConfig | None, places: Places
+) -> None:
+    """The seed's field, in ``place`` in the sidebar, then every part of the page kept in ``places``.
+
+    In a full run it fills the places for the run's ``config``. Alone (only the seed changed) it fills
+    them for the new seed's weights and writes the seed into the link. Where the page cannot follow a
+    seed that way (trained weights: a seed is another training; a teacher's slide; nothing computed),
+    a new seed runs the whole page.
+    """
+    seed = controls.seed_field(place, choices.weights)
+    if seed != choices.seed:
+        if not places.parts or choices.weights != "random":
+            st.rerun()
+        controls.show_restored_seed(place)
+        choices = dataclasses.replace(choices, seed=seed)
+        config = controls.build_config(choices)
+        controls.sync_url(choices)
+    if config is not None:
+        places.fill(config)
+
+
 setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
 
 problems = controls.load_url_state()
 link_trains = training.link_asks_to_train()
 view, view_problems = teacher.load_view()
-choices = controls.render_controls(hidden=view.hidden)
+choices, seed_place = controls.render_controls(hidden=view.hidden)
 teacher.render_settings(view)
 
 if view.on:
@@ -61,6 +96,7 @@ controls.sync_url(choices)
 teacher.sync_url(view)
 
 run = None
+places = Places()  # what shows the weights' values, drawn last (new_seed)
 waiting = config is not None and not training.render_training(config, link_trains)  # trained weights, not yet
 if config is not None and not waiting:
     try:
@@ -82,20 +118,22 @@ else:
     if view.on:
         teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
     else:
-        picker = st.container()
+        picker = st.empty()
         color_scale = controls.select_color_scale()
-        charts = steps.render_step_1(run), steps.render_step_2(run, color_scale)
-        drawn = select_head(run.num_heads, hidden=True, every=steps.heads_fit(run))  # the head of this run
-        with picker:
-            head_picker(run, drawn, charts, color_scale)
+        charts = steps.render_step_1(run), steps.render_step_2(run, color_scale, places=places)
+        places.add(picker, lambda computed: show_head(computed, charts, color_scale), first=True)
         pretrained.render_head_finder(run)
-        steps.render_step_3(run)
-        steps.render_step_4(run)
+        steps.render_step_3(run, places=places)
+        steps.render_step_4(run, places=places)
         training.render_timeline(run)
-        render_padding_panel(runner.cached_padding(config), run.num_heads)
+        render_padding_panel(runner.cached_padding(config), run.num_heads, places=places)
         steps.render_summary(run.d_model, run, counted=counted)
-        # computed where they are shown: the panels above reach the browser before these two checks run
-        steps.render_live_check(runner.cached_check(config), run, runner.cached_batch_order(config))
+        check, order = runner.cached_check(config), runner.cached_batch_order(config)
+        steps.render_live_check(check, run, order, places=places)
         pretrained.render_checkpoint_check(run)
-        with st.container(border=True):
-            render_export(run)
+        render_export(run, places=places)
+if seed_place is not None:
+    with seed_place:
+        new_seed(seed_place, choices, config, places)
+elif config is not None:
+    places.fill(config)

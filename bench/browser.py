@@ -26,6 +26,7 @@ import base64
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bench._trace import PROBE_MARK, SETTLE_CATEGORIES, settled_ms
@@ -35,7 +36,7 @@ from bench.table import Table
 TITLE = "Browser: control change -> charts redrawn (Playwright, Chromium), ms"
 
 QUIET_MS = 400
-BLUR_WAIT_MS = 300  # Streamlit's inputs fade their border in 0.2 s when they lose the focus
+FADE_WAIT_MS = 300  # Streamlit's inputs fade their border in 0.2 s when they gain or lose the focus
 POLL_MS = 50  # the quiet check runs in a timer task of its own (not in every animation frame)
 VIEWPORT = {"width": 1400, "height": 1000}
 CHANGES = ("d_model (new value)", "seed (new value)", "head")
@@ -163,28 +164,30 @@ def _stop_trace(browser: Any, result: dict[str, Any]) -> None:
 def measure(
     page: Any,
     cdp: Any,
-    act: Callable[[], None],
+    change: Change,
     browser: Any = None,
     categories: tuple[str, ...] = SETTLE_CATEGORIES,
     timeout_ms: int = 60_000,
     local: bool = False,
 ) -> dict[str, Any]:
-    """Do ``act`` (one control change) and wait for the page to settle; the timings of that change, in ms.
+    """Make ``change`` and wait for the page to settle; the timings of that change (from its ``act``), in ms.
 
     With ``browser``, the change is traced (``categories``): "settled" is then the end of the renderer
     main thread's last task, and "trace" holds the trace for :func:`bench._trace.breakdown_ms`.
     ``local``: the page draws the change itself and runs nothing for it at once (another head); the
     run it starts later to tell the server is waited for and timed apart ("sync_*").
     """
-    # Each change starts from rest: the control used last loses its focus first, and its border's colour
-    # transition (0.2 s of frames) runs out before the input, instead of inside the next change's time.
+    # Each change starts from rest: the control used last loses its focus first, and the next one is focused
+    # and typed into (``prepare``) before the key press, so their borders' colour transitions (0.2 s of frames
+    # each) run out before the input instead of inside the change's time.
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.wait_for_timeout(BLUR_WAIT_MS)
+    page.wait_for_timeout(FADE_WAIT_MS)
+    change.prepare()
     page.evaluate("window.__bench.reset()")
     task_before = _task_ms(cdp)
     if browser is not None:
         browser.start_tracing(page=page, categories=list(categories))
-    act()
+    change.act()
     if local:
         return _measure_local(page, cdp, browser, task_before, timeout_ms)
     log, finished = _run_finished(page, timeout_ms)
@@ -222,14 +225,28 @@ def _measure_local(page: Any, cdp: Any, browser: Any, task_before: float, timeou
     return result
 
 
-def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], None]]:
-    def type_into(key: str, value: int) -> None:
-        box = page.locator(f".st-key-{key} input")
-        box.fill(str(value))
-        box.press("Enter")
+@dataclass(frozen=True)
+class Change:
+    """One control change: ``act`` is timed (the key press or click); ``prepare`` is what a user does before it."""
 
-    def head(i: int) -> None:  # heads 1, 2, 1, ... (the page opens on head 0)
-        page.locator('.st-key-head_picker [role="radiogroup"] label').nth(1 + i % 2).click()
+    act: Callable[[], None]
+    prepare: Callable[[], None] = lambda: None
+
+
+def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
+    def type_into(key: str, value: int) -> Change:
+        box = page.locator(f".st-key-{key} input")
+
+        def click_and_type() -> None:  # as a user does, at a user's pace: the box's focus fade is over
+            box.focus()
+            page.wait_for_timeout(FADE_WAIT_MS)
+            box.fill(str(value))
+            page.wait_for_timeout(FADE_WAIT_MS)
+
+        return Change(act=lambda: box.press("Enter"), prepare=click_and_type)
+
+    def head(i: int) -> Change:  # heads 1, 2, 1, ... (the page opens on head 0)
+        return Change(act=page.locator('.st-key-head_picker [role="radiogroup"] label').nth(1 + i % 2).click)
 
     return {
         CHANGES[0]: lambda i: type_into("d_model", size.d_model - size.num_heads * (i + 1)),
@@ -269,8 +286,7 @@ def time_size(
     samples: dict[str, list[dict[str, Any]]] = {names[name]: [] for name in changes}
     for i in range(rounds + 1):  # round 0 warms up
         for name in changes:
-            act = lambda name=name, i=i: actions[name](i)  # noqa: E731
-            result = measure(page, cdp, act, browser, categories, local=local and name == CHANGES[2])
+            result = measure(page, cdp, actions[name](i), browser, categories, local=local and name == CHANGES[2])
             if i > 0:
                 samples[names[name]].append(result)
     context.close()
@@ -350,7 +366,8 @@ def run(quick: bool) -> list[Table]:
         "KB: websocket bytes received for the rerun. Where the charts hold every head, another head is drawn in "
         "the browser (no run) and the head picker tells the server 1 s after the last pick: its row gives when "
         "that run starts after the click, its run seen, and the page's work for it; elsewhere a pick reruns the "
-        "picker's fragment at once, which draws the new head. Each change starts from rest (nothing focused).",
+        "picker's fragment at once, which draws the new head. Each change starts from rest: nothing focused, then "
+        "the number box focused and typed into 0.3 s before the Enter key (the timed input), as a user would.",
         f"The server and the browser share this machine's cores, as they do on a laptop in a workshop. "
         f"Load average (1 min) before / after: {load} / {load_after}.",
     )

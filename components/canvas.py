@@ -86,8 +86,12 @@ def load() -> None:
     _code(key=CODE_KEY, width="stretch", height="content")
 
 
-def draw(container: st.delta_generator.DeltaGenerator, figure: Figure, key: str) -> None:
-    """Draw ``figure`` in ``container``; ``key`` keeps the chart's place (and its canvas) across reruns."""
+def draw(container: st.delta_generator.DeltaGenerator | None, figure: Figure, key: str) -> None:
+    """Draw ``figure`` in ``container`` (``None``: where the page is writing); ``key`` keeps the chart's place (and
+    its canvas) across reruns."""
+    if container is None:
+        _chart(key=key, data=encode(figure), width="stretch", height="content")
+        return
     with container:
         _chart(key=key, data=encode(figure), width="stretch", height="content")
 

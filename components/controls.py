@@ -51,7 +51,9 @@ __all__ = [
     "load_url_state",
     "nearest_divisors",
     "render_controls",
+    "seed_field",
     "select_color_scale",
+    "show_restored_seed",
     "show_run_notes",
     "show_url_problems",
     "sync_url",
@@ -147,9 +149,17 @@ def _restore_default(key: str) -> None:
         st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
 
 
-def _show_restored_numbers() -> None:
-    for key in st.session_state.pop(_RESTORED, []):
-        st.sidebar.warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
+def _show_restored_numbers(where: st.delta_generator.DeltaGenerator | None = None, only: str | None = None) -> None:
+    """The note for each number field put back to its default, in ``where`` (the sidebar's top); with ``only``,
+    for that field alone (the others' notes wait for the sidebar)."""
+    restored = st.session_state.pop(_RESTORED, [])
+    for key in restored:
+        if only in (None, key):
+            (where or st.sidebar).warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
+            if only is None:  # before the field: written in this run, so that it shows where it was emptied in a
+                st.session_state[key] = DEFAULTS[key]  # run of the seed's fragment that then ran the page
+    if only is not None and any(key != only for key in restored):
+        st.session_state[_RESTORED] = [key for key in restored if key != only]
 
 
 def _apply_preset() -> None:
@@ -177,13 +187,20 @@ def _on_task_change() -> None:
 
 
 # ---------------------------------------------------------------- the sections of the sidebar
-def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = False) -> int | None:
-    """The sidebar's whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``.
+def _int_field(
+    key: str,
+    low: int,
+    high: int,
+    help_text: str,
+    disabled: bool = False,
+    where: st.delta_generator.DeltaGenerator | None = None,
+) -> int | None:
+    """The whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``, in ``where`` (the sidebar).
 
     It starts empty-able (``value=None``): an emptied field gives ``None`` and
     :func:`_restore_default` puts the default back before the next run.
     """
-    return st.sidebar.number_input(
+    return (where or st.sidebar).number_input(
         t(f"controls.{key}"),
         min_value=low,
         max_value=high,
@@ -340,12 +357,15 @@ def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[
     return text, tokenizer
 
 
-def _render_run_controls(hidden: frozenset[str], weights: str) -> tuple[int, bool, str, str]:
+def _render_run_controls(
+    hidden: frozenset[str], weights: str
+) -> tuple[int, st.delta_generator.DeltaGenerator | None, bool, str, str]:
+    """The seed (its value and the place kept for its field), positional encoding, device and number type."""
     sidebar = st.sidebar
     seed, positional = st.session_state["seed"], st.session_state["positional"]
-    if "seed" not in hidden:
-        seed_help = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
-        seed = _int_field("seed", 0, LIMITS.seed_max, seed_help, disabled=weights == "pretrained")
+    if not isinstance(seed, int):  # an emptied field: its default comes back (see _restore_default)
+        seed = DEFAULTS["seed"]
+    seed_place = None if "seed" in hidden else sidebar.container()
     if "positional" not in hidden:
         positional = sidebar.toggle(
             t("controls.positional"),
@@ -360,15 +380,33 @@ def _render_run_controls(hidden: frozenset[str], weights: str) -> tuple[int, boo
         "device", device_options(), hidden, format_func=lambda name: t("device.auto") if name == "auto" else name
     )
     dtype = _select("dtype", DTYPES, hidden, help=t("controls.dtype_help"))
-    return int(seed), bool(positional), device, dtype
+    return int(seed), seed_place, bool(positional), device, dtype
 
 
-def render_controls(hidden: Collection[str] = ()) -> Choices:
-    """Draw the sidebar controls (call :func:`load_url_state` first) and return their values.
+def seed_field(place: st.delta_generator.DeltaGenerator, weights: str) -> int:
+    """The seed's field, in ``place`` (kept by :func:`render_controls`); its value.
+
+    Drawn by the page's last step, a fragment (see :mod:`components.reseed`), so that a new seed can
+    redraw only what it changes.
+    """
+    help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
+    seed = _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained", where=place)
+    return DEFAULTS["seed"] if seed is None else int(seed)
+
+
+def show_restored_seed(place: st.delta_generator.DeltaGenerator) -> None:
+    """Under the seed's field, in a run of its own fragment: the note that an emptied field got its default."""
+    _show_restored_numbers(place, only="seed")
+
+
+def render_controls(hidden: Collection[str] = ()) -> tuple[Choices, st.delta_generator.DeltaGenerator | None]:
+    """Draw the sidebar controls (call :func:`load_url_state` first); their values, and the seed field's place.
+
+    The seed's field is left to the page's last step (:func:`seed_field`); its value is the session's.
 
     Args:
         hidden: widget keys not to draw (teacher mode); their values come from the session
-            (the link or the defaults) all the same.
+            (the link or the defaults) all the same. A hidden seed has no place.
     """
     hidden = frozenset(hidden)
     st.sidebar.header(t("controls.header"))
@@ -379,8 +417,8 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
     d_model, num_heads = _render_size_controls(hidden, sizes if weights == "pretrained" else None)
     mask_type, window, block_pad = _render_mask_controls(hidden)
     text, tokenizer = _render_text_controls(hidden, own_tokenizer=weights == "pretrained")
-    seed, positional, device, dtype = _render_run_controls(hidden, weights)
-    return Choices(
+    seed, seed_place, positional, device, dtype = _render_run_controls(hidden, weights)
+    choices = Choices(
         d_model,
         num_heads,
         mask_type,
@@ -397,6 +435,7 @@ def render_controls(hidden: Collection[str] = ()) -> Choices:
         tokenizer=tokenizer,
         block_pad=block_pad,
     )
+    return choices, seed_place
 
 
 def select_color_scale(hidden: bool = False, inline: bool = False) -> str:

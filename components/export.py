@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.i18n import t
+from components.reseed import Places
 from mha.export import export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
@@ -59,10 +60,24 @@ def export_downloads(run: AttentionRun) -> list[Download]:
     ]
 
 
-def render_export(run: AttentionRun) -> None:
-    """Render the export panel for ``run``: two download buttons and the reproduce script."""
-    st.subheader(t("export.title"))
-    st.caption(t("export.intro"))
+def render_export(run: AttentionRun, places: Places | None = None) -> None:
+    """Render the export panel for ``run``: two download buttons and the reproduce script.
+
+    ``places``: the downloads and the script (they are the weights' values) are left to the seed's fragment
+    (see :mod:`components.reseed`).
+    """
+    box = st.container(border=True)
+    box.subheader(t("export.title"))
+    box.caption(t("export.intro"))
+    if places is None:
+        with box:
+            _draw_downloads(run)
+    else:
+        places.add(box.empty(), lambda computed: _draw_downloads(computed.run))
+
+
+def _draw_downloads(run: AttentionRun) -> None:
+    """The two downloads (built on click) and the script that reproduces ``run``."""
     downloads = export_downloads(run)
     for column, download in zip(st.columns(len(downloads)), downloads, strict=True):
         column.download_button(

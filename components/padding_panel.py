@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
+from components.reseed import Places
 from components.safe_text import md_escape
 from components.steps import method_source
 from mha.batching import PaddingCheck, check_padding, pad_batch
@@ -48,12 +49,13 @@ def _sample_table(check: PaddingCheck) -> pd.DataFrame:
     )
 
 
-def render_padding_panel(check: PaddingCheck | None, num_heads: int) -> None:
+def render_padding_panel(check: PaddingCheck | None, num_heads: int, places: Places | None = None) -> None:
     """Draw the panel for the page's batch ``check`` (``None``: say what the batch needs).
 
     Args:
         check: the padded batch run through the page's layer.
         num_heads: h, for the shape the mask broadcasts to.
+        places: the measured numbers are left to the seed's fragment (see :mod:`components.reseed`).
     """
     box = st.container(border=True)
     box.subheader(t("padding.title"))
@@ -71,15 +73,26 @@ def render_padding_panel(check: PaddingCheck | None, num_heads: int) -> None:
     }
     right.markdown(t("padding.shapes", **shapes))
     box.table(_batch_table(check))
-    short = min(range(batch), key=check.lengths.__getitem__)
+    if places is None:
+        with box:
+            _draw_measured(check)
+    else:
+        places.add(box.empty(), lambda computed: _draw_measured(computed.padding))
+    box.caption(t("padding.causal_note"))
+    with box.expander(t("padding.code"), icon=":material/code:"):
+        st.code("\n\n".join(method_source(func) for func in (pad_batch, check_padding)), language="python")
+
+
+def _draw_measured(check: PaddingCheck | None) -> None:
+    """What the mask changes, measured: the short sentence's outputs with and without it, and one token's row."""
+    if check is None:  # the same text and sizes make a batch for any seed
+        return
+    short = min(range(len(check.lengths)), key=check.lengths.__getitem__)
     count = check.lengths[short]
     masked, unmasked = check.gap_masked[short], check.gap_unmasked[short]
     with_mask = "padding.with" if masked <= _TOLERANCE else "padding.with_differs"
     without = "padding.without" if unmasked > _TOLERANCE else "padding.without_same"
-    box.markdown(f"{t(with_mask, count=count, gap=f'{masked:.1e}')}  \n{t(without, gap=f'{unmasked:.2e}')}")
+    st.markdown(f"{t(with_mask, count=count, gap=f'{masked:.1e}')}  \n{t(without, gap=f'{unmasked:.2e}')}")
     token = md_escape(check.tokens[short][count - 1], limit=40)
-    box.markdown(t("padding.sample", token=token))
-    box.table(_sample_table(check))
-    box.caption(t("padding.causal_note"))
-    with box.expander(t("padding.code"), icon=":material/code:"):
-        st.code("\n\n".join(method_source(func) for func in (pad_batch, check_padding)), language="python")
+    st.markdown(t("padding.sample", token=token))
+    st.table(_sample_table(check))

@@ -7,6 +7,10 @@ from :func:`components.head_picker.select_head`). Their charts hold every head's
 The panels only draw: they read sizes from the run's trace and never write the URL.
 The heatmaps are the page's canvas component (:mod:`components.canvas`).
 
+Given :class:`components.reseed.Places`, a panel draws only what a new seed leaves as it is (the text,
+the shapes, the code) and leaves a place for each part that shows the weights' values, which the seed's
+fragment fills (see :mod:`components.reseed`); without, it draws everything at once (a teacher's slide).
+
 The code shown in each panel is read from the engine at run time (the step's lines of
 ``MultiHeadAttention.forward_traced`` in ``mha/module.py``, then the methods and functions it
 calls, such as ``mha.functional.masked_softmax`` in step 2), so it is always the code that ran.
@@ -29,6 +33,7 @@ from torch import Tensor
 from components import canvas, charts, frames, heatmap, vega
 from components.i18n import t
 from components.nav import render_lab_links
+from components.reseed import Places
 from components.safe_text import md_escape
 from mha import functional
 from mha.counting import projection_parameters, step_costs, total_parameters
@@ -78,6 +83,20 @@ _DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and stays 
 #: seed took 518 -> 683 ms in the browser bench), and the charts carry the shown head only.
 HEAD_SWITCH_CELLS = 65_536
 Slot = st.delta_generator.DeltaGenerator  # a chart's place in a panel, drawn into again for another head
+
+
+def _values(
+    box: st.delta_generator.DeltaGenerator,
+    places: Places | None,
+    draw: Callable[[AttentionRun], None],
+    run: AttentionRun,
+) -> None:
+    """A part of ``box`` that shows the weights' values: kept a place for the seed's fragment, or drawn now."""
+    if places is None:
+        with box:
+            draw(run)
+    else:
+        places.add(box.empty(), lambda computed: draw(computed.run))
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -291,13 +310,18 @@ def draw_step_1_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads) -> No
 
 
 def render_step_2(
-    run: AttentionRun, color_scale: str = "fixed", heads: heatmap.Heads | None = None, slide: bool = False
+    run: AttentionRun,
+    color_scale: str = "fixed",
+    heads: heatmap.Heads | None = None,
+    slide: bool = False,
+    places: Places | None = None,
 ) -> Slot:
     """Step 2, scaled dot-product: raw, scaled+masked scores and weights of the picked head large; all heads as a grid.
 
     Below the charts: why the scores are divided by √d_k, and dropout on the weights in training.
     ``heads``: as in :func:`render_step_1`. ``color_scale``: how the weights are coloured
     (:data:`components.heatmap.COLOR_SCALES`). ``slide``: laid out for a projector (see :func:`render_step_1`).
+    ``places``: the notes and the grid are left to the seed's fragment (see the module's docstring).
 
     Returns:
         The chart's place (for :func:`draw_step_2_chart`).
@@ -320,15 +344,7 @@ def render_step_2(
     slot = box.empty()
     if heads is not None:
         draw_step_2_chart(slot, run, heads, color_scale)
-    if run.source_kind == "random" and float(a.weights[0].max()) < 0.3:
-        box.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
-    if run.mask is not None:
-        box.caption(t("step2.masked_note"))
-    _render_why_scale(box, run)
-    _render_dropout(box, run)
-    _render_head_labels(box, run)
-    with box:
-        _render_grid(run, color_scale, slide)
+    _values(box, places, lambda shown: _draw_step_2_notes(shown, color_scale, slide), run)
     _finish(box, 2, slide)
     return slot
 
@@ -359,7 +375,20 @@ def draw_step_2_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads, color
     canvas.draw(slot, heatmap.stack_heads(figures, heads), key="heatmap_step2")
 
 
-def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+def _draw_step_2_notes(run: AttentionRun, color_scale: str, slide: bool) -> None:
+    """Under step 2's charts: what the weights look like, why √d_k, dropout, each head's label, the grid."""
+    length = len(run.tokens)
+    if run.source_kind == "random" and float(run.trace.attend.weights[0].max()) < 0.3:
+        st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
+    if run.mask is not None:
+        st.caption(t("step2.masked_note"))
+    _render_why_scale(run)
+    _render_dropout(run)
+    _render_head_labels(run)
+    _render_grid(run, color_scale, slide)
+
+
+def _render_why_scale(run: AttentionRun) -> None:
     """Why 1/√d_k: the score's variance grows with d_k and saturates the softmax; the numbers of every head."""
     a = run.trace.attend
     raw = a.raw_scores[0]  # (H, Lq, Lk)
@@ -367,10 +396,10 @@ def _render_why_scale(box: st.delta_generator.DeltaGenerator, run: AttentionRun)
         name: f"{float(scores.double().std(correction=0)):.2f}"
         for name, scores in (("raw_std", raw), ("scaled_std", raw * a.scale))
     }
-    box.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **spread))
+    st.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **spread))
 
 
-def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+def _render_dropout(run: AttentionRun) -> None:
     """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change
     (head :data:`_DROPOUT_HEAD`'s, whatever head the browser shows)."""
     head = _DROPOUT_HEAD
@@ -388,7 +417,7 @@ def _render_dropout(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -
         index=[t("step2.dropout_eval"), t("step2.dropout_train", p=DROPOUT_P)],
         columns=[*(md_escape(label) for label in labels[:shown]), total],  # table headers are markdown
     )
-    expander = box.expander(t("step2.dropout_title"), icon=":material/grain:")
+    expander = st.expander(t("step2.dropout_title"), icon=":material/grain:")
     expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
     expander.table(table)
 
@@ -399,13 +428,13 @@ def head_label(run: AttentionRun, head: int) -> str:
     return t("label.with_share", label=t(f"label.{label.name}"), share=f"{label.share:.2f}")
 
 
-def _render_head_labels(box: st.delta_generator.DeltaGenerator, run: AttentionRun) -> None:
+def _render_head_labels(run: AttentionRun) -> None:
     """One line: each head's label and the share of weight behind it (see mha.head_labels)."""
     labels = " · ".join(f"**{head}** {head_label(run, head)}" for head in range(run.num_heads))
-    box.markdown(f"{t('step2.labels_title')} {labels}")
-    box.caption(t("step2.labels_note"))
+    st.markdown(f"{t('step2.labels_title')} {labels}")
+    st.caption(t("step2.labels_note"))
     if run.scored_rows is not None and not bool(run.scored_rows.all()):
-        box.caption(t("step2.unscored_rows", rows=row_ranges((~run.scored_rows).nonzero().flatten().tolist())))
+        st.caption(t("step2.unscored_rows", rows=row_ranges((~run.scored_rows).nonzero().flatten().tolist())))
 
 
 def row_ranges(rows: Sequence[int]) -> str:
@@ -459,11 +488,12 @@ def _render_grid(run: AttentionRun, color_scale: str, slide: bool) -> None:
     canvas.draw(st.container(), grid, key="heatmap_grid")
 
 
-def render_step_3(run: AttentionRun, slide: bool = False) -> None:
+def render_step_3(run: AttentionRun, slide: bool = False, places: Places | None = None) -> None:
     """Step 3, concat: the heads' contexts side by side into (B, L, d_model), head boundaries drawn.
 
     Below the chart: why the rows look alike when the weights are near uniform, and why
-    ``.contiguous()`` comes before ``.view``. ``slide``: see :func:`render_step_1`.
+    ``.contiguous()`` comes before ``.view``. ``slide``: see :func:`render_step_1`. ``places``: the chart
+    and its note are left to the seed's fragment (see the module's docstring).
     """
     a, c = run.trace.attend, run.trace.concat
     batch, length, d_model = c.concat.shape
@@ -477,24 +507,37 @@ def render_step_3(run: AttentionRun, slide: bool = False) -> None:
         view_args=f"{batch}, {length}, {d_model}",
     )
     _explain(box, 3, shapes, t("step3.params"), slide)
-    per_head = frames.feature_budget(length, d_model) // num_heads or 1
-    shown = min(per_head, d_k)
-    columns = frames.concat_columns(d_model, num_heads, shown)
+    shown = _concat_shown(run)
     if shown < d_k:
         box.caption(t("step3.features_cut", shown=shown, d_k=d_k))
+    _values(box, places, _draw_step_3_values, run)
+    _render_contiguous(box, run)
+    _finish(box, 3, slide)
+
+
+def _concat_shown(run: AttentionRun) -> int:
+    """Features per head step 3's chart shows (all of d_k, or as many as the cell budget allows)."""
+    length, d_model = len(run.tokens), run.d_model
+    return min(frames.feature_budget(length, d_model) // run.num_heads or 1, run.d_k)
+
+
+def _draw_step_3_values(run: AttentionRun) -> None:
+    """Step 3's chart (the concatenated contexts) and, when the rows look alike, why."""
+    c = run.trace.concat
+    length, d_model = len(run.tokens), run.d_model
+    shown = _concat_shown(run)
+    columns = frames.concat_columns(d_model, run.num_heads, shown)
     title = t("step3.chart", length=length, d_model=d_model)
     labels = frames.token_labels(run.tokens)
     matrix = c.concat[0][:, torch.as_tensor(columns)]  # (L, H * shown)
     figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height=_feature_height(length))
-    canvas.draw(box, figure, key="heatmap_step3")
+    canvas.draw(None, figure, key="heatmap_step3")
     spread = row_spread(c.concat[0])
     if spread.alike:
-        largest = float(a.weights[0].max())
-        box.markdown(
+        largest = float(run.trace.attend.weights[0].max())
+        st.markdown(
             t("step3.alike_note", largest=f"{largest:.2f}", uniform=f"{1 / length:.2f}", **_spread_text(spread))
         )
-    _render_contiguous(box, run)
-    _finish(box, 3, slide)
 
 
 def _spread_text(spread: RowSpread) -> dict[str, str]:
@@ -514,10 +557,10 @@ def _render_contiguous(box: st.delta_generator.DeltaGenerator, run: AttentionRun
     expander.markdown(t("step3.contiguous_fix"))
 
 
-def render_step_4(run: AttentionRun, slide: bool = False) -> None:
+def render_step_4(run: AttentionRun, slide: bool = False, places: Places | None = None) -> None:
     """Step 4, output projection: the output (B, L, d_model) and W_o's parameter count.
 
-    ``slide``: see :func:`render_step_1`.
+    ``slide``: see :func:`render_step_1`. ``places``: as in :func:`render_step_3`.
     """
     c, o = run.trace.concat, run.trace.out
     _, length, d_model = o.output.shape
@@ -528,14 +571,22 @@ def render_step_4(run: AttentionRun, slide: bool = False) -> None:
     columns = frames.feature_budget(length, d_model)
     if columns < d_model:
         box.caption(t("steps.features_cut", shown=columns, total=d_model))
+    _values(box, places, _draw_step_4_values, run)
+    _finish(box, 4, slide)
+
+
+def _draw_step_4_values(run: AttentionRun) -> None:
+    """Step 4's chart (the output) and, when step 3's rows looked alike, why they still do."""
+    o = run.trace.out
+    length, d_model = len(run.tokens), run.d_model
+    columns = frames.feature_budget(length, d_model)
     parts = [(t("step4.chart", length=length, d_model=d_model), o.output[0, :, :columns])]
     figure = heatmap.feature_figure(
         parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=_feature_height(length)
     )
-    canvas.draw(box, figure, key="heatmap_step4")
-    if row_spread(c.concat[0]).alike:
-        box.markdown(t("step4.alike_note", **_spread_text(row_spread(o.output[0]))))
-    _finish(box, 4, slide)
+    canvas.draw(None, figure, key="heatmap_step4")
+    if row_spread(run.trace.concat.concat[0]).alike:
+        st.markdown(t("step4.alike_note", **_spread_text(row_spread(o.output[0]))))
 
 
 # ---------------------------------------------------------------- summary and live check
@@ -591,32 +642,50 @@ def render_summary(d_model: int, run: AttentionRun | None = None, counted: int |
     render_lab_links(box, SUMMARY_LABS)
 
 
-def render_live_check(check: TorchCheck, run: AttentionRun, order: BatchOrderCheck) -> None:
+def render_live_check(
+    check: TorchCheck, run: AttentionRun, order: BatchOrderCheck, places: Places | None = None
+) -> None:
     """Our output and per-head weights against ``torch.nn.MultiheadAttention`` with the same weights.
 
     Then the tutorials' common pitfall, measured on the same input (``order``): ``nn.MultiheadAttention``
-    takes [L, B, E] unless ``batch_first=True``.
+    takes [L, B, E] unless ``batch_first=True``. ``places``: the measured numbers are left to the seed's
+    fragment (see the module's docstring).
     """
     box = st.container(border=True)
     box.subheader(t("check.title"))
     box.markdown(t("check.what"))
-    numbers = {
-        "out": f"{check.max_abs_output:.2e}",
-        "weights": f"{check.max_abs_weights:.2e}",
-        "tol": f"{check.tolerance:.0e}",
-    }
-    if check.passed:
-        box.success(t("check.pass", **numbers))
+    if places is None:
+        with box:
+            _draw_check_result(check)
     else:
-        box.error(t("check.fail", **numbers))
+        places.add(box.empty(), lambda computed: _draw_check_result(computed.check))
     if check.rows_compared < check.rows_total:
         box.caption(t("check.rows", compared=check.rows_compared, total=check.rows_total))
     if run.mask is not None:
         box.info(t("check.mask_note"))
     with box.expander(t("check.code")):
         st.code(method_source(to_torch_mha), language="python")
-    _render_batch_order(box, order, len(run.tokens))
+    box.markdown(f"**{t('check.order_title')}**")
+    if places is None:
+        with box:
+            _draw_batch_order(order, len(run.tokens))
+    else:
+        places.add(box.empty(), lambda computed: _draw_batch_order(computed.batch_order, len(run.tokens)))
+    box.code(_ORDER_CODE, language="python")
     render_lab_links(box, CHECK_LABS)
+
+
+def _draw_check_result(check: TorchCheck) -> None:
+    """Passed or failed, with the largest differences and the tolerance."""
+    numbers = {
+        "out": f"{check.max_abs_output:.2e}",
+        "weights": f"{check.max_abs_weights:.2e}",
+        "tol": f"{check.tolerance:.0e}",
+    }
+    if check.passed:
+        st.success(t("check.pass", **numbers))
+    else:
+        st.error(t("check.fail", **numbers))
 
 
 _ORDER_CODE = """\
@@ -627,9 +696,8 @@ out = out.transpose(0, 1)  # back to [B, L, E]
 mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)  # or: [B, L, E] as it is"""
 
 
-def _render_batch_order(box: st.delta_generator.DeltaGenerator, order: BatchOrderCheck, length: int) -> None:
+def _draw_batch_order(order: BatchOrderCheck, length: int) -> None:
     """``nn.MultiheadAttention``'s default [L, B, E] fed our [B, L, E]: the shapes and differences, measured."""
-    box.markdown(f"**{t('check.order_title')}**")
     numbers = {
         "x": _shape(order.input_shape),
         "out": _shape(order.wrong_output_shape),
@@ -639,5 +707,4 @@ def _render_batch_order(box: st.delta_generator.DeltaGenerator, order: BatchOrde
         "transposed": f"{order.transposed_gap:.2e}",
         "batch_first": f"{order.batch_first_gap:.2e}",
     }
-    box.markdown(t("check.order", **numbers))
-    box.code(_ORDER_CODE, language="python")
+    st.markdown(t("check.order", **numbers))

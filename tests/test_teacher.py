@@ -322,6 +322,7 @@ def test_a_presentation_link_from_one_session_opens_the_same_slide_in_another():
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_presentation_in_the_browser_with_keyboard_and_screenshot(app_url, page, lang):
     from conftest import ARTIFACTS, console_errors, wait_for_app
+    from playwright.sync_api import expect
 
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{app_url}/?lang={lang}&teacher=1&step=2&hide=seed,device,positional&d_model=64&num_heads=4"
@@ -341,6 +342,9 @@ def test_presentation_in_the_browser_with_keyboard_and_screenshot(app_url, page,
     )
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"teacher-{lang}.png"))
+    # A shortcut is bound while its button is enabled: Streamlit disables every widget while the page
+    # reconnects (a busy CI machine can drop the websocket), and a key pressed then does nothing.
+    expect(page.locator(".st-key-teacher_next_top button")).to_be_enabled(timeout=30_000)
     page.keyboard.press("ArrowRight")  # a presenter's clicker or the arrow keys
     page.wait_for_url("**step=3**", timeout=30_000)
     wait_for_app(page)

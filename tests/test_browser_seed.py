@@ -1,0 +1,158 @@
+"""A new seed in a real Chromium: only the parts of the page that show the weights' values are sent again.
+
+The seed's field is a fragment (``playground.new_seed``) that redraws the places the panels kept
+(:mod:`components.reseed`). The oracle for what it draws is the page itself: the same seed opened
+from a link is a full run, and every text and chart must come out the same. The parts with widgets of
+their own (the head picker, the grid's stage, the downloads) must work on the new weights afterwards.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from conftest import console_errors, wait_for_app
+from test_browser_controls import CHART_IMAGES, drawn_charts, type_number
+from test_browser_head import PICKER, link_says, shows_head
+from test_browser_heatmap import cell_point
+
+from components.i18n import t
+from mha.config import AttentionConfig
+from mha.pipeline import run_attention
+
+pytestmark = pytest.mark.browser
+
+SIX = "a b c d e f"
+CONFIG = {"d_model": 64, "num_heads": 4, "mask_type": "causal", "tokens": SIX}
+QUERY = f"d_model=64&num_heads=4&mask_type=causal&tokens={quote(SIX)}&lang=en"
+# Counts the websocket messages the page receives (each element the server draws is one).
+COUNT_RECEIVED = """
+(() => {
+  window.__received = 0;
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) { super(...args); this.addEventListener("message", () => { window.__received += 1; }); }
+  };
+})();
+"""
+MAIN_TEXT = "() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+
+
+def open_seed_page(page, app_url: str, seed: int, query: str = QUERY) -> list[str]:
+    page.goto(f"{app_url}/?{query}&seed={seed}")
+    wait_for_app(page)
+    return drawn_charts(page)
+
+
+def new_seed(page, seed: int) -> list[str]:
+    """Type ``seed`` into its field; wait for the link to say it and the charts to settle."""
+    type_number(page, "seed", seed)
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('seed') === '{seed}'", timeout=30_000)
+    return drawn_charts(page)
+
+
+def tooltip(page, chart: int, panel: int, row: int, column: int) -> list[str]:
+    """The lines of chart ``chart``'s tooltip over one cell of its panel ``panel``."""
+    layout = page.evaluate(f"() => document.querySelectorAll('.attn-heatmap')[{chart}].attnLayout")
+    canvas = page.locator(".attn-heatmap canvas").nth(chart)
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    x, y = cell_point(layout, panel, row, column)
+    page.mouse.move(box["x"] + x, box["y"] + y)
+    return page.locator(".attn-heatmap-tip").nth(chart).inner_text().splitlines()
+
+
+def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_under_half_a_full_run(app_url, page):
+    fresh = page.context.new_page()
+    linked = open_seed_page(fresh, app_url, 7)  # a full run of seed 7
+    linked_text = fresh.evaluate(MAIN_TEXT)
+
+    page.add_init_script(COUNT_RECEIVED)
+    first = open_seed_page(page, app_url, 0)
+    assert page.evaluate(MAIN_TEXT) != linked_text  # the numbers the seed changes are on the page
+    received = page.evaluate("window.__received")
+    redrawn = new_seed(page, 7)
+    seed_messages = page.evaluate("window.__received") - received
+    assert redrawn == linked  # every chart: the same pixels
+    assert all(a != b for a, b in zip(first, redrawn, strict=True))  # and each of them changed
+    assert page.evaluate(MAIN_TEXT) == linked_text  # every text (numbers, notes, tables, the export's script)
+
+    received = page.evaluate("window.__received")
+    type_number(page, "d_model", 32)  # another size: the whole page runs
+    page.wait_for_function("() => new URLSearchParams(location.search).get('d_model') === '32'", timeout=30_000)
+    drawn_charts(page)
+    full_messages = page.evaluate("window.__received") - received
+    assert seed_messages < full_messages / 2, (seed_messages, full_messages)
+    assert console_errors(page) == []
+
+
+def test_after_a_new_seed_the_head_picker_and_the_grid_show_the_new_weights(app_url, page):
+    open_seed_page(page, app_url, 0)
+    new_seed(page, 7)
+    run = run_attention(AttentionConfig(**CONFIG, seed=7))
+    page.locator(f"{PICKER} label").nth(2).click()  # drawn in the browser from what the new seed sent
+    shows_head(page, 2, timeout_ms=500)
+    expected = f"weight: {run.trace.attend.weights[0, 2, 4, 1].item():.4f}"
+    assert tooltip(page, 1, 2, 4, 1)[-1] == expected
+    link_says(page, 2)  # the picker's fragment told the server: its charts are the new seed's still
+    page.wait_for_timeout(500)
+    assert tooltip(page, 1, 2, 4, 1)[-1] == expected
+
+    grid = drawn_charts(page)[2]
+    page.locator(".st-key-grid_stage button").nth(0).click()  # the grid's own fragment: raw scores
+    page.wait_for_function(f"grid => ({CHART_IMAGES})()[2] !== grid", arg=grid, timeout=30_000)
+    drawn_charts(page)
+    raw = f"{run.trace.attend.raw_scores[0, 1, 3, 2].item():.4f}"
+    assert tooltip(page, 2, 1, 3, 2)[-1].replace("\u2212", "-").endswith(raw)
+    assert "seed=7" in page.url  # nothing ran the page again
+    assert console_errors(page) == []
+
+
+def test_after_a_new_seed_the_downloads_are_the_new_weights(app_url, page):
+    open_seed_page(page, app_url, 0)
+    new_seed(page, 7)
+    button = page.get_by_role("button", name=t("export.npz.label")).first
+    button.scroll_into_view_if_needed()
+    with page.expect_download() as download:
+        button.click()
+    assert download.value.suggested_filename.endswith("_seed7.npz")
+    arrays = np.load(io.BytesIO(Path(download.value.path()).read_bytes()))
+    run = run_attention(AttentionConfig(**CONFIG, seed=7))
+    np.testing.assert_allclose(arrays["attend.weights"], run.trace.attend.weights.numpy(), atol=1e-6)
+
+
+def test_a_new_seed_where_the_charts_hold_one_head_keeps_the_head_the_server_drew(app_url, page):
+    words = " ".join(f"w{i}" for i in range(128))
+    query = f"d_model=64&num_heads=32&tokens={quote(words)}&lang=en"
+    open_seed_page(page, app_url, 0, query)
+    page.locator(f"{PICKER} select").select_option("5")  # the server draws head 5 (a run of the picker)
+    link_says(page, 5, timeout_ms=30_000)
+    new_seed(page, 3)
+    titles = "() => [...document.querySelectorAll('.attn-heatmap canvas')].map(c => c.getAttribute('aria-label'))"
+    assert t("step2.weights", head=5) in page.evaluate(titles)[1]
+    assert page.locator(f"{PICKER} select").input_value() == "5"
+    assert console_errors(page) == []
+
+
+def test_a_new_seed_on_a_slide_runs_the_whole_slide(app_url, page):
+    page.goto(f"{app_url}/?{QUERY}&seed=0&teacher=1&step=2&hide=device")
+    wait_for_app(page)
+    before = drawn_charts(page)
+    page.get_by_test_id("stExpandSidebarButton").click()  # a slide folds the sidebar
+    after = new_seed(page, 7)
+    assert after != before
+    assert page.get_by_text(t("teacher.step_of", step=2, steps=4)).first.is_visible()
+    assert console_errors(page) == []
+
+
+def test_an_emptied_seed_gets_its_default_back_with_the_sidebars_note(app_url, page):
+    open_seed_page(page, app_url, 5)
+    type_number(page, "seed", "")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('seed') === '0'", timeout=30_000)
+    note = page.get_by_test_id("stSidebar").get_by_text(t("input.empty_number", name="seed", used=0))
+    note.wait_for(timeout=30_000)
+    assert page.locator(".st-key-seed input").input_value() == "0"
+    assert console_errors(page) == []
