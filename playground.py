@@ -121,7 +121,7 @@ else:
         picker = st.empty()
         color_scale = controls.select_color_scale()
         charts = steps.render_step_1(run), steps.render_step_2(run, color_scale, places=places)
-        places.add(picker, lambda computed: show_head(computed, charts, color_scale), first=True)
+        places.add_fragment(picker, lambda computed: show_head(computed, charts, color_scale), first=True)
         pretrained.render_head_finder(run)
         steps.render_step_3(run, places=places)
         steps.render_step_4(run, places=places)

@@ -73,7 +73,7 @@ def render_export(run: AttentionRun, places: Places | None = None) -> None:
         with box:
             _draw_downloads(run)
     else:
-        places.add(box.empty(), lambda computed: _draw_downloads(computed.run))
+        places.add(box.container(), lambda computed: _draw_downloads(computed.run))
 
 
 def _draw_downloads(run: AttentionRun) -> None:

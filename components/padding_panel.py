@@ -77,7 +77,7 @@ def render_padding_panel(check: PaddingCheck | None, num_heads: int, places: Pla
         with box:
             _draw_measured(check)
     else:
-        places.add(box.empty(), lambda computed: _draw_measured(computed.padding))
+        places.add(box.container(), lambda computed: _draw_measured(computed.padding))
     box.caption(t("padding.causal_note"))
     with box.expander(t("padding.code"), icon=":material/code:"):
         st.code("\n\n".join(method_source(func) for func in (pad_batch, check_padding)), language="python")

@@ -4,7 +4,7 @@ A seed changes the weights' values and nothing else: not a shape, a parameter co
 or a line of code. A full run sends every element of the page again (~190 on the default page) and
 the browser re-renders each, about 1 ms apiece on a 2-core laptop: most of a new seed's time. So the
 main page is drawn in two kinds of parts. The full run draws what a seed leaves as it is and keeps a
-place (an ``st.empty``) for each part that shows values; the seed's field is a fragment
+place (an empty ``st.container``) for each part that shows values; the seed's field is a fragment
 (``playground.new_seed``) that fills those places, last, in every full run, and alone when only the
 seed changed, which sends ~40 elements. Parts with widgets of their own (the head picker, the grid's
 stage, the downloads) are drawn there too; the two that are fragments stay fragments inside it.
@@ -63,17 +63,31 @@ class Places:
     parts: list[tuple[st.delta_generator.DeltaGenerator, Part]] = field(default_factory=list)
 
     def add(self, place: st.delta_generator.DeltaGenerator, part: Part, first: bool = False) -> None:
-        """Keep ``place`` (an ``st.empty``) for ``part``; ``first``: fill it before the others (it is sent first).
+        """Keep ``place`` (an empty ``st.container``) for ``part``; ``first``: fill it before the others (sent first).
 
-        A part may draw any number of elements: they go in a block of their own in the place, which each
-        fill replaces. (The head picker, a fragment inside the seed's, writes its charts into places of
-        their own outside it: Streamlit finds them again in the seed's reruns only this way.)
+        The seed's fragment writes into a place through a block of its own that each of its runs empties
+        first, so a part may draw any number of elements. A full run sends the place again as the same kind
+        of block, so the browser updates what is in it rather than building it anew (a chart keeps its
+        canvas).
         """
         self.parts.insert(0 if first else len(self.parts), (place, part))
+
+    def add_fragment(self, place: st.delta_generator.DeltaGenerator, part: Part, first: bool = False) -> None:
+        """Keep ``place`` (an ``st.empty``) for a part that is, or holds, a fragment of its own (the head picker,
+        the grid): it is drawn in a new block each time, which replaces the last one whole. Streamlit neither
+        clears a nested fragment's old elements from a place the seed's fragment fills again, nor finds the
+        places outside it that the head picker fills, any other way; the price is that a full run draws the
+        part anew (its charts lose their canvases), as the head picker's charts always were."""
+
+        def in_a_block(computed: Computed) -> None:
+            with st.container():
+                part(computed)
+
+        self.add(place, in_a_block, first)
 
     def fill(self, config: AttentionConfig) -> None:
         """Draw every part for ``config``'s weights in its place (what was there before goes)."""
         computed = Computed(config)
         for place, part in self.parts:
-            with place.container():
+            with place:
                 part(computed)

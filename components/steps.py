@@ -96,7 +96,7 @@ def _values(
         with box:
             draw(run)
     else:
-        places.add(box.empty(), lambda computed: draw(computed.run))
+        places.add(box.container(), lambda computed: draw(computed.run))
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -344,7 +344,12 @@ def render_step_2(
     slot = box.empty()
     if heads is not None:
         draw_step_2_chart(slot, run, heads, color_scale)
-    _values(box, places, lambda shown: _draw_step_2_notes(shown, color_scale, slide), run)
+    _values(box, places, _draw_step_2_notes, run)
+    if places is None:
+        with box:
+            _render_grid(run, color_scale, slide)
+    else:
+        places.add_fragment(box.empty(), lambda computed: _render_grid(computed.run, color_scale, slide))
     _finish(box, 2, slide)
     return slot
 
@@ -375,8 +380,8 @@ def draw_step_2_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads, color
     canvas.draw(slot, heatmap.stack_heads(figures, heads), key="heatmap_step2")
 
 
-def _draw_step_2_notes(run: AttentionRun, color_scale: str, slide: bool) -> None:
-    """Under step 2's charts: what the weights look like, why √d_k, dropout, each head's label, the grid."""
+def _draw_step_2_notes(run: AttentionRun) -> None:
+    """Under step 2's charts: what the weights look like, why √d_k, dropout, each head's label."""
     length = len(run.tokens)
     if run.source_kind == "random" and float(run.trace.attend.weights[0].max()) < 0.3:
         st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
@@ -385,7 +390,6 @@ def _draw_step_2_notes(run: AttentionRun, color_scale: str, slide: bool) -> None
     _render_why_scale(run)
     _render_dropout(run)
     _render_head_labels(run)
-    _render_grid(run, color_scale, slide)
 
 
 def _render_why_scale(run: AttentionRun) -> None:
@@ -658,7 +662,7 @@ def render_live_check(
         with box:
             _draw_check_result(check)
     else:
-        places.add(box.empty(), lambda computed: _draw_check_result(computed.check))
+        places.add(box.container(), lambda computed: _draw_check_result(computed.check))
     if check.rows_compared < check.rows_total:
         box.caption(t("check.rows", compared=check.rows_compared, total=check.rows_total))
     if run.mask is not None:
@@ -670,7 +674,7 @@ def render_live_check(
         with box:
             _draw_batch_order(order, len(run.tokens))
     else:
-        places.add(box.empty(), lambda computed: _draw_batch_order(computed.batch_order, len(run.tokens)))
+        places.add(box.container(), lambda computed: _draw_batch_order(computed.batch_order, len(run.tokens)))
     box.code(_ORDER_CODE, language="python")
     render_lab_links(box, CHECK_LABS)
 
