@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.i18n import t
-from components.reseed import Places
+from components.reseed import Places, draw_or_keep
 from mha.export import export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
@@ -69,11 +69,7 @@ def render_export(run: AttentionRun, places: Places | None = None) -> None:
     box = st.container(border=True)
     box.subheader(t("export.title"))
     box.caption(t("export.intro"))
-    if places is None:
-        with box:
-            _draw_downloads(run)
-    else:
-        places.add(box.container(), lambda computed: _draw_downloads(computed.run))
+    draw_or_keep(box, places, _draw_downloads, run, lambda computed: computed.run)
 
 
 def _draw_downloads(run: AttentionRun) -> None:

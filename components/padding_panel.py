@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from components.i18n import t
-from components.reseed import Places
+from components.reseed import Places, draw_or_keep
 from components.safe_text import md_escape
 from components.steps import method_source
 from mha.batching import PaddingCheck, check_padding, pad_batch
@@ -73,11 +73,7 @@ def render_padding_panel(check: PaddingCheck | None, num_heads: int, places: Pla
     }
     right.markdown(t("padding.shapes", **shapes))
     box.table(_batch_table(check))
-    if places is None:
-        with box:
-            _draw_measured(check)
-    else:
-        places.add(box.container(), lambda computed: _draw_measured(computed.padding))
+    draw_or_keep(box, places, _draw_measured, check, lambda computed: computed.padding)
     box.caption(t("padding.causal_note"))
     with box.expander(t("padding.code"), icon=":material/code:"):
         st.code("\n\n".join(method_source(func) for func in (pad_batch, check_padding)), language="python")

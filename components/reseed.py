@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import streamlit as st
 
@@ -23,7 +24,7 @@ from mha.config import AttentionConfig
 from mha.pipeline import AttentionRun
 from mha.reference import BatchOrderCheck, TorchCheck
 
-__all__ = ["Computed", "Part", "Places"]
+__all__ = ["Computed", "Part", "Places", "draw_or_keep"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Computed:
 
 
 Part = Callable[[Computed], None]  # draws one part of the page from what was computed for some weights
+Shown = TypeVar("Shown")
 
 
 @dataclass
@@ -91,3 +93,19 @@ class Places:
         for place, part in self.parts:
             with place:
                 part(computed)
+
+
+def draw_or_keep(
+    box: st.delta_generator.DeltaGenerator,
+    places: Places | None,
+    draw: Callable[[Shown], None],
+    shown: Shown,
+    of: Callable[[Computed], Shown],
+) -> None:
+    """A part of ``box`` that shows the weights' values: ``draw(shown)`` now (no places: a teacher's slide), or
+    a place kept for the seed's fragment, which draws ``draw(of(computed))``."""
+    if places is None:
+        with box:
+            draw(shown)
+    else:
+        places.add(box.container(), lambda computed: draw(of(computed)))

@@ -33,7 +33,7 @@ from torch import Tensor
 from components import canvas, charts, frames, heatmap, vega
 from components.i18n import t
 from components.nav import render_lab_links
-from components.reseed import Places
+from components.reseed import Places, draw_or_keep
 from components.safe_text import md_escape
 from mha import functional
 from mha.counting import projection_parameters, step_costs, total_parameters
@@ -91,12 +91,8 @@ def _values(
     draw: Callable[[AttentionRun], None],
     run: AttentionRun,
 ) -> None:
-    """A part of ``box`` that shows the weights' values: kept a place for the seed's fragment, or drawn now."""
-    if places is None:
-        with box:
-            draw(run)
-    else:
-        places.add(box.container(), lambda computed: draw(computed.run))
+    """A part of ``box`` that shows the run's values: drawn now, or kept for the seed's fragment."""
+    draw_or_keep(box, places, draw, run, lambda computed: computed.run)
 
 
 # ---------------------------------------------------------------- engine source shown in the panels
@@ -658,11 +654,7 @@ def render_live_check(
     box = st.container(border=True)
     box.subheader(t("check.title"))
     box.markdown(t("check.what"))
-    if places is None:
-        with box:
-            _draw_check_result(check)
-    else:
-        places.add(box.container(), lambda computed: _draw_check_result(computed.check))
+    draw_or_keep(box, places, _draw_check_result, check, lambda computed: computed.check)
     if check.rows_compared < check.rows_total:
         box.caption(t("check.rows", compared=check.rows_compared, total=check.rows_total))
     if run.mask is not None:
@@ -670,11 +662,8 @@ def render_live_check(
     with box.expander(t("check.code")):
         st.code(method_source(to_torch_mha), language="python")
     box.markdown(f"**{t('check.order_title')}**")
-    if places is None:
-        with box:
-            _draw_batch_order(order, len(run.tokens))
-    else:
-        places.add(box.container(), lambda computed: _draw_batch_order(computed.batch_order, len(run.tokens)))
+    length = len(run.tokens)
+    draw_or_keep(box, places, lambda found: _draw_batch_order(found, length), order, lambda c: c.batch_order)
     box.code(_ORDER_CODE, language="python")
     render_lab_links(box, CHECK_LABS)
 
