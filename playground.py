@@ -65,10 +65,10 @@ def new_seed(
     a new seed runs the whole page.
     """
     seed = controls.seed_field(place, choices.weights)
+    if seed != choices.seed and (not places.parts or choices.weights != "random"):
+        st.rerun()
+    controls.show_restored_seed(place)  # an emptied field, in this fragment's own run: its note goes under it
     if seed != choices.seed:
-        if not places.parts or choices.weights != "random":
-            st.rerun()
-        controls.show_restored_seed(place)
         choices = dataclasses.replace(choices, seed=seed)
         config = controls.build_config(choices)
         controls.sync_url(choices)
