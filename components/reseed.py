@@ -6,7 +6,7 @@ the browser re-renders each, about 1 ms apiece on a 2-core laptop: most of a new
 main page is drawn in two kinds of parts. The full run draws what a seed leaves as it is and keeps a
 place (an empty ``st.container``) for each part that shows values; the seed's field is a fragment
 (``playground.new_seed``) that fills those places, last, in every full run, and alone when only the
-seed changed, which sends ~40 elements. Parts with widgets of their own (the head picker, the grid's
+seed changed, which sends ~55 elements. Parts with widgets of their own (the head picker, the grid's
 stage, the downloads) are drawn there too; the two that are fragments stay fragments inside it.
 """
 
