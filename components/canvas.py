@@ -14,6 +14,7 @@ In AppTest a chart is an element of type ``bidi_component`` whose ``proto.compon
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,10 +90,7 @@ def load() -> None:
 def draw(container: st.delta_generator.DeltaGenerator | None, figure: Figure, key: str) -> None:
     """Draw ``figure`` in ``container`` (``None``: where the page is writing); ``key`` keeps the chart's place (and
     its canvas) across reruns."""
-    if container is None:
-        _chart(key=key, data=encode(figure), width="stretch", height="content")
-        return
-    with container:
+    with container if container is not None else contextlib.nullcontext():
         _chart(key=key, data=encode(figure), width="stretch", height="content")
 
 

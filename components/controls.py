@@ -153,13 +153,13 @@ def _show_restored_numbers(where: st.delta_generator.DeltaGenerator | None = Non
     """The note for each number field put back to its default, in ``where`` (the sidebar's top); with ``only``,
     for that field alone (the others' notes wait for the sidebar)."""
     restored = st.session_state.pop(_RESTORED, [])
-    for key in restored:
-        if only in (None, key):
-            (where or st.sidebar).warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
-            if only is None:  # before the field: written in this run, so that it shows where it was emptied in a
-                st.session_state[key] = DEFAULTS[key]  # run of the seed's fragment that then ran the page
-    if only is not None and any(key != only for key in restored):
-        st.session_state[_RESTORED] = [key for key in restored if key != only]
+    shown = [key for key in restored if only in (None, key)]
+    if len(shown) < len(restored):
+        st.session_state[_RESTORED] = [key for key in restored if key not in shown]
+    for key in shown:
+        (where or st.sidebar).warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
+        if only is None:  # before the field: written in this run, so that it shows where it was emptied in a
+            st.session_state[key] = DEFAULTS[key]  # run of the seed's fragment that then ran the page
 
 
 def _apply_preset() -> None:

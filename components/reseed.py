@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TypeVar
 
 import streamlit as st
@@ -33,22 +34,22 @@ class Computed:
 
     config: AttentionConfig
 
-    @property
+    @cached_property
     def run(self) -> AttentionRun:
         """The traced run (steps 1-4)."""
         return runner.cached_run(self.config)
 
-    @property
+    @cached_property
     def check(self) -> TorchCheck:
         """The live check against ``torch.nn.MultiheadAttention``."""
         return runner.cached_check(self.config)
 
-    @property
+    @cached_property
     def batch_order(self) -> BatchOrderCheck:
         """The [L, B, E] pitfall, measured."""
         return runner.cached_batch_order(self.config)
 
-    @property
+    @cached_property
     def padding(self) -> PaddingCheck | None:
         """The padded batch of two sentences (``None`` where the page's text cannot make one)."""
         return runner.cached_padding(self.config)
