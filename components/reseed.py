@@ -76,17 +76,13 @@ class Places:
         self.parts.insert(0 if first else len(self.parts), (place, part))
 
     def add_fragment(self, place: st.delta_generator.DeltaGenerator, part: Part, first: bool = False) -> None:
-        """Keep ``place`` (an ``st.empty``) for a part that is, or holds, a fragment of its own (the head picker,
-        the grid): it is drawn in a new block each time, which replaces the last one whole. Streamlit neither
-        clears a nested fragment's old elements from a place the seed's fragment fills again, nor finds the
-        places outside it that the head picker fills, any other way; the price is that a full run draws the
-        part anew (its charts lose their canvases), as the head picker's charts always were."""
+        """Keep ``place`` (an ``st.empty``) for a part that is a fragment of its own (the head picker, the grid).
 
-        def in_a_block(computed: Computed) -> None:
-            with st.container():
-                part(computed)
-
-        self.add(place, in_a_block, first)
+        Streamlit draws a fragment in a block of its own, which the empty holds: each fill, and each rerun
+        of the fragment alone, updates that one block in place (its charts keep their canvases). In a
+        container instead, a rerun of the fragment alone would add a second block next to the first.
+        """
+        self.add(place, part, first)
 
     def fill(self, config: AttentionConfig) -> None:
         """Draw every part for ``config``'s weights in its place (what was there before goes)."""
