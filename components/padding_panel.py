@@ -11,7 +11,7 @@ import streamlit as st
 
 from components.i18n import t
 from components.reseed import Places, draw_or_keep
-from components.safe_text import md_escape
+from components.safe_text import markdown_table, md_escape
 from components.steps import method_source
 from mha.batching import PaddingCheck, check_padding, pad_batch
 
@@ -91,4 +91,4 @@ def _draw_measured(check: PaddingCheck | None) -> None:
     st.markdown(f"{t(with_mask, count=count, gap=f'{masked:.1e}')}  \n{t(without, gap=f'{unmasked:.2e}')}")
     token = md_escape(check.tokens[short][count - 1], limit=40)
     st.markdown(t("padding.sample", token=token))
-    st.table(_sample_table(check))
+    st.markdown(markdown_table(_sample_table(check)))

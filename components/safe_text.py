@@ -6,7 +6,9 @@ import re
 import string
 import unicodedata
 
-__all__ = ["md_escape", "printable"]
+import pandas as pd
+
+__all__ = ["markdown_table", "md_escape", "printable"]
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
@@ -35,3 +37,16 @@ def md_escape(text: object, limit: int = 80) -> str:
     ``*emphasis*`` alike; control characters are dropped first.
     """
     return _PUNCTUATION.sub(r"\\\1", printable(str(text), limit))
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """``frame`` as a GitHub-flavoured markdown table, its index in the first column (under an empty header).
+
+    Every cell is markdown: escape user text in it with :func:`md_escape` first. A table of numbers that
+    change with the weights is drawn this way rather than with ``st.table``, which builds each cell anew
+    when its value changes (about 125 React components for a 3 x 5 table; see docs/PERFORMANCE.md).
+    """
+    header = ["", *(str(column) for column in frame.columns)]
+    rows = [[str(cell) for cell in row] for row in frame.itertuples()]  # (index, *values) per row
+    lines = [header, ["---"] * len(header), *rows]
+    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)

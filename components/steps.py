@@ -34,7 +34,7 @@ from components import canvas, charts, frames, heatmap, vega
 from components.i18n import t
 from components.nav import render_lab_links
 from components.reseed import Places, draw_or_keep
-from components.safe_text import md_escape
+from components.safe_text import markdown_table, md_escape
 from mha import functional
 from mha.counting import projection_parameters, step_costs, total_parameters
 from mha.dropout import training_dropout
@@ -419,7 +419,7 @@ def _render_dropout(run: AttentionRun) -> None:
     )
     expander = st.expander(t("step2.dropout_title"), icon=":material/grain:")
     expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
-    expander.table(table)
+    expander.markdown(markdown_table(table))
 
 
 def head_label(run: AttentionRun, head: int) -> str:

@@ -15,11 +15,12 @@ import unicodedata
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import HeadPicker, heatmaps
 from streamlit.testing.v1 import AppTest
 
-from components.safe_text import md_escape, printable
+from components.safe_text import markdown_table, md_escape, printable
 from components.url_params import DEFAULTS, clean_text, parse_query_params
 from mha.config import LIMITS
 from mha.counting import total_parameters
@@ -135,6 +136,16 @@ def test_md_escape_disarms_markdown_and_html(payload):
     # every ASCII punctuation mark is escaped: no markdown construct can start
     assert not re.search(r"(?<!\\)[<>\[\]()$*:!`]", escaped)
     assert escaped.replace("\\", "") == payload.replace("\\", "")
+
+
+def test_a_markdown_table_keeps_escaped_user_text_in_its_cell():
+    labels = [md_escape(token, limit=40) for token in ("a|b", SCRIPT_TAG, "[x](javascript:alert(1))")]
+    table = markdown_table(pd.DataFrame([["0.1", "0.2", "0.3"]], index=["row"], columns=labels))
+    header, rule, row = table.splitlines()
+    cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", header)[1:-1]]
+    assert cells == ["", *labels]  # one cell per label: its escaped | does not split it
+    assert rule == "| --- | --- | --- | --- |" and row == "| row | 0.1 | 0.2 | 0.3 |"
+    assert not UNESCAPED_TAG.search(table)
 
 
 def test_printable_drops_bidi_and_control_characters_and_is_bounded(monkeypatch):

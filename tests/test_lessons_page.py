@@ -9,9 +9,11 @@ run here on the same configuration.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 from streamlit.testing.v1 import AppTest
@@ -31,6 +33,15 @@ SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat today"}  # L = 7, d_k = 16
 CONFIG = AttentionConfig(d_model=64, num_heads=4, tokens="the cat sat on the mat today")
 LAB_PATHS = {lab: Path(page).stem.split("_", 1)[1] for page, lab, _ in LAB_PAGES}  # "scaling" -> "scaling"
+
+
+def markdown_frame(table: str) -> pd.DataFrame:
+    """A markdown table (``components.safe_text.markdown_table``) read back: header, index and cells as text."""
+    header, rule, *rows = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in table.splitlines()]
+    assert [cell.strip() for cell in rule] == ["---"] * len(header), table
+    cells = [[cell.strip() for cell in row] for row in rows]
+    columns = [cell.strip() for cell in header[1:]]
+    return pd.DataFrame([row[1:] for row in cells], index=[row[0] for row in cells], columns=columns)
 
 
 def open_page(**params: str) -> AppTest:
@@ -124,8 +135,7 @@ def test_dropout_is_shown_on_the_weights_after_the_softmax_in_training_only():
     (expander,) = [e for e in at.expander if e.label == t("step2.dropout_title")]
     assert "`model.eval()`" in expander.markdown[0].value
     assert expander.markdown[0].value == t("step2.dropout", head=0, query=md_escape("6:today"), p=0.1)
-    (table,) = expander.table
-    frame = table.value
+    frame = markdown_frame(expander.markdown[1].value)
     weights = run_attention(CONFIG).trace.weights[0, 0, -1]  # the last query's row of head 0
     assert [float(v) for v in frame.iloc[0, :-1]] == pytest.approx(weights.tolist(), abs=6e-4)
     assert float(frame.iloc[0, -1]) == pytest.approx(1.0, abs=1e-3)  # evaluation: the row sums to 1
@@ -164,8 +174,12 @@ def test_the_padding_panel_runs_a_batch_of_two_with_and_without_the_mask(lang):
     check = page_batch(config, make_source(config.weight_spec), torch.device("cpu"))
     assert t("padding.with", lang=lang, count=4, gap=f"{check.gap_masked[1]:.1e}") in shown
     assert t("padding.without", lang=lang, gap=f"{check.gap_unmasked[1]:.2e}") in shown
-    batch, sample = [n.value for n in _walk(box) if type(n).__name__ == "Table"]
+    (batch,) = [n.value for n in _walk(box) if type(n).__name__ == "Table"]
     assert list(batch.iloc[:, 2]) == ["1 1 1 1 1 1 1", "1 1 1 1 0 0 0"]
+    sample = markdown_frame(texts(box, "Markdown")[-1])  # the short sentence's last token: alone, masked, unmasked
+    shown_values = [float(value) for row in sample.values for value in row]
+    assert shown_values == pytest.approx([value for row in check.sample for value in row], abs=5e-5)
+    assert list(sample.index) == [t(f"padding.row_{row}", lang=lang) for row in ("alone", "masked", "unmasked")]
     assert sample.iloc[0].tolist() == sample.iloc[1].tolist() != sample.iloc[2].tolist()
 
 
