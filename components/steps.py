@@ -31,7 +31,7 @@ import torch
 from torch import Tensor
 
 from components import canvas, charts, frames, heatmap, vega
-from components.i18n import t
+from components.i18n import current_language, t
 from components.nav import render_lab_links
 from components.reseed import Places, draw_or_keep
 from components.safe_text import markdown_table, md_escape
@@ -135,21 +135,27 @@ def step_code(step: int) -> str:
 # ---------------------------------------------------------------- small helpers
 def chart_text() -> charts.ChartText:
     """Chart words in the session's language."""
+    return _chart_text(current_language())
+
+
+@cache
+def _chart_text(lang: str) -> charts.ChartText:
+    """Chart words in ``lang``, looked up once per language (a page draws several charts per run)."""
     return charts.ChartText(
-        query=t("chart.query"),
-        key=t("chart.key"),
-        token=t("chart.token"),
-        weight=t("chart.weight"),
-        score=t("chart.score"),
-        value=t("chart.value"),
-        head=t("chart.head"),
-        feature=t("chart.feature"),
-        masked=t("chart.masked"),
-        entropy=t("chart.entropy"),
-        max_weight=t("chart.max_weight"),
-        heads_axis=t("chart.heads_axis"),
-        unscored=t("chart.unscored"),
-        hover=t("chart.hover"),
+        query=t("chart.query", lang=lang),
+        key=t("chart.key", lang=lang),
+        token=t("chart.token", lang=lang),
+        weight=t("chart.weight", lang=lang),
+        score=t("chart.score", lang=lang),
+        value=t("chart.value", lang=lang),
+        head=t("chart.head", lang=lang),
+        feature=t("chart.feature", lang=lang),
+        masked=t("chart.masked", lang=lang),
+        entropy=t("chart.entropy", lang=lang),
+        max_weight=t("chart.max_weight", lang=lang),
+        heads_axis=t("chart.heads_axis", lang=lang),
+        unscored=t("chart.unscored", lang=lang),
+        hover=t("chart.hover", lang=lang),
     )
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,18 @@ def _sessions() -> list[dict[str, str]]:
         }
         for user in range(USERS)
     ]
+
+
+def test_a_cached_run_is_keyed_by_every_field_of_its_config():
+    """The caches hash a config by its repr (``runner._HASH_KEYS``): every field is in it, and runs follow it."""
+    config = AttentionConfig(d_model=16, num_heads=2, tokens="a b c")
+    shown = repr(config)
+    assert all(field.repr and f"{field.name}=" in shown for field in dataclasses.fields(AttentionConfig))
+    runner.cached_run.clear()
+    first = runner.cached_run(config)
+    assert runner.cached_run(dataclasses.replace(config)) is first  # an equal config finds the same run
+    for change in ({"seed": 1}, {"positional": False}, {"mask_type": "causal"}, {"tokens": "a b"}, {"d_model": 32}):
+        assert runner.cached_run(dataclasses.replace(config, **change)) is not first, change
 
 
 def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
