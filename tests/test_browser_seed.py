@@ -156,3 +156,22 @@ def test_an_emptied_seed_gets_its_default_back_with_the_sidebars_note(app_url, p
     note.wait_for(timeout=30_000)
     assert page.locator(".st-key-seed input").input_value() == "0"
     assert console_errors(page) == []
+
+
+def test_a_new_seed_updates_the_page_in_place_and_builds_nothing_anew(app_url, page):
+    """Every node of the main page, every chart's canvas and every table cell included, is the same node after a
+    new seed: React updated them in place (a chart drawn in a new block would lose its canvas and start over)."""
+    open_seed_page(page, app_url, 0)
+    tagged = page.evaluate(
+        """() => {
+          window.__tagged = [...document.querySelectorAll('[data-testid="stMain"] *')];
+          return window.__tagged.length;
+        }"""
+    )
+    new_seed(page, 7)
+    replaced = page.evaluate(
+        """() => window.__tagged.filter((node) => !node.isConnected)
+                   .map((node) => (node.closest('[data-testid]') || node).dataset?.testid || node.tagName)"""
+    )
+    assert tagged > 1000 and page.locator('[data-testid="stMain"] canvas').count() >= 5
+    assert replaced == []
