@@ -33,7 +33,7 @@ __all__ = [
 
 
 # A config or spec is a frozen dataclass of plain values: its repr names it. Streamlit's own hashing walks the
-# dataclass field by field (~0.5 ms a call here, several calls per run); hashing the repr is ~100x cheaper.
+# dataclass field by field (~0.5 ms a call here, several calls per run); hashing the repr takes ~0.03 ms.
 _HASH_KEYS = {AttentionConfig: repr, WeightSpec: repr}
 
 

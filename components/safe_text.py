@@ -43,8 +43,8 @@ def markdown_table(frame: pd.DataFrame) -> str:
     """``frame`` as a GitHub-flavoured markdown table, its index in the first column (under an empty header).
 
     Every cell is markdown: escape user text in it with :func:`md_escape` first. A table of numbers that
-    change with the weights is drawn this way rather than with ``st.table``, which builds each cell anew
-    when its value changes (about 125 React components for a 3 x 5 table; see docs/PERFORMANCE.md).
+    change with the weights is drawn this way rather than with ``st.table``, which renders every cell with
+    Streamlit's Markdown renderer: the page's two such tables cost ~40 ms a new seed (docs/PERFORMANCE.md).
     """
     header = ["", *(str(column) for column in frame.columns)]
     rows = [[str(cell) for cell in row] for row in frame.itertuples()]  # (index, *values) per row
