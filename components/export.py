@@ -13,13 +13,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from components.folds import folded
 from components.i18n import t
 from components.reseed import Places, draw_or_keep
 from mha.export import export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
 
-__all__ = ["Download", "export_downloads", "render_export"]
+__all__ = ["SCRIPT_KEY", "Download", "export_downloads", "render_export"]
+
+SCRIPT_KEY = "fold_script"  # the reproducing script's expander (drawn only while open: components.folds)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ def _draw_downloads(run: AttentionRun) -> None:
             on_click="ignore",  # downloading does not rerun the page
             icon=":material/download:",
         )
-    with st.expander(t("export.code.title")):
-        st.caption(t("export.code.caption"))
-        st.code(reproduce_script(run), language="python")
+    script = folded(st, t("export.code.title"), key=SCRIPT_KEY)
+    if script is not None:
+        script.caption(t("export.code.caption"))
+        script.code(reproduce_script(run), language="python")

@@ -31,6 +31,7 @@ import torch
 from torch import Tensor
 
 from components import canvas, charts, frames, heatmap, vega
+from components.folds import folded
 from components.i18n import current_language, t
 from components.nav import render_lab_links
 from components.reseed import Places, draw_or_keep
@@ -45,6 +46,7 @@ from mha.row_spread import RowSpread, row_spread
 from mha.strides import transposed_context
 
 __all__ = [
+    "DROPOUT_KEY",
     "HEAD_SWITCH_CELLS",
     "Slot",
     "chart_text",
@@ -77,6 +79,7 @@ CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
 _DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and stays as the browser switches heads
+DROPOUT_KEY = "fold_dropout"  # the dropout example's expander (drawn only while open: components.folds)
 #: Steps 1 and 2 send every head's charts (and the browser switches heads itself) up to this many cells,
 #: 256 KB of float32 a run: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond,
 #: the bytes cost more than the instant switch saves (64 tokens x 8 heads, 0.2 M cells, 1.1 MB a run: a new
@@ -423,7 +426,9 @@ def _render_dropout(run: AttentionRun) -> None:
         index=[t("step2.dropout_eval"), t("step2.dropout_train", p=DROPOUT_P)],
         columns=[*(md_escape(label) for label in labels[:shown]), total],  # table headers are markdown
     )
-    expander = st.expander(t("step2.dropout_title"), icon=":material/grain:")
+    expander = folded(st, t("step2.dropout_title"), key=DROPOUT_KEY, icon=":material/grain:")
+    if expander is None:
+        return
     expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
     expander.markdown(markdown_table(table))
 

@@ -124,6 +124,23 @@ def test_after_a_new_seed_the_downloads_are_the_new_weights(app_url, page):
     np.testing.assert_allclose(arrays["attend.weights"], run.trace.attend.weights.numpy(), atol=1e-6)
 
 
+def test_the_reproducing_script_is_drawn_once_opened_and_follows_the_seed(app_url, page):
+    """Folded (components.folds): closed, nothing is drawn in it; opened, the script of the page's weights."""
+    open_seed_page(page, app_url, 0)
+    folded = page.get_by_test_id("stExpander").filter(has_text=t("export.code.title"))
+    folded.scroll_into_view_if_needed()
+    assert folded.get_by_test_id("stCode").count() == 0
+    folded.get_by_text(t("export.code.title")).click()
+    script = folded.get_by_test_id("stCode")
+    script.wait_for(timeout=30_000)
+    assert "SEED = 0\n" in script.inner_text()
+    new_seed(page, 7)
+    folded.get_by_test_id("stCode").filter(has_text="SEED = 7").wait_for(timeout=30_000)
+    assert "SEED = 7\n" in folded.get_by_test_id("stCode").inner_text()
+    assert folded.get_by_test_id("stCode").count() == 1
+    assert not console_errors(page)
+
+
 def test_a_new_seed_where_the_charts_hold_one_head_keeps_the_head_the_server_drew(app_url, page):
     words = " ".join(f"w{i}" for i in range(128))
     query = f"d_model=64&num_heads=32&tokens={quote(words)}&lang=en"

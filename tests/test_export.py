@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.export import export_downloads
+from components.export import SCRIPT_KEY, export_downloads
 from mha.config import AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import run_attention
@@ -166,6 +166,11 @@ def test_render_export_app(lang, label):
     assert [button.key for button in buttons] == ["export_npz", "export_csv"]
     assert buttons[0].label == label
     assert all(button.proto.deferred_file_id for button in buttons), "bytes are built on click, not on every run"
+    [folded] = at.expander
+    assert folded.label == ("Reproduce in PyTorch" if lang == "en" else "用 PyTorch 复现")
+    assert not at.code, "the script is drawn only once its expander is opened"
+    at.session_state[SCRIPT_KEY] = True  # what opening the expander in the browser sets
+    at.run()
     [code] = at.code
     assert code.language == "python"
     assert "nn.MultiheadAttention" in code.value

@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from components.i18n import LANGUAGES, t
 from components.nav import LAB_PAGES
 from components.safe_text import md_escape
-from components.steps import STEP_LABS
+from components.steps import DROPOUT_KEY, STEP_LABS
 from mha.batching import page_batch
 from mha.config import AttentionConfig
 from mha.pipeline import run_attention
@@ -133,6 +133,9 @@ def test_every_step_links_to_its_labs():
 def test_dropout_is_shown_on_the_weights_after_the_softmax_in_training_only():
     at = open_page(head="2")  # the example row is head 0's, whatever head is shown, and says so
     (expander,) = [e for e in at.expander if e.label == t("step2.dropout_title")]
+    assert not expander.children, "drawn only once opened (components.folds)"
+    at.session_state[DROPOUT_KEY] = True  # what opening it in the browser sets
+    (expander,) = [e for e in at.run().expander if e.label == t("step2.dropout_title")]
     assert "`model.eval()`" in expander.markdown[0].value
     assert expander.markdown[0].value == t("step2.dropout", head=0, query=md_escape("6:today"), p=0.1)
     frame = markdown_frame(expander.markdown[1].value)
@@ -141,6 +144,13 @@ def test_dropout_is_shown_on_the_weights_after_the_softmax_in_training_only():
     assert float(frame.iloc[0, -1]) == pytest.approx(1.0, abs=1e-3)  # evaluation: the row sums to 1
     kept = [(float(a), float(b)) for a, b in zip(frame.iloc[0, :-1], frame.iloc[1, :-1], strict=True) if float(b)]
     assert kept and all(b == pytest.approx(a / 0.9, abs=2e-3) for a, b in kept)  # survivors times 1 / (1 - p)
+
+    at.number_input(key="seed").set_value(CONFIG.seed + 1).run()  # still open, and following the seed
+    (expander,) = [e for e in at.expander if e.label == t("step2.dropout_title")]
+    reseeded = run_attention(dataclasses.replace(CONFIG, seed=CONFIG.seed + 1)).trace.weights[0, 0, -1]
+    frame = markdown_frame(expander.markdown[1].value)
+    assert [float(v) for v in frame.iloc[0, :-1]] == pytest.approx(reseeded.tolist(), abs=6e-4)
+    assert not torch.allclose(reseeded, weights, atol=1e-3)
 
 
 # ---------------------------------------------------------------- step 3: contiguous before view
