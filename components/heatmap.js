@@ -96,8 +96,30 @@ function parse(bytes) {
   const header = JSON.parse(new TextDecoder().decode(own.subarray(4, 4 + length)));
   let offset = 4 + length + ((4 - ((4 + length) % 4)) % 4);
   const [P, R, C] = header.shape;
-  const values = new Float32Array(own.buffer, offset, P * R * C);
-  offset += 4 * P * R * C;
+  const cells = R * C;
+  // panels flagged "fixed" come as int16 counts of 10^-decimals, after the float32 ones
+  const fixedCount = header.fixed.filter(Boolean).length;
+  const floats = new Float32Array(own.buffer, offset, (P - fixedCount) * cells);
+  offset += 4 * (P - fixedCount) * cells;
+  const counts = new Int16Array(own.buffer, offset, fixedCount * cells);
+  offset += 2 * fixedCount * cells;
+  let values = floats;
+  if (fixedCount) {
+    const unit = 10 ** header.decimals;
+    values = new Float32Array(P * cells); // (P, R, C)
+    let float = 0;
+    let fixed = 0;
+    for (let p = 0; p < P; p++) {
+      const at = p * cells;
+      if (header.fixed[p]) {
+        const from = fixed++ * cells;
+        for (let i = 0; i < cells; i++) values[at + i] = counts[from + i] / unit;
+      } else {
+        values.set(floats.subarray(float * cells, (float + 1) * cells), at);
+        float++;
+      }
+    }
+  }
   let index = null;
   if (header.index) {
     index = new Int16Array(own.buffer, offset, C);
@@ -120,10 +142,10 @@ function formatTick(value) {
   return value.toFixed(digits);
 }
 
-function formatValue(value) {
+function formatValue(value, decimals) {
   if (value === -Infinity) return "−∞";
   if (value === Infinity) return "∞";
-  return value.toFixed(4);
+  return value.toFixed(decimals);
 }
 
 class HeatmapView {
@@ -572,7 +594,7 @@ class HeatmapView {
       if (cols.group) lines.push([cols.group_title, String(Math.floor(c / cols.group))]);
       lines.push([cols.name || cols.title, String(index ? index[c] : c)]);
     }
-    lines.push([header.scales[header.panels[p].scale].title, formatValue(values[i])]);
+    lines.push([header.scales[header.panels[p].scale].title, formatValue(values[i], header.decimals)]);
     if (masked && masked[i]) lines.push([header.text.masked, "×"]);
     if (faded && faded[r]) lines.push([header.text.faded, ""]);
     this.tip.replaceChildren(

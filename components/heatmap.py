@@ -13,12 +13,18 @@ shows the picked head's, so another head is drawn without asking the server
 Payload layout (little-endian)::
 
     uint32 n | n bytes of UTF-8 JSON header | zero padding to a multiple of 4 |
-    float32 values (P, R, C) | int16 column index (C,), if the header says "index" |
+    float32 values of the panels the header's "fixed" does not flag (F, R, C) |
+    int16 values of the flagged panels, in units of 10⁻⁴ (P - F, R, C) |
+    int16 column index (C,), if the header says "index" |
     uint8 masked (P, R, C), if the header says "masked" | uint8 faded (R,), if the header says "faded"
 
 (each array starts at a multiple of its item size, so the browser reads it in place).
 
-The values are float32 as computed (``-inf`` stays ``-inf``): the tooltip shows the exact number.
+A tooltip shows a value with :data:`VALUE_DECIMALS` decimals, so a panel whose values all fit goes
+as those decimals (:func:`fixed_point`): half the bytes of float32, and the tooltip shows the same
+digits it would show for the float32 value (a negative value that rounds to zero shows ``0.0000``
+instead of ``-0.0000``). The others (a ``-inf`` where a score is masked, a value beyond ±3.2767) and
+every panel of a figure that writes its values in the cells go as float32, as computed.
 The header carries everything else: panel titles, colour scales, axis titles and token labels
 (never HTML: the browser draws them as canvas text), the layout hints and the words of the
 tooltip, all in the page's language.
@@ -50,16 +56,19 @@ __all__ = [
     "COLOR_SCALES",
     "DIVERGING",
     "SEQUENTIAL",
+    "VALUE_DECIMALS",
     "Figure",
     "Heads",
     "Panel",
     "Scale",
     "Stage",
+    "as_sent",
     "attention_figure",
     "concat_figure",
     "decode",
     "encode",
     "feature_figure",
+    "fixed_point",
     "grid_figure",
     "stack_heads",
     "symmetric_limit",
@@ -69,6 +78,9 @@ __all__ = [
 SEQUENTIAL = "sequential"  # light to dark blue (Vega's "blues")
 DIVERGING = "diverging"  # blue below 0, white at 0, red above (Vega's "redblue", reversed)
 COLOR_SCALES = ("fixed", "stretch")  # how attention weights are coloured: 0-1, or min-max of the data
+VALUE_DECIMALS = 4  # a tooltip's value (heatmap.js formats it with the header's "decimals")
+_FIXED_SCALE = 10**VALUE_DECIMALS
+_INT16_MAX = 32767
 _ENGLISH = ChartText()
 
 
@@ -213,10 +225,46 @@ class Figure:
 
 
 # ---------------------------------------------------------------- the payload
-def _header(figure: Figure) -> dict:
+def fixed_point(values: np.ndarray) -> np.ndarray | None:
+    """``values`` as int16 counts of 10⁻⁴, rounded as a tooltip rounds them, or ``None`` if one is not finite or
+    beyond ±3.2767 (such a panel goes as float32).
+
+    A float32 times 10⁴ is exact in float64, and halves round away from zero, as JavaScript's
+    ``toFixed(4)`` rounds: the value read back shows the same four decimals as the value itself.
+    """
+    wide = np.asarray(values, np.float64)
+    if not np.isfinite(wide).all():
+        return None
+    counts = np.sign(wide) * np.floor(np.abs(wide) * _FIXED_SCALE + 0.5)
+    if counts.size and np.abs(counts).max() > _INT16_MAX:
+        return None
+    return counts.astype("<i2")
+
+
+def _from_fixed(counts: np.ndarray) -> np.ndarray:
+    """The values the browser reads from ``counts``: each divided by 10⁴ in float64, then float32 (as JavaScript)."""
+    return (counts.astype(np.float64) / _FIXED_SCALE).astype(np.float32)
+
+
+def _sent_fixed(values: np.ndarray, figure: Figure) -> np.ndarray | None:
+    """A panel's fixed-point values as ``figure`` sends them, or ``None``: float32 (so goes every panel of a
+    figure that writes its values in the cells, with two decimals: rounding to four first could change them)."""
+    return None if figure.annotate else fixed_point(values)
+
+
+def as_sent(values: np.ndarray, figure: Figure) -> np.ndarray:
+    """One panel's ``values`` as ``figure``'s payload carries them (and a chart shows them): the fixed-point
+    values where :func:`encode` uses them, else float32."""
+    counts = _sent_fixed(values, figure)
+    return np.asarray(values, np.float32) if counts is None else _from_fixed(counts)
+
+
+def _header(figure: Figure, fixed: Sequence[np.ndarray | None]) -> dict:
     count, rows, cols = figure.shape
     return {
         "shape": [count, rows, cols],
+        "decimals": VALUE_DECIMALS,
+        "fixed": [counts is not None for counts in fixed],
         "panels": [{"title": p.title, "scale": p.scale} for p in figure.panels],
         "scales": [{"scheme": s.scheme, "low": s.low, "high": s.high, "title": s.title} for s in figure.scales],
         "rows": {"title": figure.row_title, "labels": list(figure.row_labels)},
@@ -253,10 +301,15 @@ def encode(figure: Figure) -> bytes:
     """The figure as the component's payload (see the module docstring for the layout)."""
     _check(figure)
     _, rows, cols = figure.shape
-    header = json.dumps(_header(figure), ensure_ascii=False, separators=(",", ":")).encode()
+    fixed = [_sent_fixed(panel.values, figure) for panel in figure.panels]
+    header = json.dumps(_header(figure, fixed), ensure_ascii=False, separators=(",", ":")).encode()
     padding = b"\0" * (-(4 + len(header)) % 4)
     parts = [struct.pack("<I", len(header)), header, padding]
-    parts.append(np.stack([p.values for p in figure.panels]).astype("<f4", copy=False).tobytes())  # (P, R, C)
+    floats = [panel.values for panel, counts in zip(figure.panels, fixed, strict=True) if counts is None]
+    if floats:
+        parts.append(np.stack(floats).astype("<f4", copy=False).tobytes())  # (F, R, C)
+    if len(floats) < len(fixed):
+        parts.append(np.stack([counts for counts in fixed if counts is not None]).tobytes())  # (P - F, R, C)
     if figure.col_index is not None:
         parts.append(np.asarray(figure.col_index).astype("<i2").tobytes())
     if any(p.masked is not None for p in figure.panels):
@@ -275,8 +328,13 @@ def decode(payload: bytes) -> Figure:
     offset = 4 + length + (-(4 + length) % 4)
     count, rows, cols = header["shape"]
     cells = count * rows * cols
-    values = np.frombuffer(payload, "<f4", cells, offset).reshape(count, rows, cols)  # (P, R, C)
-    offset += 4 * cells
+    flags = header["fixed"]
+    floats = np.frombuffer(payload, "<f4", flags.count(False) * rows * cols, offset).reshape(-1, rows, cols)
+    offset += floats.nbytes
+    counts = np.frombuffer(payload, "<i2", flags.count(True) * rows * cols, offset).reshape(-1, rows, cols)
+    offset += counts.nbytes
+    float_panels, fixed_panels = iter(floats), iter(counts)
+    values = [_from_fixed(next(fixed_panels)) if flag else next(float_panels).copy() for flag in flags]
     index = None
     if header["index"]:
         index = np.frombuffer(payload, "<i2", cols, offset).copy()
@@ -287,7 +345,7 @@ def decode(payload: bytes) -> Figure:
         offset += cells
     faded = np.frombuffer(payload, np.uint8, rows, offset).astype(bool) if header["faded"] else None
     panels = tuple(
-        Panel(p["title"], values[i].copy(), None if masks is None else masks[i], p["scale"])
+        Panel(p["title"], values[i], None if masks is None else masks[i], p["scale"])
         for i, p in enumerate(header["panels"])
     )
     scales = tuple(Scale(s["scheme"], s["low"], s["high"], s["title"]) for s in header["scales"])

@@ -102,6 +102,33 @@ def test_hovering_a_cell_shows_its_tokens_and_exact_value(app_url, page):
     assert not tip.is_visible()
 
 
+def test_a_chart_sent_with_four_decimals_shows_the_digits_of_the_value_as_computed(app_url, page):
+    """Steps 1, 3 and 4 go as int16 counts of 10⁻⁴ (components.heatmap.fixed_point): each tooltip must show
+    what JavaScript's ``toFixed(4)`` shows for the engine's float32 value itself."""
+    layouts = open_charts(page, app_url, f"d_model=64&num_heads=4&tokens={quote(SIX)}&lang=en")
+    trace = run_attention(AttentionConfig(d_model=64, num_heads=4, tokens=SIX)).trace
+    cells = [  # chart, panel, tensor (R, C), cells
+        (0, 0, trace.project.q_heads[0, 0], [(0, 0), (2, 5), (5, 15)]),
+        (0, 2, trace.project.v_heads[0, 0], [(1, 3), (4, 9)]),
+        (3, 0, trace.concat.concat[0], [(0, 7), (3, 40), (5, 63)]),
+        (4, 0, trace.out.output[0], [(2, 2), (4, 33), (5, 60)]),
+    ]
+    view = "document.querySelectorAll('.attn-heatmap')[chart].parentElement.attnHeatmapView"
+    fixed = f"(chart) => {view}.full.header.fixed"
+    assert [page.evaluate(fixed, chart) for chart in (0, 3, 4)] == [[True] * 12, [True], [True]]  # 4 heads x Q, K, V
+    for chart, panel, tensor, points in cells:
+        canvas = page.locator(".attn-heatmap canvas").nth(chart)
+        canvas.scroll_into_view_if_needed()
+        box = canvas.bounding_box()
+        for row, column in points:
+            x, y = cell_point(layouts[chart], panel, row, column)
+            page.mouse.move(box["x"] + x, box["y"] + y)
+            shown = page.locator(".attn-heatmap-tip").nth(chart).inner_text().splitlines()[-1]
+            expected = page.evaluate("(value) => value.toFixed(4)", tensor[row, column].item())
+            assert shown.endswith(f": {expected}"), (chart, panel, row, column, shown, expected)
+    assert console_errors(page) == []
+
+
 @pytest.mark.parametrize(
     ("lang", "text"), [("en", EN_32), ("zh", ZH_15), ("zh", ZH_32)], ids=["en-32", "zh-15", "zh-32"]
 )

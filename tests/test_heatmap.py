@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import struct
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pytest
@@ -34,7 +35,7 @@ def _same(first: Figure, second: Figure) -> None:
     assert first.shape == second.shape
     for ours, theirs in zip(first.panels, second.panels, strict=True):
         assert (ours.title, ours.scale) == (theirs.title, theirs.scale)
-        np.testing.assert_array_equal(ours.values, theirs.values)
+        np.testing.assert_array_equal(ours.values, heatmap.as_sent(theirs.values, second))
         if theirs.masked is not None:
             np.testing.assert_array_equal(ours.masked, theirs.masked)
     rest = ("scales", "row_title", "row_labels", "col_title", "col_labels", "col_name", "group", "group_title")
@@ -93,8 +94,12 @@ def test_faded_rows_round_trip_after_the_mask_and_without_one():
 
 def test_payload_layout_puts_every_array_at_a_multiple_of_its_item_size():
     columns = np.arange(5)
+    beyond = np.full((3, 5), 5.0, np.float32)  # past ±3.2767: float32
     figure = Figure(
-        panels=(Panel("a", np.ones((3, 5), np.float32), np.eye(3, 5, dtype=bool)),),
+        panels=(
+            Panel("a", np.full((3, 5), 0.25, np.float32), np.eye(3, 5, dtype=bool)),
+            Panel("b", beyond),
+        ),
         scales=(Scale(SEQUENTIAL, 0.0, 1.0, "w"),),
         row_title="q",
         row_labels=("0:x", "1:y", "2:z"),
@@ -104,10 +109,55 @@ def test_payload_layout_puts_every_array_at_a_multiple_of_its_item_size():
     payload = heatmap.encode(figure)
     (length,) = struct.unpack_from("<I", payload)
     start = 4 + length + (-(4 + length) % 4)
-    assert start % 4 == 0  # float32 values
-    assert (start + 4 * 15) % 2 == 0  # int16 column index
-    assert len(payload) == start + 4 * 15 + 2 * 5 + 15  # values, index, one byte of mask per cell
-    assert np.frombuffer(payload, "<f4", 15, start).tolist() == [1.0] * 15
+    assert start % 4 == 0  # float32 values: panel b
+    assert np.frombuffer(payload, "<f4", 15, start).tolist() == [5.0] * 15
+    fixed = start + 4 * 15  # int16 values, in units of 10⁻⁴: panel a
+    assert np.frombuffer(payload, "<i2", 15, fixed).tolist() == [2500] * 15
+    assert (fixed + 2 * 15) % 2 == 0  # int16 column index
+    assert len(payload) == fixed + 2 * 15 + 2 * 5 + 2 * 15  # values, index, one byte of mask per cell
+    back = heatmap.decode(payload)
+    assert [panel.values.tolist() for panel in back.panels] == [[[0.25] * 5] * 3, beyond.tolist()]
+
+
+def _to_fixed(value: float) -> str:
+    """JavaScript's ``value.toFixed(4)``: the exact binary value, halves away from zero (the sign apart)."""
+    digits = abs(Decimal(value)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    return ("-" if value < 0 and digits else "") + f"{digits:.4f}"
+
+
+def test_fixed_point_keeps_the_four_decimals_a_tooltip_shows():
+    generator = np.random.default_rng(0)
+    values = np.concatenate(
+        [
+            generator.normal(0, 1, 20_000).astype(np.float32),
+            generator.uniform(-1e-3, 1e-3, 2_000).astype(np.float32),  # near zero
+            np.float32([0.03125, -0.03125, 0.00005, 1.00005, 3.2767, -3.2767, 0.0, 1.0]),  # exact halves, limits
+        ]
+    )
+    values = values[np.abs(values) <= 3.2767]
+    counts = heatmap.fixed_point(values)
+    assert counts is not None and counts.dtype == np.int16
+    shown = heatmap.as_sent(values, Figure((), (), "q", (), "k"))
+    for value, back in zip(values.tolist(), shown.tolist(), strict=True):
+        if _to_fixed(value) == "-0.0000":  # a negative value that rounds to zero
+            assert _to_fixed(back) == "0.0000"
+        else:
+            assert _to_fixed(back) == _to_fixed(value)
+    assert _to_fixed(0.03125) == "0.0313" and _to_fixed(-0.03125) == "-0.0313"  # halves go away from zero
+
+
+@pytest.mark.parametrize("values", [[0.0, 3.27675], [-3.3, 0.0], [0.0, float("-inf")], [float("nan"), 0.0]])
+def test_values_that_do_not_fit_go_as_float32(values):
+    assert heatmap.fixed_point(np.float32(values)) is None
+    figure = Figure((Panel("a", np.float32([values])),), (Scale(DIVERGING, -4.0, 4.0, "s"),), "q", ("0:a",), "k")
+    np.testing.assert_array_equal(heatmap.decode(heatmap.encode(figure)).panels[0].values, np.float32([values]))
+
+
+def test_a_figure_that_writes_its_values_in_the_cells_sends_float32():
+    figure = heatmap.attention_figure(_causal_stages(), LABELS)  # 6 tokens: the cells show 2 decimals
+    assert figure.annotate
+    back = heatmap.decode(heatmap.encode(figure))
+    np.testing.assert_array_equal(back.panels[2].values, figure.panels[2].values)  # weights as computed
 
 
 def test_shapes_that_do_not_agree_are_refused():
