@@ -2,8 +2,8 @@
 
 Streamlit draws a closed expander's content all the same (the browser renders it, hidden), so a
 closed expander costs what an open one does. The two on the main page whose content follows the
-seed (step 2's dropout row, the reproducing script) were ~40 ms of every new seed's ~290 on a
-2-core laptop, mostly the script's syntax highlighting (docs/PERFORMANCE.md). Folded here, they
+seed (step 2's dropout row, the reproducing script) were 30-40 ms of a new seed's ~290 ms on the
+project's 2-core machine, mostly the script's syntax highlighting (docs/PERFORMANCE.md). Folded here, they
 are drawn only once a learner opens them: opening reruns the part of the page they are in (the
 seed's fragment), and they stay open, and follow the seed, until closed.
 """
