@@ -81,9 +81,10 @@ _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them 
 _DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and stays as the browser switches heads
 DROPOUT_KEY = "fold_dropout"  # the dropout example's expander (drawn only while open: components.folds)
 #: Steps 1 and 2 send every head's charts (and the browser switches heads itself) up to this many cells,
-#: 256 KB of float32 a run: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond,
-#: the bytes cost more than the instant switch saves (64 tokens x 8 heads, 0.2 M cells, 1.1 MB a run: a new
-#: seed took 518 -> 683 ms in the browser bench), and the charts carry the shown head only.
+#: 256 KB a run as float32, about half that as the four decimals most panels now go with: the default
+#: page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond, the bytes cost more than the
+#: instant switch saves (64 tokens x 8 heads, 0.2 M cells, 1.1 MB a run as float32: a new seed took
+#: 518 -> 683 ms in the browser bench), and the charts carry the shown head only.
 HEAD_SWITCH_CELLS = 65_536
 Slot = st.delta_generator.DeltaGenerator  # a chart's place in a panel, drawn into again for another head
 
@@ -410,7 +411,10 @@ def _render_why_scale(run: AttentionRun) -> None:
 
 def _render_dropout(run: AttentionRun) -> None:
     """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change
-    (head :data:`_DROPOUT_HEAD`'s, whatever head the browser shows)."""
+    (head :data:`_DROPOUT_HEAD`'s, whatever head the browser shows), in an expander drawn only while open."""
+    expander = folded(st, t("step2.dropout_title"), key=DROPOUT_KEY, icon=":material/grain:")
+    if expander is None:
+        return
     head = _DROPOUT_HEAD
     weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
     attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
@@ -426,9 +430,6 @@ def _render_dropout(run: AttentionRun) -> None:
         index=[t("step2.dropout_eval"), t("step2.dropout_train", p=DROPOUT_P)],
         columns=[*(md_escape(label) for label in labels[:shown]), total],  # table headers are markdown
     )
-    expander = folded(st, t("step2.dropout_title"), key=DROPOUT_KEY, icon=":material/grain:")
-    if expander is None:
-        return
     expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
     expander.markdown(markdown_table(table))
 
