@@ -1,12 +1,13 @@
 // Canvas heatmaps for the Attention Playground (a Streamlit components-v2 module; no build step, no network).
 //
-// The page sends one binary payload per figure (components/heatmap.py: encode): a JSON header, then
-// float32 values (P, R, C), an int16 column index (C), a uint8 mask (P, R, C) and a uint8 flag per faded row
-// (R). This module lays the panels out for the width it is given, paints every matrix as one image (one
-// pixel per cell, scaled up without smoothing: ~100k cells in a few ms), and draws token labels, axis titles
-// (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per colour scale, and a
-// tooltip with the exact value. Its type grows by the CSS variable --attn-chart-font-scale (a projector
-// slide sets it; 1 elsewhere).
+// The page sends one binary payload per figure (components/heatmap.py: encode): a JSON header, then the
+// values (P, R, C) -- float32 for the panels the header does not flag "fixed", then int16 counts of
+// 10^-decimals for those it does -- an int16 column index (C), a uint8 mask (P, R, C) and a uint8 flag
+// per faded row (R). This module lays the panels out for the width it is given, paints every matrix as
+// one image (one pixel per cell, scaled up without smoothing: ~100k cells in a few ms), and draws token
+// labels, axis titles (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per
+// colour scale, and a tooltip with the value to the header's decimals. Its type grows by the CSS variable
+// --attn-chart-font-scale (a projector slide sets it; 1 elsewhere).
 // Every word comes from the header (already translated); token labels are drawn as canvas text or set
 // as textContent, never parsed as HTML.
 //

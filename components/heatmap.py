@@ -329,9 +329,11 @@ def decode(payload: bytes) -> Figure:
     count, rows, cols = header["shape"]
     cells = count * rows * cols
     flags = header["fixed"]
-    floats = np.frombuffer(payload, "<f4", flags.count(False) * rows * cols, offset).reshape(-1, rows, cols)
+    floats = np.frombuffer(payload, "<f4", flags.count(False) * rows * cols, offset)
+    floats = floats.reshape(flags.count(False), rows, cols)  # (F, R, C)
     offset += floats.nbytes
-    counts = np.frombuffer(payload, "<i2", flags.count(True) * rows * cols, offset).reshape(-1, rows, cols)
+    counts = np.frombuffer(payload, "<i2", flags.count(True) * rows * cols, offset)
+    counts = counts.reshape(flags.count(True), rows, cols)  # (P - F, R, C)
     offset += counts.nbytes
     float_panels, fixed_panels = iter(floats), iter(counts)
     values = [_from_fixed(next(fixed_panels)) if flag else next(float_panels).copy() for flag in flags]
