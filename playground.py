@@ -19,6 +19,7 @@ import streamlit as st
 from components import canvas, controls, pretrained, runner, steps, teacher, training
 from components.export import render_export
 from components.head_picker import picked_on_server, select_head
+from components.headings import heading
 from components.heatmap import Heads
 from components.i18n import t
 from components.padding_panel import render_padding_panel
@@ -88,7 +89,7 @@ if view.on:
     teacher.use_large_type()
     teacher.render_navigation(view)
 else:
-    st.title(t("app.title"))
+    heading(st, t("app.title"), level=1)
     st.markdown(t("page.intro"))
 controls.show_url_problems(problems + view_problems)
 config = pretrained.use_checkpoint(controls.build_config(choices))

@@ -18,6 +18,7 @@ import streamlit as st
 
 from components import checkpoints, runner, training
 from components.head_picker import HEAD_KEY, move_head
+from components.headings import heading
 from components.heatmap import COLOR_SCALES
 from components.i18n import t
 from components.locale import CATALOG
@@ -409,7 +410,7 @@ def render_controls(hidden: Collection[str] = ()) -> tuple[Choices, st.delta_gen
             (the link or the defaults) all the same. A hidden seed has no place.
     """
     hidden = frozenset(hidden)
-    st.sidebar.header(t("controls.header"))
+    heading(st.sidebar, t("controls.header"), level=2)
     _show_restored_numbers()
     weights, task, checkpoint = _render_weight_controls(hidden)
     sizes = _source_sizes(weights, task, checkpoint) if weights != "random" else None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from components.folds import folded
+from components.headings import heading
 from components.i18n import t
 from components.reseed import Places, draw_or_keep
 from mha.export import export_basename, trace_csv_zip, trace_npz
@@ -70,7 +71,7 @@ def render_export(run: AttentionRun, places: Places | None = None) -> None:
     (see :mod:`components.reseed`).
     """
     box = st.container(border=True)
-    box.subheader(t("export.title"))
+    heading(box, t("export.title"))
     box.caption(t("export.intro"))
     draw_or_keep(box, places, _draw_downloads, run, lambda computed: computed.run)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from components.headings import heading
 from components.i18n import t
 
 __all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_lab_links", "render_nav"]
@@ -74,7 +75,7 @@ def render_nav() -> None:
     if not (home or labs):
         return
     with st.sidebar:
-        st.subheader(t("nav.title"))
+        heading(st, t("nav.title"))
         if home:
             st.page_link(HOME_PAGE, label=t("nav.home"), icon=":material/home:")
         if labs:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components.headings import heading
 from components.i18n import t
 from components.reseed import Places, draw_or_keep
 from components.safe_text import markdown_table, md_escape
@@ -58,7 +59,7 @@ def render_padding_panel(check: PaddingCheck | None, num_heads: int, places: Pla
         places: the measured numbers are left to the seed's fragment (see :mod:`components.reseed`).
     """
     box = st.container(border=True)
-    box.subheader(t("padding.title"))
+    heading(box, t("padding.title"))
     if check is None:
         box.info(t("padding.unavailable"))
         return

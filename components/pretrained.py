@@ -17,6 +17,7 @@ from components import runner
 from components.checkpoints import FINDER_REQUEST, PAIRS
 from components.controls import error_message, source_message
 from components.head_picker import move_head
+from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
@@ -169,7 +170,7 @@ def render_head_finder(run: AttentionRun) -> None:
     config = run.config
     tokens, maps = runner.cached_attention_maps(config.weight_spec, config.tokens)
     box = st.container(border=True)
-    box.subheader(t("finder.title"))
+    heading(box, t("finder.title"))
     box.markdown(t("finder.what", checkpoint=md_escape(config.checkpoint)))
     _load_pair(tokens)
     labels = [f"{i}:{token}" for i, token in enumerate(tokens)]

@@ -16,7 +16,7 @@ from torch import Tensor
 from mha.batching import PaddingCheck, page_batch
 from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.pipeline import AttentionRun, run_attention
-from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch
+from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 
@@ -29,6 +29,7 @@ __all__ = [
     "cached_run",
     "cached_sizes",
     "cached_source",
+    "cached_torch_checks",
 ]
 
 
@@ -60,10 +61,20 @@ def cached_run(config: AttentionConfig) -> AttentionRun:
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+def cached_torch_checks(config: AttentionConfig) -> tuple[TorchCheck, BatchOrderCheck]:
+    """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
+    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
+    run = cached_run(config)
+    torch_mha = to_torch_mha(run.model)
+    check = compare_with_torch(
+        run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights, torch_mha=torch_mha
+    )
+    return check, batch_order_check(run.model, run.x, torch_mha=torch_mha)
+
+
 def cached_check(config: AttentionConfig) -> TorchCheck:
     """The page's run compared with ``torch.nn.MultiheadAttention`` holding the model's own weights."""
-    run = cached_run(config)
-    return compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
+    return cached_torch_checks(config)[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
@@ -80,11 +91,9 @@ def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...],
     return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
 def cached_batch_order(config: AttentionConfig) -> BatchOrderCheck:
     """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes."""
-    run = cached_run(config)
-    return batch_order_check(run.model, run.x)
+    return cached_torch_checks(config)[1]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)

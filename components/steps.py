@@ -32,6 +32,7 @@ from torch import Tensor
 
 from components import canvas, charts, frames, heatmap, vega
 from components.folds import folded
+from components.headings import heading
 from components.i18n import current_language, t
 from components.nav import render_lab_links
 from components.reseed import Places, draw_or_keep
@@ -174,7 +175,7 @@ def _count(number: int) -> str:
 
 def _panel(step: int) -> st.delta_generator.DeltaGenerator:
     box = st.container(border=True)
-    box.subheader(t(f"step{step}.title"))
+    heading(box, t(f"step{step}.title"))
     return box
 
 
@@ -611,7 +612,7 @@ def render_summary(d_model: int, run: AttentionRun | None = None, counted: int |
         counted: parameters actually held by the model, shown next to the formula when given.
     """
     box = st.container(border=True)
-    box.subheader(t("summary.title"))
+    heading(box, t("summary.title"))
     one = projection_parameters(d_model)
     total = total_parameters(d_model)
     left, right = box.columns(2)
@@ -664,7 +665,7 @@ def render_live_check(
     fragment (see the module's docstring).
     """
     box = st.container(border=True)
-    box.subheader(t("check.title"))
+    heading(box, t("check.title"))
     box.markdown(t("check.what"))
     draw_or_keep(box, places, _draw_check_result, check, lambda computed: computed.check)
     if check.rows_compared < check.rows_total:

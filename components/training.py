@@ -20,6 +20,7 @@ import streamlit as st
 import torch
 
 from components import frames, runner, vega
+from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
 from components.training_charts import TrainingChartText, curves_chart, difference_chart, heads_grid
@@ -267,7 +268,7 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
         st.session_state[_AUTO] = True
     spec, service = config.weight_spec, training_service()
     box = st.container(border=True)
-    box.subheader(t("training.title", task=t(f"task.{config.task}")))
+    heading(box, t("training.title", task=t(f"task.{config.task}")))
     _explain(box, config)
     trained = service.finished(spec)
     if trained is None:
@@ -361,7 +362,7 @@ def render_timeline(run: AttentionRun) -> None:
         st.info(t("training.no_pointer"))
     if task.layers > 1:
         box = st.container(border=True)
-        box.subheader(t("training.layers"))
+        heading(box, t("training.layers"))
         ids, _ = source.sequence(run.config)
         model = source.model(torch.device("cpu"), "float32")
         mask = build_mask(run.config.mask_type, task.tokens(ids), window=run.config.window)
@@ -370,7 +371,7 @@ def render_timeline(run: AttentionRun) -> None:
         for layer, layer_weights in enumerate(weights):
             _draw_heads(box, layer_weights[0], task, ids, layer, mask)
     box = st.container(border=True)
-    box.subheader(t("training.timeline"))
+    heading(box, t("training.timeline"))
     box.markdown(t("training.timeline_what"))
     snapshots = history.snapshots
     options = list(range(len(snapshots)))

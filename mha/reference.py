@@ -63,12 +63,14 @@ def compare_with_torch(
     mask: Tensor | None,
     output: Tensor,
     weights: Tensor,
+    torch_mha: nn.MultiheadAttention | None = None,
 ) -> TorchCheck:
     """Run ``nn.MultiheadAttention`` with copied weights and compare with our ``(output, weights)``.
 
     Our bool keep-mask (True = may attend) is inverted for it: its bool ``attn_mask``
     means True = NOT allowed. Query rows with no allowed key are left out of the
-    comparison: ours gives zeros there by design, PyTorch gives NaN.
+    comparison: ours gives zeros there by design, PyTorch gives NaN. ``torch_mha``: the
+    batch-first copy of ``model`` from :func:`to_torch_mha` (made here when ``None``).
     """
     batch, length_q, _ = query.shape
     length_k = key.size(1)
@@ -84,7 +86,8 @@ def compare_with_torch(
             allowed = ~torch.isneginf(mask.expand(full))  # (B, H, Lq, Lk)
         keep_rows = allowed.any(dim=-1).all(dim=1)  # (B, Lq): rows with an allowed key in every head
     with torch.inference_mode():
-        torch_out, torch_weights = to_torch_mha(model)(
+        torch_mha = to_torch_mha(model) if torch_mha is None else torch_mha
+        torch_out, torch_weights = torch_mha(
             query, key, value, attn_mask=torch_mask, need_weights=True, average_attn_weights=False
         )  # (B, Lq, D), (B, H, Lq, Lk)
     out_diff = (output - torch_out)[keep_rows]  # (rows, D)
@@ -114,23 +117,29 @@ class BatchOrderCheck:
     batch_first_gap: float  # with batch_first=True
 
 
-def batch_order_check(model: MultiHeadAttention, x: Tensor) -> BatchOrderCheck:
+def batch_order_check(
+    model: MultiHeadAttention, x: Tensor, torch_mha: nn.MultiheadAttention | None = None
+) -> BatchOrderCheck:
     """Feed our [B, L, D] input to ``nn.MultiheadAttention`` in its default order, then the two right ways.
 
     Args:
         model: our layer (its weights are copied).
         x: self-attention input, (B, L, D); no mask.
+        torch_mha: the batch-first copy of ``model`` from :func:`to_torch_mha` (made here when ``None``).
+            Its ``batch_first`` flag is off for the default-order calls and on again after them.
     """
+    torch_mha = to_torch_mha(model) if torch_mha is None else torch_mha
     with torch.inference_mode():
         ours, _ = model(x, x, x)  # (B, L, D)
-        torch_mha = to_torch_mha(model, batch_first=False)
-        wrong, wrong_weights = torch_mha(
-            x, x, x, need_weights=True, average_attn_weights=False
-        )  # read as (L'=B, N=L, E): (B, L, D), (L, H, B, B)
-        moved = x.transpose(0, 1)  # (L, B, D)
-        transposed, _ = torch_mha(moved, moved, moved, need_weights=False)  # (L, B, D)
-        # The same layer with batch_first=True (forward reads the flag on every call): one copy of the weights
-        torch_mha.batch_first = True
+        torch_mha.batch_first = False  # the default: [L, B, E] (forward reads the flag on every call)
+        try:
+            wrong, wrong_weights = torch_mha(
+                x, x, x, need_weights=True, average_attn_weights=False
+            )  # read as (L'=B, N=L, E): (B, L, D), (L, H, B, B)
+            moved = x.transpose(0, 1)  # (L, B, D)
+            transposed, _ = torch_mha(moved, moved, moved, need_weights=False)  # (L, B, D)
+        finally:
+            torch_mha.batch_first = True
         batch_first, _ = torch_mha(x, x, x, need_weights=False)  # (B, L, D)
     return BatchOrderCheck(
         input_shape=tuple(x.shape),

@@ -115,6 +115,13 @@ class HeadPicker:
         return self.at
 
 
+def headings(at, level: int) -> list[str]:
+    """The texts of the playground's headings of ``level`` (1 = the title, 3 = the steps' and panels'), in
+    page order: they are Markdown elements (``components/headings.py``)."""
+    prefix = "#" * level + " "
+    return [element.value.removeprefix(prefix) for element in at.markdown if element.value.startswith(prefix)]
+
+
 def heatmaps(at, payload: bool = False) -> list:
     """Every canvas heatmap of an AppTest page, decoded: what each chart shows (``components.heatmap.Figure``).
 

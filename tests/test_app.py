@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
-from conftest import HeadPicker, heatmaps
+from conftest import HeadPicker, headings, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.heatmap import SEQUENTIAL, Figure, as_sent
@@ -71,7 +71,7 @@ def test_default_page_runs_and_shows_every_step():
     text = page_text(at)
     assert "Attention Playground" in text
     for step in ("1 ·", "2 ·", "3 ·", "4 ·"):
-        assert any(header.value.startswith(step) for header in at.subheader), step
+        assert any(header.startswith(step) for header in headings(at, 3)), step
     # the default sentence has 11 tokens; d_model 512 with 8 heads of 64
     assert "[1, 11, 512]" in text
     assert "[1, 8, 11, 64]" in text
@@ -136,7 +136,7 @@ def test_empty_text_gives_a_clear_error():
     assert not at.exception
     (error,) = at.error
     assert "no tokens" in error.value
-    assert at.title[0].value == "Attention Playground"
+    assert headings(at, 1) == ["Attention Playground"]
     assert f"{total_parameters(64):,}" in page_text(at)
 
 
@@ -399,10 +399,10 @@ def test_too_many_tokens_in_the_url_are_cut_with_a_warning():
 def test_chinese_interface():
     at = open_page(**SMALL, lang="zh")
     no_problems(at)
-    assert at.title[0].value == "注意力游乐场"
-    headings = [header.value for header in at.subheader]
-    assert any("线性投影" in h for h in headings)
-    assert any("缩放点积注意力" in h for h in headings)
+    assert headings(at, 1) == ["注意力游乐场"]
+    steps = headings(at, 3)
+    assert any("线性投影" in h for h in steps)
+    assert any("缩放点积注意力" in h for h in steps)
     assert "与 PyTorch 一致" in at.success[0].value
     assert "因果掩码" in at.selectbox(key="mask_type").options  # labels translated, values plain
 
@@ -417,7 +417,7 @@ def test_language_selector_switches_the_page_and_keeps_the_controls():
     at = open_page(**SMALL)
     at.selectbox(key="lang").set_value("zh").run()
     no_problems(at)
-    assert at.title[0].value == "注意力游乐场"
+    assert headings(at, 1) == ["注意力游乐场"]
     assert at.number_input(key="d_model").value == 64
     assert at.query_params["lang"] == "zh"
 

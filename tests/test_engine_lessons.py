@@ -16,7 +16,7 @@ from mha.batching import PAD, Sentence, check_padding, page_batch
 from mha.config import AttentionConfig
 from mha.dropout import training_dropout
 from mha.pipeline import run_attention
-from mha.reference import batch_order_check, to_torch_mha
+from mha.reference import batch_order_check, compare_with_torch, to_torch_mha
 from mha.row_spread import ALIKE_RATIO, row_spread
 from mha.sources import make_source
 from mha.sources.seeded import build_model, embed_inputs
@@ -89,6 +89,22 @@ def test_batch_first_input_in_the_default_order_attends_each_token_to_itself():
     assert torch.equal(weights, torch.ones_like(weights))
     assert check.wrong_gap == pytest.approx(float((alone - run.trace.output).abs().max()), abs=1e-5)
     assert check.wrong_gap > 1e-2
+
+
+def test_both_torch_checks_can_share_one_copy_of_the_layer():
+    run = run_attention(dataclasses.replace(CONFIG, mask_type="causal"))
+    shared = to_torch_mha(run.model)
+    trace = run.trace
+    alone = compare_with_torch(run.model, run.x, run.x, run.x, run.mask, trace.output, trace.weights)
+    check = compare_with_torch(run.model, run.x, run.x, run.x, run.mask, trace.output, trace.weights, shared)
+    order = batch_order_check(run.model, run.x, torch_mha=shared)
+    assert check == alone and check.passed
+    assert order == batch_order_check(run.model, run.x)  # the same numbers as with a copy of its own
+    assert shared.batch_first  # switched for the default-order calls, then back
+    wider = to_torch_mha(build_model(32, 4))  # a layer the input does not fit: its call fails
+    with pytest.raises(AssertionError, match="embed"):
+        batch_order_check(run.model, run.x, torch_mha=wider)
+    assert wider.batch_first  # restored all the same
 
 
 # ---------------------------------------------------------------- a padded batch

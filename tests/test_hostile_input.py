@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import HeadPicker, heatmaps
+from conftest import HeadPicker, headings, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.safe_text import markdown_table, md_escape, printable
@@ -70,7 +70,7 @@ def page_keeps_working(at: AppTest) -> None:
     """No exception, no traceback text, no live HTML in any text; the title and the summary are there."""
     assert not at.exception, [e.value for e in at.exception]
     every = texts(at)
-    assert at.title[0].value == "Attention Playground"
+    assert headings(at, 1) == ["Attention Playground"]
     assert not [text for text in every if "Traceback" in text]
     assert not [text for text in every if UNESCAPED_TAG.search(text)], [t for t in every if UNESCAPED_TAG.search(t)]
     d_model = at.number_input(key="d_model").value

@@ -63,7 +63,7 @@ def panel(at: AppTest, title: str):
         node
         for node in _walk(at._tree)
         if type(node).__name__ == "Block"
-        and any(type(c).__name__ == "Subheader" and c.value == title for c in node.children.values())
+        and any(type(c).__name__ == "Markdown" and c.value == f"### {title}" for c in node.children.values())
     ]
     return found
 

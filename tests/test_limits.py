@@ -143,7 +143,7 @@ def test_a_billion_wide_link_builds_nothing_wider_than_the_cap(monkeypatch):
 
     monkeypatch.setattr(seeded, "build_model", recording_build)
     monkeypatch.setattr(runner, "run_attention", recording_run)
-    for cached in (runner.cached_source, runner.cached_run, runner.cached_check):
+    for cached in (runner.cached_source, runner.cached_run, runner.cached_torch_checks):
         cached.clear()
     at = AppTest.from_file(SCRIPT, default_timeout=120)
     at.query_params.update(

@@ -123,7 +123,7 @@ def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
         return build_model(d_model, num_heads, seed, *args, **kwargs)
 
     monkeypatch.setattr(seeded, "build_model", counting_build)
-    for cached in (runner.cached_source, runner.cached_run, runner.cached_check):
+    for cached in (runner.cached_source, runner.cached_run, runner.cached_torch_checks):
         cached.clear()
     sessions = [AppTest.from_file(SCRIPT, default_timeout=60) for _ in range(USERS)]
     for at, params in zip(sessions, _sessions(), strict=True):

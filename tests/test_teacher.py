@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import heatmaps
+from conftest import headings, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.canvas import CHART
@@ -129,7 +129,7 @@ def step_headings(at: AppTest, lang: str = "en") -> list[str]:
     """Headings of the pipeline panels, the summary and the live check on the page."""
     names = [f"step{n}.title" for n in range(1, STEPS + 1)] + ["summary.title", "check.title"]
     titles = [t(name, lang=lang) for name in names]
-    return [h.value for h in at.subheader if h.value in titles]
+    return [h for h in headings(at, 3) if h in titles]
 
 
 def chart_payloads(at: AppTest) -> list[bytes]:
@@ -147,7 +147,7 @@ def test_each_slide_shows_one_step(step):
     assert not at.exception and not at.error
     assert step_headings(at) == [t(f"step{step}.title")]
     assert t("teacher.step_of", step=step, steps=STEPS) in slide_label(at)
-    assert not at.title  # no page title or intro on a slide: room for the step
+    assert not headings(at, 1)  # no page title or intro on a slide: room for the step
     assert not at.get("download_button")  # the export stays on the normal page
 
 
@@ -231,7 +231,7 @@ def test_leaving_brings_back_the_whole_page_and_a_plain_link():
     at = open_page(teacher="1", step="3", hide="seed")
     at.button(key="teacher_leave").click().run()
     assert not at.exception
-    assert at.title[0].value == t("app.title")
+    assert headings(at, 1) == [t("app.title")]
     assert len(step_headings(at)) == 6
     assert at.number_input(key="seed").value == 0
     assert "teacher" not in at.query_params and "step" not in at.query_params

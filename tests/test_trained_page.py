@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SHORT_TRAINING_STEPS as STEPS
-from conftest import ShortTrainer, heatmaps
+from conftest import ShortTrainer, headings, heatmaps
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 
@@ -63,7 +63,7 @@ def trainer(short_trainings: ShortTrainer) -> ShortTrainer:
 def test_a_link_asking_for_trained_weights_trains_then_shows_the_steps_and_timeline(trainer):
     at = open_page(LINK)
     assert not at.exception and not at.error
-    assert at.subheader[0].value == t("training.title", task=t("task.previous_and_first"))
+    assert headings(at, 3)[0] == t("training.title", task=t("task.previous_and_first"))
     assert [b.key for b in at.button if b.key == "train_stop"] == ["train_stop"]  # training: a Stop button
     assert t("step1.title") not in texts(at)  # the steps wait for the model
     finish()
@@ -233,7 +233,7 @@ def test_the_trained_page_reads_in_its_own_language(trainer, lang):
     at = open_page({**LINK, "lang": lang, "tokens": "The animal didn't cross"})
     assert not at.exception
     shown = [(key, text) for key, text in shown_texts(at) if key != "lang" and not key.startswith("example_")]
-    assert t("training.title", lang=lang, task=t("task.previous_and_first", lang=lang)) in [s for _, s in shown]
+    assert t("training.title", lang=lang, task=t("task.previous_and_first", lang=lang)) in headings(at, 3)
     tokens = user_tokens(at)
     if lang == "zh":
         leftovers = [(key, text[:80], words) for key, text in shown if (words := leftover_english(text, tokens))]

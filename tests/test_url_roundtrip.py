@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import HeadPicker, heatmaps
+from conftest import HeadPicker, headings, heatmaps
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
@@ -112,20 +112,20 @@ def test_a_link_sets_the_control_and_changing_it_updates_the_link(key, raw, valu
 def test_lang_from_the_link_and_the_selector_to_the_link():
     at = open_page({**BASE, "lang": "zh"})
     assert widget(at, "lang").value == "zh"
-    assert at.title[0].value == t("app.title", lang="zh")
+    assert headings(at, 1) == [t("app.title", lang="zh")]
     english = open_page(BASE)
     assert english.query_params["lang"] == "en"
     english.selectbox(key="lang").set_value("zh").run()
     assert english.query_params["lang"] == "zh"
-    assert english.title[0].value == t("app.title", lang="zh")
+    assert headings(english, 1) == [t("app.title", lang="zh")]
 
 
 def test_step_from_the_link_and_next_to_the_link():
     at = open_page({**BASE, "teacher": "1", "step": "3"})
-    assert [h.value for h in at.subheader if h.value.startswith(("1 ·", "2 ·", "3 ·", "4 ·"))] == [t("step3.title")]
+    assert [h for h in headings(at, 3) if h.startswith(("1 ·", "2 ·", "3 ·", "4 ·"))] == [t("step3.title")]
     at.button(key="teacher_next_top").click().run()
     assert at.query_params["step"] == "4"
-    assert t("step4.title") in [h.value for h in at.subheader]
+    assert t("step4.title") in headings(at, 3)
 
 
 def _same_page(first: AppTest, second: AppTest) -> None:
@@ -183,7 +183,7 @@ def test_a_presentation_link_opens_the_same_slide_in_another_session():
     assert (link["teacher"], link["step"], link["hide"], link["head"]) == ("1", "2", "seed,device,head", "1")
     second = open_page(link)
     _same_page(first, second)
-    assert [h.value for h in second.subheader if h.value.startswith("2 ·")] == [t("step2.title")]
+    assert [h for h in headings(second, 3) if h.startswith("2 ·")] == [t("step2.title")]
     assert not [w for w in second.number_input if w.key == "seed"]
 
 
