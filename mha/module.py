@@ -2,17 +2,17 @@
 
 Shape legend: B batch, H heads, Lq / Lk query / key length, D = d_model, Dh = D / H.
 
-The layer reads like the tutorials; two things make it as fast as
-``torch.nn.MultiheadAttention``: self-attention projects Q, K and V with one fused
-matmul over the stacked ``W_q, W_k, W_v`` weights, and the scale is applied to q
-(Lq x Dh numbers) instead of the scores (Lq x Lk).
+The layer reads like the tutorials: Q, K and V come from three ``nn.Linear`` layers, as
+in ``forward`` of every "multi-head attention from scratch". One matmul over the stacked
+``W_q, W_k, W_v`` (``nn.MultiheadAttention``'s ``in_proj_weight``) is no faster here: the
+stacked copy costs more than the two calls it saves (docs/PERFORMANCE.md, "Engine"). The
+attention core scales q (Lq x Dh numbers) instead of the scores (Lq x Lk), as PyTorch does.
 """
 
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
-from torch.nn import functional as F
 
 from mha.functional import apply_mask, default_scale, masked_softmax, scaled_dot_product_attention
 from mha.trace import AttendStep, AttentionTrace, ConcatStep, OutputStep, ProjectStep
@@ -100,7 +100,7 @@ class MultiHeadAttention(nn.Module):
 
         ``mask``: bool keep-mask (True = may attend) or additive float mask,
         broadcastable to (B, H, Lq, Lk). Pass the same tensor as query, key and value
-        for self-attention (it then takes the fused projection).
+        for self-attention.
         """
         self._check_inputs(query, key, value)
         # 1) project and split into heads
@@ -141,12 +141,8 @@ class MultiHeadAttention(nn.Module):
 
     # ---------------------------------------------------------------- helpers
     def _project_qkv(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """Q, K, V projections; one fused matmul when query, key and value are the same tensor."""
-        if query is key and key is value:
-            weight = torch.cat([self.W_q.weight, self.W_k.weight, self.W_v.weight])  # (3D, D)
-            bias = None if self.W_q.bias is None else torch.cat([self.W_q.bias, self.W_k.bias, self.W_v.bias])  # (3D,)
-            return F.linear(query, weight, bias).chunk(3, dim=-1)  # (B, L, 3D) -> 3 x (B, L, D)
-        return self.W_q(query), self.W_k(key), self.W_v(value)
+        """Q = query W_qᵀ + b_q, K = key W_kᵀ + b_k, V = value W_vᵀ + b_v."""
+        return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, D), (B, Lk, D)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
         """Name the offending shape instead of failing deep inside a matmul."""

@@ -31,10 +31,12 @@ def to_torch_mha(model: MultiHeadAttention, batch_first: bool = True) -> nn.Mult
         )
     torch_mha = torch_mha.to_empty(device=weight.device)
     with torch.no_grad():
-        torch_mha.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))  # (3D, D)
+        for rows, linear in zip(torch_mha.in_proj_weight.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
+            rows.copy_(linear.weight)  # (D, D) into rows [0:D], [D:2D], [2D:3D] of (3D, D)
         torch_mha.out_proj.weight.copy_(model.W_o.weight)
         if has_bias:
-            torch_mha.in_proj_bias.copy_(torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))  # (3D,)
+            for part, linear in zip(torch_mha.in_proj_bias.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
+                part.copy_(linear.bias)  # (D,) into [0:D], [D:2D], [2D:3D] of (3D,)
             torch_mha.out_proj.bias.copy_(model.W_o.bias)
     return torch_mha
 

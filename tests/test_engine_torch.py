@@ -276,37 +276,6 @@ def test_module_matches_projections_plus_torch_sdpa(dtype, mask_type):
     torch.testing.assert_close(out, expected, **TOL[dtype])
 
 
-# ---------------------------------------------------------------- fused vs unfused projections
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("bias", [True, False])
-@pytest.mark.parametrize("mask_type", ["none", "causal"])
-def test_fused_self_attention_equals_unfused_path(dtype, bias, mask_type):
-    """q is k is v takes one fused matmul; equal values in three distinct tensors take three."""
-    torch.manual_seed(17)
-    model = MultiHeadAttention(D_MODEL, 4, bias=bias).to(dtype)
-    x, _, _ = inputs(dtype, 2, 5, 5, cross=False, seed=18)
-    keep = keep_mask(mask_type, 2, 5, 5)
-    x_fused = x.clone().requires_grad_(True)
-    x_a, x_b, x_c = (x.clone().requires_grad_(True) for _ in range(3))
-
-    out_f, w_f = model(x_fused, x_fused, x_fused, mask=keep)
-    (out_f.sum() + (w_f * w_f).sum()).backward()
-    grads_f = {n: p.grad.clone() for n, p in model.named_parameters()}
-    model.zero_grad()
-    out_u, w_u = model(x_a, x_b, x_c, mask=keep)
-    (out_u.sum() + (w_u * w_u).sum()).backward()
-
-    torch.testing.assert_close(out_f, out_u, **TOL[dtype])
-    torch.testing.assert_close(w_f, w_u, **TOL[dtype])
-    for name, p in model.named_parameters():
-        torch.testing.assert_close(grads_f[name], p.grad, **TOL[dtype], msg=name)
-    torch.testing.assert_close(x_fused.grad, x_a.grad + x_b.grad + x_c.grad, **TOL[dtype])
-    trace_f = model.forward_traced(x, x, x, mask=keep)
-    trace_u = model.forward_traced(x, x.clone(), x.clone(), mask=keep)
-    for name, t in trace_f.tensors().items():
-        torch.testing.assert_close(t, trace_u.tensors()[name], **TOL[dtype], msg=name)
-
-
 @pytest.mark.parametrize("mask_kind", ["none", "bool", "float", "empty-rows"])
 def test_functional_core_same_with_and_without_autograd_and_leaves_inputs_alone(mask_kind):
     """Without autograd the core masks and normalises in the scores' own buffer; with it, out of place."""
