@@ -181,6 +181,20 @@ def test_to_torch_mha_packs_q_k_v_rows_in_order():
     assert packed.in_proj_weight.data_ptr() != model.W_q.weight.data_ptr()
 
 
+def test_to_torch_mha_copies_a_layer_without_biases():
+    torch.manual_seed(19)
+    model = MultiHeadAttention(D_MODEL, 4, bias=False).eval()
+    packed = to_torch_mha(model)
+    assert packed.in_proj_bias is None and packed.out_proj.bias is None
+    for rows, layer in zip(packed.in_proj_weight.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
+        assert torch.equal(rows, layer.weight)
+    x, _, _ = inputs(torch.float32, 2, 5, 5, cross=False, seed=20)
+    with torch.inference_mode():
+        out, weights = model(x, x, x)
+    check = compare_with_torch(model, x, x, x, None, out, weights, torch_mha=packed)
+    assert check.passed and check.rows_compared == 10
+
+
 def test_to_torch_mha_mask_inverts_and_expands():
     keep = causal_mask(3)  # (1, 1, 3, 3)
     blocked = to_torch_mha_mask(keep, batch=2, num_heads=4, length_q=3, length_k=3)
