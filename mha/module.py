@@ -3,7 +3,7 @@
 Shape legend: B batch, H heads, Lq / Lk query / key length, D = d_model, Dh = D / H.
 
 The layer reads like the tutorials: Q, K and V come from three ``nn.Linear`` layers, as
-in ``forward`` of every "multi-head attention from scratch". One matmul over the stacked
+the "multi-head attention from scratch" tutorials write it. One matmul over the stacked
 ``W_q, W_k, W_v`` (``nn.MultiheadAttention``'s ``in_proj_weight``) is no faster here: the
 stacked copy costs more than the two calls it saves (docs/PERFORMANCE.md, "Engine"). The
 attention core scales q (Lq x Dh numbers) instead of the scores (Lq x Lk), as PyTorch does.

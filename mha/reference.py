@@ -31,12 +31,13 @@ def to_torch_mha(model: MultiHeadAttention, batch_first: bool = True) -> nn.Mult
         )
     torch_mha = torch_mha.to_empty(device=weight.device)
     with torch.no_grad():
-        for rows, linear in zip(torch_mha.in_proj_weight.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
-            rows.copy_(linear.weight)  # (D, D) into rows [0:D], [D:2D], [2D:3D] of (3D, D)
+        for index, linear in enumerate((model.W_q, model.W_k, model.W_v)):
+            rows = slice(index * d_model, (index + 1) * d_model)  # [0:D], [D:2D], [2D:3D]
+            torch_mha.in_proj_weight[rows].copy_(linear.weight)  # (D, D) into (3D, D)
+            if has_bias:
+                torch_mha.in_proj_bias[rows].copy_(linear.bias)  # (D,) into (3D,)
         torch_mha.out_proj.weight.copy_(model.W_o.weight)
         if has_bias:
-            for part, linear in zip(torch_mha.in_proj_bias.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
-                part.copy_(linear.bias)  # (D,) into [0:D], [D:2D], [2D:3D] of (3D,)
             torch_mha.out_proj.bias.copy_(model.W_o.bias)
     return torch_mha
 
