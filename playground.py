@@ -25,6 +25,7 @@ from components.i18n import t
 from components.padding_panel import render_padding_panel
 from components.page import setup_page
 from components.reseed import Computed, Places
+from components.url_state import one_history_entry
 from mha.config import AttentionConfig, ConfigError
 from mha.counting import count_parameters
 from mha.pipeline import AttentionRun
@@ -77,64 +78,65 @@ def new_seed(
         places.fill(config)
 
 
-setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
+with one_history_entry():  # the run's writes to the link: one browser history entry
+    setup_page("app.title", "🔍", initial_sidebar_state=teacher.initial_sidebar_state())
 
-problems = controls.load_url_state()
-link_trains = training.link_asks_to_train()
-view, view_problems = teacher.load_view()
-choices, seed_place = controls.render_controls(hidden=view.hidden)
-teacher.render_settings(view)
+    problems = controls.load_url_state()
+    link_trains = training.link_asks_to_train()
+    view, view_problems = teacher.load_view()
+    choices, seed_place = controls.render_controls(hidden=view.hidden)
+    teacher.render_settings(view)
 
-if view.on:
-    teacher.use_large_type()
-    teacher.render_navigation(view)
-else:
-    heading(st, t("app.title"), level=1)
-    st.markdown(t("page.intro"))
-controls.show_url_problems(problems + view_problems)
-config = pretrained.use_checkpoint(controls.build_config(choices))
-controls.sync_url(choices)
-teacher.sync_url(view)
-
-run = None
-places = Places()  # what shows the weights' values, drawn last (new_seed)
-waiting = config is not None and not training.render_training(config, link_trains)  # trained weights, not yet
-if config is not None and not waiting:
-    try:
-        with st.spinner(t("page.computing")):
-            run = runner.cached_run(config)
-    except ConfigError as error:  # the text or the layer does not suit the weights' source
-        st.error(controls.error_message(error))
-    except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
-        st.error(controls.source_message(error))
-if waiting:
-    pass
-elif run is None:
-    # Nothing can run, but the parameter count needs only d_model: keep teaching what can be shown.
-    steps.render_summary(choices.d_model)
-else:
-    controls.show_run_notes(run)
-    counted = count_parameters(run.model)
-    canvas.load()
     if view.on:
-        teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
+        teacher.use_large_type()
+        teacher.render_navigation(view)
     else:
-        picker = st.empty()
-        color_scale = controls.select_color_scale()
-        charts = steps.render_step_1(run), steps.render_step_2(run, color_scale, places=places)
-        places.add_fragment(picker, lambda computed: show_head(computed, charts, color_scale), first=True)
-        pretrained.render_head_finder(run)
-        steps.render_step_3(run, places=places)
-        steps.render_step_4(run, places=places)
-        training.render_timeline(run)
-        render_padding_panel(runner.cached_padding(config), run.num_heads, places=places)
-        steps.render_summary(run.d_model, run, counted=counted)
-        check, order = runner.cached_check(config), runner.cached_batch_order(config)
-        steps.render_live_check(check, run, order, places=places)
-        pretrained.render_checkpoint_check(run)
-        render_export(run, places=places)
-if seed_place is not None:
-    with seed_place:
-        new_seed(seed_place, choices, config, places)
-elif config is not None:
-    places.fill(config)
+        heading(st, t("app.title"), level=1)
+        st.markdown(t("page.intro"))
+    controls.show_url_problems(problems + view_problems)
+    config = pretrained.use_checkpoint(controls.build_config(choices))
+    controls.sync_url(choices)
+    teacher.sync_url(view)
+
+    run = None
+    places = Places()  # what shows the weights' values, drawn last (new_seed)
+    waiting = config is not None and not training.render_training(config, link_trains)  # trained weights, not yet
+    if config is not None and not waiting:
+        try:
+            with st.spinner(t("page.computing")):
+                run = runner.cached_run(config)
+        except ConfigError as error:  # the text or the layer does not suit the weights' source
+            st.error(controls.error_message(error))
+        except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
+            st.error(controls.source_message(error))
+    if waiting:
+        pass
+    elif run is None:
+        # Nothing can run, but the parameter count needs only d_model: keep teaching what can be shown.
+        steps.render_summary(choices.d_model)
+    else:
+        controls.show_run_notes(run)
+        counted = count_parameters(run.model)
+        canvas.load()
+        if view.on:
+            teacher.render_slide(view, run, runner.cached_check(config), runner.cached_batch_order(config), counted)
+        else:
+            picker = st.empty()
+            color_scale = controls.select_color_scale()
+            charts = steps.render_step_1(run), steps.render_step_2(run, color_scale, places=places)
+            places.add_fragment(picker, lambda computed: show_head(computed, charts, color_scale), first=True)
+            pretrained.render_head_finder(run)
+            steps.render_step_3(run, places=places)
+            steps.render_step_4(run, places=places)
+            training.render_timeline(run)
+            render_padding_panel(runner.cached_padding(config), run.num_heads, places=places)
+            steps.render_summary(run.d_model, run, counted=counted)
+            check, order = runner.cached_check(config), runner.cached_batch_order(config)
+            steps.render_live_check(check, run, order, places=places)
+            pretrained.render_checkpoint_check(run)
+            render_export(run, places=places)
+    if seed_place is not None:
+        with seed_place:
+            new_seed(seed_place, choices, config, places)
+    elif config is not None:
+        places.fill(config)

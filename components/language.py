@@ -6,6 +6,7 @@ import streamlit as st
 
 from components.i18n import LANGUAGES, language_from_locale, t
 from components.safe_text import md_escape
+from components.url_state import write_link
 
 __all__ = ["select_language"]
 
@@ -32,8 +33,7 @@ def select_language() -> str:
     st.sidebar.selectbox(t("lang.label"), LANGUAGES, key="lang", format_func=lambda code: t(f"lang.{code}", lang=code))
     lang = st.session_state["lang"]
     st.session_state[_REMEMBERED] = lang
-    if st.query_params.get("lang") != lang:  # each write is a browser history update
-        st.query_params["lang"] = lang
+    write_link({"lang": lang})
     if bad_value is not None:
         st.sidebar.warning(t("lang.invalid", value=md_escape(bad_value), choices=", ".join(LANGUAGES)))
     return lang

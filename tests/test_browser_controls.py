@@ -192,6 +192,27 @@ def test_typed_sentence_seed_and_positional_redraw_the_charts(app_url, page):
         no_errors(page)
 
 
+def test_a_run_is_one_history_entry_and_back_undoes_a_change(app_url, page):
+    """The first run writes the whole link at once (it once wrote 18 entries, one per value), a change
+    adds one entry, and the browser's Back button brings the page and its link back to what they were."""
+    entries = page.evaluate("history.length")
+    open_page(page, app_url, "/?d_model=64&num_heads=4&tokens=the+cat+sat")
+    link = page.evaluate("location.search")
+    assert "seed=0" in link and "mask_type=none" in link and "lang=en" in link  # every value, written by the run
+    assert page.evaluate("history.length") == entries + 2  # the page opened, and the link the first run wrote
+
+    type_number(page, "d_model", 32)
+    settle(page, text_appears("[1, 3, 32]"))
+    assert page.evaluate("history.length") == entries + 3
+    assert "d_model=32" in page.evaluate("location.search")
+
+    page.go_back()
+    settle(page, text_appears("[1, 3, 64]"))
+    assert page.locator(".st-key-d_model input").input_value() == "64"
+    assert page.evaluate("location.search") == link
+    no_errors(page)
+
+
 def test_chinese_interface_labels_render(app_url, page):
     images = open_page(page, app_url, "/?d_model=64&num_heads=4&tokens=小明喜欢打球&lang=en")
     choose(page, "lang", t("lang.zh", lang="zh"))
