@@ -1,5 +1,10 @@
 """Sidebar controls -> plain values -> a validated config; the URL mirrors the controls.
 
+The sidebar has two sections: where the weights come from (drawn by the page's full run,
+:func:`render_source_controls`) and the live controls (:func:`render_live_controls`, drawn by the fragment
+of :mod:`components.live_controls`), whose changes redraw only the page's values. The values are the
+session's (:func:`current_choices`): one per field of :class:`~mha.config.AttentionConfig`.
+
 Widget keys are the contract's names (``weights``, ``task``, ``checkpoint``, ``layer``,
 ``d_model``, ``num_heads``, ``mask_type``, ``window``, ``tokenizer``, ``tokens``, ``seed``)
 plus ``block_pad``, ``positional``, ``device`` and ``dtype``; each widget's value is the plain
@@ -12,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
-from dataclasses import asdict, dataclass
 
 import streamlit as st
 
@@ -33,30 +37,33 @@ from components.url_params import (
 )
 from components.url_state import changed_in_link, write_link
 from mha.checkpoints import checkpoint_names
-from mha.config import DTYPES, LIMITS, TASKS, WEIGHT_SOURCES, AttentionConfig, ConfigError, WeightSpec
+from mha.config import DOMAINS, LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.device import available_devices
-from mha.masks import MASK_TYPES, PAD_TOKENS
+from mha.masks import PAD_TOKENS
 from mha.pipeline import AttentionRun
 from mha.sources import SourceSizes, SourceUnavailableError
-from mha.tokens import TOKENIZERS, tokenize
+from mha.tokens import tokenize
 from mha.training.tasks import task_mask
 
 __all__ = [
     "D_MODEL_PRESETS",
     "EXAMPLES",
+    "LIVE_KEYS",
     "TRAINED_SIZES",
     "Choices",
     "build_config",
+    "current_choices",
     "device_options",
     "error_message",
     "load_url_state",
     "nearest_divisors",
-    "render_controls",
-    "seed_field",
+    "render_live_controls",
+    "render_source_controls",
     "select_color_scale",
-    "show_restored_seed",
+    "show_device_used",
     "show_run_notes",
     "show_url_problems",
+    "source_message",
     "sync_url",
 ]
 
@@ -75,25 +82,7 @@ _PERSIST = "session"  # widget values survive a visit to another page
 _RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
 
 
-@dataclass(frozen=True)
-class Choices:
-    """The sidebar's plain values (may not be runnable: see :func:`build_config`)."""
-
-    d_model: int
-    num_heads: int
-    mask_type: str
-    window: int
-    tokens: str
-    seed: int
-    positional: bool
-    device: str
-    dtype: str = "float32"
-    weights: str = "random"
-    task: str = "previous_and_first"
-    checkpoint: str = ""
-    layer: int = 0
-    tokenizer: str = "characters"
-    block_pad: bool = False
+Choices = dict[str, object]  # the controls' values by config field name (may not run: see build_config)
 
 
 def device_options() -> list[str]:
@@ -139,7 +128,7 @@ def show_url_problems(problems: list[Problem]) -> None:
 
 def sync_url(choices: Choices) -> None:
     """Write the current values to the URL (the link always reproduces the page)."""
-    write_link(to_query_params(asdict(choices)))
+    write_link(to_query_params(choices))
 
 
 # ---------------------------------------------------------------- callbacks
@@ -150,17 +139,16 @@ def _restore_default(key: str) -> None:
         st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
 
 
-def _show_restored_numbers(where: st.delta_generator.DeltaGenerator | None = None, only: str | None = None) -> None:
-    """The note for each number field put back to its default, in ``where`` (the sidebar's top); with ``only``,
-    for that field alone (the others' notes wait for the sidebar)."""
+def _show_restored_numbers(keys: Collection[str]) -> None:
+    """Where the page is drawing (its sidebar), the note for each field of ``keys`` put back to its default in this
+    rerun's callbacks (the notes of the others wait for their own section)."""
     restored = st.session_state.pop(_RESTORED, [])
-    shown = [key for key in restored if only in (None, key)]
+    shown = [key for key in restored if key in keys]
     if len(shown) < len(restored):
         st.session_state[_RESTORED] = [key for key in restored if key not in shown]
     for key in shown:
-        (where or st.sidebar).warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
-        if only is None:  # before the field: written in this run, so that it shows where it was emptied in a
-            st.session_state[key] = DEFAULTS[key]  # run of the seed's fragment that then ran the page
+        st.warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
+        st.session_state[key] = DEFAULTS[key]
 
 
 def _apply_preset() -> None:
@@ -188,20 +176,19 @@ def _on_task_change() -> None:
 
 
 # ---------------------------------------------------------------- the sections of the sidebar
-def _int_field(
-    key: str,
-    low: int,
-    high: int,
-    help_text: str,
-    disabled: bool = False,
-    where: st.delta_generator.DeltaGenerator | None = None,
-) -> int | None:
-    """The whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``, in ``where`` (the sidebar).
+#: The controls drawn by the live controls' fragment (:mod:`components.live_controls`): a change of one of
+#: them redraws the values (and the sidebar section they are in), not the page. The others run the page.
+LIVE_KEYS = ("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed")
+LIVE_KEYS += ("positional", "device", "dtype")
+
+
+def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = False) -> int | None:
+    """The whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``, where the page is drawing.
 
     It starts empty-able (``value=None``): an emptied field gives ``None`` and
     :func:`_restore_default` puts the default back before the next run.
     """
-    return (where or st.sidebar).number_input(
+    return st.number_input(
         t(f"controls.{key}"),
         min_value=low,
         max_value=high,
@@ -216,118 +203,111 @@ def _int_field(
     )
 
 
-def _select(key: str, options: tuple[str, ...] | list[str], hidden: frozenset[str], **kwargs: object) -> str:
-    """A sidebar selectbox ``key`` (label ``controls.<key>``), or its session value when hidden."""
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = options[0]
+def _options(key: str) -> tuple[str, ...]:
+    """The choices of the control ``key`` (the machine's devices for ``device``)."""
+    return tuple(device_options()) if key == "device" else DOMAINS[key].options()
+
+
+def _select(key: str, hidden: frozenset[str], **kwargs: object) -> str:
+    """The selectbox ``key`` (label ``controls.<key>``) over its config field's choices, or its value when hidden."""
     if key in hidden:
         return st.session_state[key]
-    return st.sidebar.selectbox(t(f"controls.{key}"), options, key=key, persist_state=_PERSIST, **kwargs)
+    return st.selectbox(t(f"controls.{key}"), _options(key), key=key, persist_state=_PERSIST, **kwargs)
 
 
-def _render_weight_controls(hidden: frozenset[str]) -> tuple[str, str, str]:
+def _render_weight_controls(hidden: frozenset[str]) -> None:
     weights = _select(
         "weights",
-        WEIGHT_SOURCES,
         hidden,
         format_func=lambda name: t(f"weights.{name}"),
         on_change=_on_weights_change,
         help=t("controls.weights_help"),
     )
-    task, checkpoint = st.session_state["task"], st.session_state["checkpoint"]
     if weights == "trained":
-        task = _select("task", TASKS, hidden, format_func=lambda name: t(f"task.{name}"), on_change=_on_task_change)
+        _select("task", hidden, format_func=lambda name: t(f"task.{name}"), on_change=_on_task_change)
     if weights == "pretrained":
-        checkpoint = _select("checkpoint", checkpoint_names(), hidden, help=t("controls.checkpoint_help"))
-        checkpoints.ensure_downloaded(checkpoint)
-    return weights, task, checkpoint
+        _select("checkpoint", hidden, help=t("controls.checkpoint_help"))
+        checkpoints.ensure_downloaded(st.session_state["checkpoint"])
 
 
-def _source_sizes(weights: str, task: str, checkpoint: str) -> SourceSizes | None:
+def _source_sizes() -> SourceSizes | None:
     """The sizes of the chosen source, or ``None`` when it cannot be made here (build_config says why)."""
     state = st.session_state
-    if weights == "pretrained":
-        spec = WeightSpec("pretrained", checkpoint=checkpoint)
+    if state["weights"] == "pretrained":
+        spec = WeightSpec("pretrained", checkpoint=state["checkpoint"])
     else:
-        spec = WeightSpec(weights, state["d_model"], state["num_heads"], state["seed"], task=task)
+        spec = WeightSpec(state["weights"], state["d_model"], state["num_heads"], state["seed"], task=state["task"])
     try:
         return runner.cached_sizes(spec)
     except (SourceUnavailableError, ValueError):
         return None
 
 
-def _render_layer_control(hidden: frozenset[str], sizes: SourceSizes | None) -> int:
+def _render_layer_control(hidden: frozenset[str]) -> None:
+    sizes = _source_sizes() if st.session_state["weights"] != "random" else None
     layers = 1 if sizes is None else sizes.num_layers
     if not 0 <= st.session_state["layer"] < layers:
         if layers > 1:  # with one layer (or weights that cannot be made here) there is no layer to choose
-            st.sidebar.warning(t("controls.layer_clamped", value=st.session_state["layer"], high=layers - 1))
+            st.warning(t("controls.layer_clamped", value=st.session_state["layer"], high=layers - 1))
         st.session_state["layer"] = min(max(st.session_state["layer"], 0), layers - 1)
-    if layers == 1 or "layer" in hidden:
-        return int(st.session_state["layer"])
-    layer = _int_field("layer", 0, layers - 1, t("controls.layer_help", high=layers - 1))
-    return int(layer)
+    if layers > 1 and "layer" not in hidden:
+        _int_field("layer", 0, layers - 1, t("controls.layer_help", high=layers - 1))
 
 
-def _render_size_controls(hidden: frozenset[str], locked: SourceSizes | None) -> tuple[int, int]:
-    sidebar = st.sidebar
-    d_model, num_heads = st.session_state["d_model"], st.session_state["num_heads"]
-    if locked is not None:  # a checkpoint brings its sizes; the learner's own values wait for their return
-        if not {"d_model", "num_heads"} <= hidden:
+def _render_size_controls(hidden: frozenset[str]) -> None:
+    d_model = st.session_state["d_model"]
+    if st.session_state["weights"] == "pretrained":  # the checkpoint's sizes; the learner's wait for their return
+        locked = _source_sizes()
+        if locked is not None and not {"d_model", "num_heads"} <= hidden:
             d_k = locked.d_model // locked.num_heads
-            sidebar.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
-        return int(d_model), int(num_heads)
+            st.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
+        return
     trained = st.session_state["weights"] == "trained"
     d_high = LIMITS.train_d_model_max if trained else LIMITS.d_model_max
     h_high = LIMITS.train_num_heads_max if trained else LIMITS.num_heads_max
     if "d_model" not in hidden:
         presets = tuple(p for p in D_MODEL_PRESETS if p <= d_high)
         st.session_state["d_model_preset"] = d_model if d_model in presets else None
-        sidebar.segmented_control(t("controls.d_model_presets"), presets, key="d_model_preset", on_change=_apply_preset)
+        st.segmented_control(t("controls.d_model_presets"), presets, key="d_model_preset", on_change=_apply_preset)
         help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
         d_model = _int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text)
     if "num_heads" in hidden:
-        return int(d_model), int(num_heads)
+        return
     num_heads = _int_field("num_heads", 1, LIMITS.num_heads_max, t("controls.num_heads_help", high=h_high))
     if d_model % num_heads == 0:
-        sidebar.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
+        st.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
     else:
-        sidebar.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
-    return int(d_model), int(num_heads)
+        st.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
 
 
-def _render_mask_controls(hidden: frozenset[str]) -> tuple[str, int, bool]:
-    sidebar = st.sidebar
-    mask_type = _select("mask_type", MASK_TYPES, hidden, format_func=lambda name: t(f"mask.{name}"))
+def _render_mask_controls(hidden: frozenset[str]) -> None:
+    mask_type = _select("mask_type", hidden, format_func=lambda name: t(f"mask.{name}"))
     if "mask_type" not in hidden:
-        sidebar.caption(t(f"mask.{mask_type}.help"))
-    window, block_pad = st.session_state["window"], st.session_state["block_pad"]
+        st.caption(t(f"mask.{mask_type}.help"))
     if "window" not in hidden:
-        window = _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
+        _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
     if "block_pad" not in hidden:
-        block_pad = sidebar.toggle(
+        st.toggle(
             t("controls.block_pad"),
             key="block_pad",
             help=t("controls.block_pad_help"),
             disabled=mask_type == "padding",  # the padding mask blocks them already
             persist_state=_PERSIST,
         )
-    return mask_type, int(window), bool(block_pad)
 
 
-def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[str, str]:
-    sidebar = st.sidebar
-    tokenizer = st.session_state["tokenizer"]
+def _render_text_controls(hidden: frozenset[str]) -> None:
     if "tokens" in hidden:
-        return st.session_state["tokens"], tokenizer
-    text = sidebar.text_area(
+        return
+    text = st.text_area(
         t("controls.tokens"),
         key="tokens",
         max_chars=LIMITS.text_chars_max,
         help=t("controls.tokens_help"),
         persist_state=_PERSIST,
     )
-    sidebar.caption(t("controls.examples"))
-    row = sidebar.container(horizontal=True, gap="small")
+    st.caption(t("controls.examples"))
+    row = st.container(horizontal=True, gap="small")
     for name, example in EXAMPLES:
         row.button(
             t(f"example.{name}"),
@@ -335,18 +315,19 @@ def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[
             on_click=_use_example,
             args=(example, "padding" if name == "padded" else None),
         )
-    checkpoints.render_example_buttons(sidebar, dict(EXAMPLES))
-    training.render_examples_link(sidebar)
+    checkpoints.render_example_buttons(st, dict(EXAMPLES))
+    training.render_examples_link(st)
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
-        sidebar.warning(t("input.control_chars", count=removed))
-    if own_tokenizer:  # a checkpoint cuts the text with its own tokenizer
-        sidebar.caption(t("controls.tokenizer_checkpoint"))
-        return text, tokenizer
+        st.warning(t("input.control_chars", count=removed))
+    if st.session_state["weights"] == "pretrained":  # a checkpoint cuts the text with its own tokenizer
+        st.caption(t("controls.tokenizer_checkpoint"))
+        return
+    tokenizer = st.session_state["tokenizer"]
     if "tokenizer" not in hidden:
-        tokenizer = sidebar.radio(
+        tokenizer = st.radio(
             t("controls.tokenizer"),
-            TOKENIZERS,
+            _options("tokenizer"),
             key="tokenizer",
             horizontal=True,
             format_func=lambda name: t(f"tokenizer.{name}"),
@@ -354,21 +335,17 @@ def _render_text_controls(hidden: frozenset[str], own_tokenizer: bool) -> tuple[
             persist_state=_PERSIST,
         )
     count = len(tokenize(text, tokenizer))
-    sidebar.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
-    return text, tokenizer
+    st.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
 
 
-def _render_run_controls(
-    hidden: frozenset[str], weights: str
-) -> tuple[int, st.delta_generator.DeltaGenerator | None, bool, str, str]:
-    """The seed (its value and the place kept for its field), positional encoding, device and number type."""
-    sidebar = st.sidebar
-    seed, positional = st.session_state["seed"], st.session_state["positional"]
-    if not isinstance(seed, int):  # an emptied field: its default comes back (see _restore_default)
-        seed = DEFAULTS["seed"]
-    seed_place = None if "seed" in hidden else sidebar.container()
+def _render_run_controls(hidden: frozenset[str]) -> None:
+    """The seed, positional encoding, device and number type."""
+    weights = st.session_state["weights"]
+    if "seed" not in hidden:
+        help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
+        _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained")
     if "positional" not in hidden:
-        positional = sidebar.toggle(
+        st.toggle(
             t("controls.positional"),
             key="positional",
             help=t("controls.positional_help"),
@@ -376,67 +353,52 @@ def _render_run_controls(
             persist_state=_PERSIST,
         )
         if weights != "random":
-            sidebar.caption(t(f"controls.positional_{weights}"))
-    device = _select(
-        "device", device_options(), hidden, format_func=lambda name: t("device.auto") if name == "auto" else name
-    )
-    dtype = _select("dtype", DTYPES, hidden, help=t("controls.dtype_help"))
-    return int(seed), seed_place, bool(positional), device, dtype
+            st.caption(t(f"controls.positional_{weights}"))
+    _select("device", hidden, format_func=lambda name: t("device.auto") if name == "auto" else name)
+    _select("dtype", hidden, help=t("controls.dtype_help"))
 
 
-def seed_field(place: st.delta_generator.DeltaGenerator, weights: str) -> int:
-    """The seed's field, in ``place`` (kept by :func:`render_controls`); its value.
-
-    Drawn by the page's last step, a fragment (see :mod:`components.reseed`), so that a new seed can
-    redraw only what it changes.
-    """
-    help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
-    seed = _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained", where=place)
-    return DEFAULTS["seed"] if seed is None else int(seed)
-
-
-def show_restored_seed(place: st.delta_generator.DeltaGenerator) -> None:
-    """Under the seed's field, in a run of its own fragment: the note that an emptied field got its default."""
-    _show_restored_numbers(place, only="seed")
-
-
-def render_controls(hidden: Collection[str] = ()) -> tuple[Choices, st.delta_generator.DeltaGenerator | None]:
-    """Draw the sidebar controls (call :func:`load_url_state` first); their values, and the seed field's place.
-
-    The seed's field is left to the page's last step (:func:`seed_field`); its value is the session's.
+def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.DeltaGenerator:
+    """The sidebar's top: where the weights come from (the task, the checkpoint, the layer). Returns the place of the
+    live controls, which :func:`render_live_controls` fills (call :func:`load_url_state` first).
 
     Args:
         hidden: widget keys not to draw (teacher mode); their values come from the session
-            (the link or the defaults) all the same. A hidden seed has no place.
+            (the link or the defaults) all the same.
     """
     hidden = frozenset(hidden)
-    heading(st.sidebar, t("controls.header"), level=2)
-    _show_restored_numbers()
-    weights, task, checkpoint = _render_weight_controls(hidden)
-    sizes = _source_sizes(weights, task, checkpoint) if weights != "random" else None
-    layer = _render_layer_control(hidden, sizes)
-    d_model, num_heads = _render_size_controls(hidden, sizes if weights == "pretrained" else None)
-    mask_type, window, block_pad = _render_mask_controls(hidden)
-    text, tokenizer = _render_text_controls(hidden, own_tokenizer=weights == "pretrained")
-    seed, seed_place, positional, device, dtype = _render_run_controls(hidden, weights)
-    choices = Choices(
-        d_model,
-        num_heads,
-        mask_type,
-        window,
-        text,
-        seed,
-        positional,
-        device,
-        dtype=dtype,
-        weights=weights,
-        task=task,
-        checkpoint=checkpoint,
-        layer=layer,
-        tokenizer=tokenizer,
-        block_pad=block_pad,
-    )
-    return choices, seed_place
+    with st.sidebar:
+        heading(st, t("controls.header"), level=2)
+        _show_restored_numbers({"layer"})
+        _render_weight_controls(hidden)
+        _render_layer_control(hidden)
+    return st.sidebar.container()
+
+
+def render_live_controls(hidden: Collection[str] = ()) -> None:
+    """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask, the text and the
+    run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with :func:`current_choices`."""
+    hidden = frozenset(hidden)
+    _show_restored_numbers(LIVE_KEYS)
+    _render_size_controls(hidden)
+    _render_mask_controls(hidden)
+    _render_text_controls(hidden)
+    _render_run_controls(hidden)
+
+
+def current_choices() -> Choices:
+    """The controls' values by config field, from the session where the widgets keep them (after
+    :func:`load_url_state`): a choice that is no longer offered becomes the first offered, and the text is
+    cleaned of control characters (the text box says how many)."""
+    state = st.session_state
+    for key, domain in DOMAINS.items():
+        if domain.kind == "choice" and state.get(key) not in _options(key):
+            state[key] = (_options(key) or ("",))[0]
+        if domain.kind == "int" and not isinstance(state.get(key), int):  # an emptied field: its default
+            state[key] = DEFAULTS[key]
+    choices = {key: state[key] for key in DOMAINS}
+    choices["tokens"] = clean_text(str(state["tokens"]))[0]
+    return choices
 
 
 def select_color_scale(hidden: bool = False, inline: bool = False) -> str:
@@ -497,7 +459,7 @@ def build_config(choices: Choices) -> AttentionConfig | None:
     page goes on with random weights.
     """
     try:
-        config = AttentionConfig(**asdict(choices))
+        config = AttentionConfig(**choices)
     except ConfigError as error:
         st.error(error_message(error))
         return None
@@ -518,10 +480,14 @@ def _with_random_weights(config: AttentionConfig) -> AttentionConfig | None:
         return None
 
 
+def show_device_used(run: AttentionRun) -> None:
+    """Where the run happened (under the controls)."""
+    st.caption(t("controls.device_used", device=str(run.device.device), dtype=run.config.dtype))
+
+
 def show_run_notes(run: AttentionRun) -> None:
-    """Where the run happened (sidebar), and warnings about choices that may not do what the user expects."""
+    """Warnings about choices that may not do what the user expects."""
     config, tokens, device = run.config, run.tokens, run.device
-    st.sidebar.caption(t("controls.device_used", device=str(device.device), dtype=config.dtype))
     if device.fallback_reason:
         st.warning(t("notes.device_fallback", requested=config.device, used=str(device.device)))
     length = len(tokens)

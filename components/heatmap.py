@@ -70,6 +70,7 @@ __all__ = [
     "feature_figure",
     "fixed_point",
     "grid_figure",
+    "heads_drawn",
     "stack_heads",
     "symmetric_limit",
     "weights_scale",
@@ -396,6 +397,11 @@ def _check(figure: Figure) -> None:
             raise ValueError(f"shown head {heads.shown} of {heads.count}")
         if heads.every and len(figure.panels) % heads.count:
             raise ValueError(f"{len(figure.panels)} panels do not split into {heads.count} heads")
+
+
+def heads_drawn(heads: Heads) -> range:
+    """The heads whose figures a chart that follows the head holds: every head, or only the shown one."""
+    return range(heads.count) if heads.every else range(heads.shown, heads.shown + 1)
 
 
 def stack_heads(figures: Sequence[Figure], heads: Heads) -> Figure:

@@ -18,15 +18,12 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from components import steps
 from components.charts import PRESENTATION_FONT_SCALE
 from components.controls import select_color_scale
-from components.head_picker import select_head
 from components.i18n import t
+from components.panels import Results, ValueParts, live_check, step1, step2, step3, step4, summary
 from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
-from mha.pipeline import AttentionRun
-from mha.reference import BatchOrderCheck, TorchCheck
 
 __all__ = [
     "LARGE_TYPE_CSS",
@@ -204,37 +201,25 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
             _to_top(key="teacher_to_top", data={"slide": view.step}, width="content", height="content")
 
 
-@st.fragment
-def _head_slide(run: AttentionRun, step: int, hidden: frozenset[str]) -> None:
-    """Step 1 or 2 with its head selector, redrawn alone when the head changes."""
-    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-    with row:  # the head and the colour scale side by side: a slide's height is the chart's
-        heads = select_head(run.num_heads, hidden="head" in hidden, every=steps.heads_fit(run))
-    if step == 1:
-        steps.render_step_1(run, heads=heads, slide=True)
-        return
-    with row:
-        color_scale = select_color_scale(hidden="color_scale" in hidden, inline=True)
-    steps.render_step_2(run, color_scale, heads=heads, slide=True)
-
-
-def render_slide(view: TeacherView, run: AttentionRun, check: TorchCheck, order: BatchOrderCheck, counted: int) -> None:
-    """The current slide: one pipeline step, or the summary and the live check; then the navigation again.
-
-    Args:
-        view: the presentation view (its ``step`` picks the slide).
-        run: the page's traced run.
-        check: the run compared with PyTorch (slide 5).
-        order: the run's input in ``nn.MultiheadAttention``'s default order (slide 5).
-        counted: parameters held by the model (slide 5).
-    """
-    if view.step in (1, 2):
-        _head_slide(run, view.step, view.hidden)
+def render_slide(view: TeacherView, results: Results) -> None:
+    """The current slide -- one pipeline step, or the summary and the live check -- filled at once for ``results``;
+    then the navigation again. ``view``: the presentation view (its ``step`` picks the slide)."""
+    parts = ValueParts(hide_picker="head" in view.hidden)
+    if view.step in (1, 2):  # the head and the colour scale side by side: a slide's height is the chart's
+        row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+        parts.add_head_picker(row)
+        if view.step == 1:
+            step1.render(parts, slide=True)
+        else:
+            with row:
+                color_scale = select_color_scale(hidden="color_scale" in view.hidden, inline=True)
+            step2.render(parts, color_scale, slide=True)
     elif view.step == 3:
-        steps.render_step_3(run, slide=True)
+        step3.render(parts, slide=True)
     elif view.step == 4:
-        steps.render_step_4(run, slide=True)
+        step4.render(parts, slide=True)
     else:
-        steps.render_summary(run.d_model, run, counted=counted)
-        steps.render_live_check(check, run, order)
+        summary.render(parts)
+        live_check.render(parts)
+    parts.fill(results)
     render_navigation(view, "bottom")

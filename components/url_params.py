@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import cast
 
 from components.heatmap import COLOR_SCALES
-from mha.checkpoints import checkpoint_names
-from mha.config import DTYPES, LIMITS, TASKS, WEIGHT_SOURCES, AttentionConfig
+from mha.config import DOMAINS, LIMITS, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
-from mha.masks import MASK_TYPES
-from mha.tokens import TOKENIZERS, tokenize
+from mha.tokens import tokenize
 
 __all__ = [
     "DEFAULTS",
@@ -41,6 +39,7 @@ __all__ = [
     "STEPS",
     "TEACHER_KEYS",
     "URL_KEYS",
+    "VIEW_DOMAINS",
     "ParsedParams",
     "Problem",
     "clean_text",
@@ -49,30 +48,17 @@ __all__ = [
     "to_query_params",
 ]
 
-_DEFAULT_CONFIG = AttentionConfig()
+#: The page's view, mirrored in the link beside the config: the head steps 1 and 2 show, the colour scale.
+VIEW_DOMAINS: dict[str, Domain] = {
+    "head": Domain("int", 0, LIMITS.num_heads_max - 1),
+    "color_scale": Domain("choice", choices=lambda: COLOR_SCALES),
+}
+_DOMAINS = {**DOMAINS, **VIEW_DOMAINS}
 
-#: The controls mirrored in the URL, in parsing order; each is also the widget key
-#: (``lang`` is handled by components.language). ``tokenizer`` comes before ``tokens``
-#: (the token cap counts its tokens) and ``num_heads`` before ``head``.
-URL_KEYS = (
-    "weights",
-    "task",
-    "checkpoint",
-    "layer",
-    "d_model",
-    "num_heads",
-    "mask_type",
-    "window",
-    "block_pad",
-    "tokenizer",
-    "tokens",
-    "seed",
-    "positional",
-    "device",
-    "dtype",
-    "head",
-    "color_scale",
-)
+#: The controls mirrored in the URL, in parsing order: the config's fields (``tokenizer`` before ``tokens``,
+#: the token cap counts its tokens), then the view (``num_heads`` before ``head``). Each is also the widget key
+#: (``lang`` is handled by components.language).
+URL_KEYS = tuple(_DOMAINS)
 #: The presentation values (teacher mode) in the URL.
 TEACHER_KEYS = ("teacher", "step", "hide")
 #: Controls a host may hide while presenting (all of them; ``tokens`` hides the text box and its examples).
@@ -81,48 +67,16 @@ STEPS = 4
 SLIDES = STEPS + 1  # the four steps, then the summary and the live check
 
 DEFAULTS: dict[str, object] = {
-    "weights": _DEFAULT_CONFIG.weights,
-    "task": _DEFAULT_CONFIG.task,
-    "checkpoint": _DEFAULT_CONFIG.checkpoint,
-    "layer": _DEFAULT_CONFIG.layer,
-    "d_model": _DEFAULT_CONFIG.d_model,
-    "num_heads": _DEFAULT_CONFIG.num_heads,
-    "mask_type": _DEFAULT_CONFIG.mask_type,
-    "window": _DEFAULT_CONFIG.window,
-    "block_pad": _DEFAULT_CONFIG.block_pad,
-    "tokenizer": _DEFAULT_CONFIG.tokenizer,
-    "tokens": _DEFAULT_CONFIG.tokens,
-    "seed": _DEFAULT_CONFIG.seed,
-    "positional": _DEFAULT_CONFIG.positional,
-    "device": _DEFAULT_CONFIG.device,
-    "dtype": _DEFAULT_CONFIG.dtype,
+    **{item.name: item.default for item in fields(AttentionConfig)},
     "head": 0,
     "color_scale": COLOR_SCALES[0],
 }
 
 INT_RANGES: dict[str, tuple[int, int]] = {
-    "layer": (0, LIMITS.layers_max - 1),
-    "d_model": (LIMITS.d_model_min, LIMITS.d_model_max),
-    "num_heads": (1, LIMITS.num_heads_max),
-    "window": (0, LIMITS.tokens_max),
-    "seed": (0, LIMITS.seed_max),
-    "head": (0, LIMITS.num_heads_max - 1),
+    **{key: (domain.low, domain.high) for key, domain in _DOMAINS.items() if domain.kind == "int"},
     "step": (1, SLIDES),
 }
 
-#: The choice fields and their choices (a function where they depend on the machine or the server).
-_CHOICES: dict[str, Callable[[Sequence[str]], Sequence[str]]] = {
-    "weights": lambda _devices: WEIGHT_SOURCES,
-    "task": lambda _devices: TASKS,
-    "checkpoint": lambda _devices: checkpoint_names(),
-    "mask_type": lambda _devices: MASK_TYPES,
-    "tokenizer": lambda _devices: TOKENIZERS,
-    "dtype": lambda _devices: DTYPES,
-    "device": lambda devices: devices,
-    "color_scale": lambda _devices: COLOR_SCALES,
-}
-
-_BOOLEANS = frozenset({"positional", "block_pad"})
 _TRUE = frozenset({"true", "1", "on", "yes"})
 _FALSE = frozenset({"false", "0", "off", "no"})
 _INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: a plain \d would also take "３" or "٣"
@@ -237,14 +191,15 @@ def parse_query_params(
             continue
         raw = str(params[key])
         problem: Problem | None = None
-        if key in INT_RANGES:
+        domain = _DOMAINS[key]
+        if domain.kind == "int":
             low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
             values[key], problem = _parse_int(key, raw, low, high, cast(int, DEFAULTS[key]))
-        elif key in _CHOICES:
-            values[key], problem = _parse_choice(key, raw, tuple(_CHOICES[key](devices)))
-        elif key in _BOOLEANS:
+        elif domain.kind == "choice":
+            values[key], problem = _parse_choice(key, raw, tuple(devices) if key == "device" else domain.options())
+        elif domain.kind == "bool":
             values[key], problem = _parse_bool(key, raw, bool(DEFAULTS[key]))
-        else:  # tokens
+        else:  # text: the tokens
             tokenizer = str(values.get("tokenizer", DEFAULTS["tokenizer"]))
             values[key], token_problems = _parse_tokens(raw, tokenizer)
             problems.extend(token_problems)

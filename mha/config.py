@@ -7,7 +7,9 @@ allowed request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, cast
 
 from mha.checkpoints import checkpoint_names
 from mha.device import DEVICE_CHOICES
@@ -15,12 +17,14 @@ from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
 
 __all__ = [
+    "DOMAINS",
     "DTYPES",
     "LIMITS",
     "TASKS",
     "WEIGHT_SOURCES",
     "AttentionConfig",
     "ConfigError",
+    "Domain",
     "Limits",
     "WeightSpec",
     "check_token_count",
@@ -102,6 +106,42 @@ class WeightSpec:
 
 
 @dataclass(frozen=True)
+class Domain:
+    """The values a field of :class:`AttentionConfig` may take: a whole number in ``low..high``, one of
+    ``choices()`` (names), ``True``/``False``, or text.
+
+    Validation (:meth:`AttentionConfig.validate`) and the link's parser (``components/url_params.py``) both read
+    it, so a new control is one field here (and its widget and words).
+    """
+
+    kind: str  # "int", "choice", "bool" or "text"
+    low: int = 0
+    high: int = 0
+    choices: Callable[[], Sequence[str]] | None = None
+    checked: bool = True  # validated with the others (False: a rule of its own checks it, e.g. the checkpoint)
+
+    def options(self) -> tuple[str, ...]:
+        """The choices of a ``choice`` field (the server's list for the checkpoint)."""
+        return tuple(self.choices()) if self.choices is not None else ()
+
+
+def _int(default: int, low: int, high: int) -> Any:
+    return field(default=default, metadata={"domain": Domain("int", low, high)})
+
+
+def _choice(default: str, choices: Callable[[], Sequence[str]], checked: bool = True) -> Any:
+    return field(default=default, metadata={"domain": Domain("choice", choices=choices, checked=checked)})
+
+
+def _bool(default: bool) -> Any:
+    return field(default=default, metadata={"domain": Domain("bool")})
+
+
+def _text(default: str) -> Any:
+    return field(default=default, metadata={"domain": Domain("text", high=LIMITS.text_chars_max)})
+
+
+@dataclass(frozen=True)
 class AttentionConfig:
     """Everything that determines one forward pass of the playground.
 
@@ -110,23 +150,26 @@ class AttentionConfig:
     ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
     With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
     kept for when they switch back; the checkpoint's sizes replace them in the run.
+
+    Each field declares its :class:`Domain`; the fields' order is the order in which a link is read
+    (``tokenizer`` before ``tokens``: the token cap counts its tokens).
     """
 
-    d_model: int = 512
-    num_heads: int = 8
-    mask_type: str = "none"
-    window: int = 2
-    block_pad: bool = False  # also block [PAD] keys under a causal or window mask
-    tokens: str = "The animal didn't cross the street because it was too tired"
-    seed: int = 0
-    positional: bool = True
-    device: str = "auto"
-    dtype: str = "float32"
-    weights: str = "random"
-    task: str = "previous_and_first"
-    checkpoint: str = ""
-    layer: int = 0
-    tokenizer: str = "characters"
+    weights: str = _choice("random", lambda: WEIGHT_SOURCES)
+    task: str = _choice("previous_and_first", lambda: TASKS)
+    checkpoint: str = _choice("", checkpoint_names, checked=False)  # checked only for pretrained weights
+    layer: int = _int(0, 0, LIMITS.layers_max - 1)
+    d_model: int = _int(512, LIMITS.d_model_min, LIMITS.d_model_max)
+    num_heads: int = _int(8, 1, LIMITS.num_heads_max)
+    mask_type: str = _choice("none", lambda: MASK_TYPES)
+    window: int = _int(2, 0, LIMITS.tokens_max)
+    block_pad: bool = _bool(False)  # also block [PAD] keys under a causal or window mask
+    tokenizer: str = _choice("characters", lambda: TOKENIZERS)
+    tokens: str = _text("The animal didn't cross the street because it was too tired")
+    seed: int = _int(0, 0, LIMITS.seed_max)
+    positional: bool = _bool(True)
+    device: str = _choice("auto", lambda: DEVICE_CHOICES)
+    dtype: str = _choice("float32", lambda: DTYPES)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -151,34 +194,17 @@ class AttentionConfig:
 
         Every check lives here, the token count included (with the project's tokenizer;
         a checkpoint's own tokenizer is checked by its source), so a config that
-        validates can run.
+        validates can run. First each field against its :class:`Domain`, in order, then the rules
+        between fields.
         """
+        for name, domain in DOMAINS.items():
+            if domain.checked:
+                _check_domain(name, domain, getattr(self, name))
         self._validate_sizes()
-        self._validate_mask()
         self._validate_text()
-        self._validate_run()
         self._validate_weights()
 
     def _validate_sizes(self) -> None:
-        lim = LIMITS
-        if not _is_int(self.d_model) or not lim.d_model_min <= self.d_model <= lim.d_model_max:
-            raise ConfigError(
-                "d_model",
-                "out_of_range",
-                f"d_model must be an integer from {lim.d_model_min} to {lim.d_model_max}, got {self.d_model!r}",
-                value=self.d_model,
-                low=lim.d_model_min,
-                high=lim.d_model_max,
-            )
-        if not _is_int(self.num_heads) or not 1 <= self.num_heads <= lim.num_heads_max:
-            raise ConfigError(
-                "num_heads",
-                "out_of_range",
-                f"num_heads must be an integer from 1 to {lim.num_heads_max}, got {self.num_heads!r}",
-                value=self.num_heads,
-                low=1,
-                high=lim.num_heads_max,
-            )
         if self.d_model % self.num_heads and self.weights != "pretrained":  # a checkpoint brings its own sizes
             raise ConfigError(
                 "num_heads",
@@ -188,107 +214,12 @@ class AttentionConfig:
                 num_heads=self.num_heads,
             )
 
-    def _validate_mask(self) -> None:
-        if self.mask_type not in MASK_TYPES:
-            raise ConfigError(
-                "mask_type",
-                "unknown",
-                f"mask_type must be one of {', '.join(MASK_TYPES)}, got {self.mask_type!r}",
-                value=self.mask_type,
-                choices=", ".join(MASK_TYPES),
-            )
-        if not _is_int(self.window) or not 0 <= self.window <= LIMITS.tokens_max:
-            raise ConfigError(
-                "window",
-                "out_of_range",
-                f"window must be an integer from 0 to {LIMITS.tokens_max}, got {self.window!r}",
-                value=self.window,
-                low=0,
-                high=LIMITS.tokens_max,
-            )
-        if not isinstance(self.block_pad, bool):
-            raise ConfigError(
-                "block_pad",
-                "not_boolean",
-                f"block_pad must be True or False, got {self.block_pad!r}",
-                value=self.block_pad,
-            )
-
     def _validate_text(self) -> None:
-        lim = LIMITS
-        if self.tokenizer not in TOKENIZERS:
-            raise ConfigError(
-                "tokenizer",
-                "unknown",
-                f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}",
-                value=self.tokenizer,
-                choices=", ".join(TOKENIZERS),
-            )
-        if not isinstance(self.tokens, str) or len(self.tokens) > lim.text_chars_max:
-            raise ConfigError(
-                "tokens",
-                "too_long_text",
-                f"the text may have at most {lim.text_chars_max} characters",
-                high=lim.text_chars_max,
-            )
         if self.weights != "pretrained":  # a checkpoint's tokenizer counts its own tokens
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
-    def _validate_run(self) -> None:
-        lim = LIMITS
-        if not _is_int(self.seed) or not 0 <= self.seed <= lim.seed_max:
-            raise ConfigError(
-                "seed",
-                "out_of_range",
-                f"seed must be an integer from 0 to {lim.seed_max}, got {self.seed!r}",
-                value=self.seed,
-                low=0,
-                high=lim.seed_max,
-            )
-        if self.device not in DEVICE_CHOICES:
-            raise ConfigError(
-                "device",
-                "unknown",
-                f"device must be one of {', '.join(DEVICE_CHOICES)}, got {self.device!r}",
-                value=self.device,
-                choices=", ".join(DEVICE_CHOICES),
-            )
-        if self.dtype not in DTYPES:
-            raise ConfigError(
-                "dtype",
-                "unknown",
-                f"dtype must be one of {', '.join(DTYPES)}, got {self.dtype!r}",
-                value=self.dtype,
-                choices=", ".join(DTYPES),
-            )
-
     def _validate_weights(self) -> None:
         lim = LIMITS
-        if self.weights not in WEIGHT_SOURCES:
-            raise ConfigError(
-                "weights",
-                "unknown",
-                f"weights must be one of {', '.join(WEIGHT_SOURCES)}, got {self.weights!r}",
-                value=self.weights,
-                choices=", ".join(WEIGHT_SOURCES),
-            )
-        if self.task not in TASKS:
-            raise ConfigError(
-                "task",
-                "unknown",
-                f"task must be one of {', '.join(TASKS)}, got {self.task!r}",
-                value=self.task,
-                choices=", ".join(TASKS),
-            )
-        if not _is_int(self.layer) or not 0 <= self.layer < lim.layers_max:
-            raise ConfigError(
-                "layer",
-                "out_of_range",
-                f"layer must be an integer from 0 to {lim.layers_max - 1}, got {self.layer!r}",
-                value=self.layer,
-                low=0,
-                high=lim.layers_max - 1,
-            )
         if self.weights == "trained" and (
             self.d_model > lim.train_d_model_max or self.num_heads > lim.train_num_heads_max
         ):
@@ -321,3 +252,31 @@ class AttentionConfig:
                 value=self.checkpoint,
                 choices=", ".join(checkpoint_names()),
             )
+
+
+#: Each field of :class:`AttentionConfig` and the values it may take, in the config's order.
+DOMAINS: dict[str, Domain] = {item.name: item.metadata["domain"] for item in fields(AttentionConfig)}
+
+
+def _check_domain(name: str, domain: Domain, value: object) -> None:
+    """Raise :class:`ConfigError` when ``value`` is not in ``domain`` (the message names the field and the values)."""
+    if domain.kind == "int" and not (_is_int(value) and domain.low <= cast(int, value) <= domain.high):
+        raise ConfigError(
+            name,
+            "out_of_range",
+            f"{name} must be an integer from {domain.low} to {domain.high}, got {value!r}",
+            value=value,
+            low=domain.low,
+            high=domain.high,
+        )
+    if domain.kind == "choice" and value not in domain.options():
+        choices = ", ".join(domain.options())
+        raise ConfigError(
+            name, "unknown", f"{name} must be one of {choices}, got {value!r}", value=value, choices=choices
+        )
+    if domain.kind == "bool" and not isinstance(value, bool):
+        raise ConfigError(name, "not_boolean", f"{name} must be True or False, got {value!r}", value=value)
+    if domain.kind == "text" and (not isinstance(value, str) or len(value) > domain.high):
+        raise ConfigError(
+            name, "too_long_text", f"the text may have at most {domain.high} characters", high=domain.high
+        )

@@ -49,7 +49,7 @@ def test_the_ui_never_imports_the_pages(path):
 def test_the_default_page_does_not_load_heavy_optional_libraries():
     """What the main page imports to draw its default view leaves transformers and jieba unloaded."""
     code = (
-        "import sys; import components.controls, components.runner, components.steps, mha.pipeline; "
+        "import sys; import components.controls, components.runner, components.panels, mha.pipeline; "
         "from mha.config import AttentionConfig; from mha.pipeline import run_attention; "
         "run_attention(AttentionConfig()); "
         "print(sorted(name for name in ('transformers', 'jieba') if name in sys.modules))"

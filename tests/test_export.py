@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.export import SCRIPT_KEY, export_downloads
+from components.panels.export import SCRIPT_KEY, downloads
 from mha.config import AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import run_attention
@@ -134,7 +134,7 @@ def test_basename_names_the_configuration():
 
 def test_downloads_are_lazy_and_build_valid_files():
     run = _run(mask_type="causal", tokens="a b c")
-    npz, csv_zip = export_downloads(run)
+    npz, csv_zip = downloads(run)
     assert (npz.file_name, csv_zip.file_name) == (
         "attention_d8_h2_causal_seed0.npz",
         "attention_d8_h2_causal_seed0_csv.zip",
@@ -150,12 +150,13 @@ def test_downloads_are_lazy_and_build_valid_files():
 def _export_app(lang: str) -> None:
     import streamlit as st
 
-    from components.export import render_export
+    from components.panels import Results, ValueParts, export
     from mha.config import AttentionConfig
-    from mha.pipeline import run_attention
 
     st.session_state["lang"] = lang
-    render_export(run_attention(AttentionConfig(d_model=8, num_heads=2, mask_type="causal", tokens="a b c")))
+    parts = ValueParts()
+    export.render(parts)
+    parts.fill(Results(AttentionConfig(d_model=8, num_heads=2, mask_type="causal", tokens="a b c")))
 
 
 @pytest.mark.parametrize(("lang", "label"), [("en", "Download tensors (.npz)"), ("zh", "下载张量（.npz）")])

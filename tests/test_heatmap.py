@@ -340,11 +340,12 @@ def test_stacking_checks_heads_and_panels():
     [(512, 8, 11, True), (512, 8, 24, True), (512, 8, 64, False), (1024, 16, 128, False), (64, 64, 11, True)],
 )
 def test_every_head_is_sent_while_it_fits_the_budget(d_model, num_heads, tokens, every):
-    from components.steps import HEAD_SWITCH_CELLS, heads_fit
+    from components.panels import step1, step2
+    from components.panels.parts import HEAD_SWITCH_CELLS, heads_fit
     from mha.config import AttentionConfig
     from mha.pipeline import run_attention
 
     run = run_attention(AttentionConfig(d_model=d_model, num_heads=num_heads, tokens=" ".join(["w"] * tokens)))
     per_head = 3 * tokens * frames.feature_budget(tokens, d_model // num_heads, parts=3) + 3 * tokens * tokens
     assert (num_heads * per_head <= HEAD_SWITCH_CELLS) is every
-    assert heads_fit(run) is every
+    assert heads_fit(run, (step1.QKV_CHART, step2.ScoresChart())) is every  # the page's two: their cells add up

@@ -20,8 +20,9 @@ from streamlit.testing.v1 import AppTest
 
 from components.i18n import LANGUAGES, t
 from components.nav import LAB_PAGES
+from components.panels.frame import STEP_LABS
+from components.panels.step2 import DROPOUT_KEY
 from components.safe_text import md_escape
-from components.steps import DROPOUT_KEY, STEP_LABS
 from mha.batching import page_batch
 from mha.config import AttentionConfig
 from mha.pipeline import run_attention

@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 from components.canvas import CHART
 from components.charts import PRESENTATION_FONT_SCALE
 from components.i18n import LANGUAGES, t
-from components.steps import step_code
+from components.panels.source_code import step_code
 from components.teacher import LARGE_TYPE_CSS, TeacherView, to_teacher_params
 from components.url_params import HIDEABLE, SLIDES, STEPS, URL_KEYS, parse_teacher_params
 

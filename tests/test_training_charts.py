@@ -10,7 +10,7 @@ import pandas as pd
 import torch
 
 from components import frames
-from components.steps import row_ranges
+from components.panels.step2 import row_ranges
 from components.training_charts import MARKER, curves_chart, difference_chart, heads_grid
 
 TOKENS = ["3", "1", "4", "1", "5"]

@@ -1,8 +1,7 @@
 """The export panel: download the trace (.npz, CSV) and copy a script that reproduces it in PyTorch.
 
-The files are built only when a button is clicked: ``st.download_button`` takes a
-callable for ``data`` and runs it on demand, so an ordinary rerun costs nothing
-but the (short) script text.
+The files are built only when a button is clicked: ``st.download_button`` takes a callable for ``data``
+and runs it on demand, so an ordinary rerun costs nothing but the (short) script text.
 """
 
 from __future__ import annotations
@@ -16,12 +15,12 @@ import streamlit as st
 from components.folds import folded
 from components.headings import heading
 from components.i18n import t
-from components.reseed import Places, draw_or_keep
+from components.panels.parts import Results, ValueParts
 from mha.export import export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
 
-__all__ = ["SCRIPT_KEY", "Download", "export_downloads", "render_export"]
+__all__ = ["SCRIPT_KEY", "Download", "downloads", "render"]
 
 SCRIPT_KEY = "fold_script"  # the reproducing script's expander (drawn only while open: components.folds)
 
@@ -38,7 +37,7 @@ class Download:
     build: Callable[[], bytes]
 
 
-def export_downloads(run: AttentionRun) -> list[Download]:
+def downloads(run: AttentionRun) -> list[Download]:
     """The downloads offered for ``run``; nothing is built until ``build()`` is called.
 
     File names name the configuration, e.g. ``attention_d512_h8_causal_seed0.npz``.
@@ -64,22 +63,19 @@ def export_downloads(run: AttentionRun) -> list[Download]:
     ]
 
 
-def render_export(run: AttentionRun, places: Places | None = None) -> None:
-    """Render the export panel for ``run``: two download buttons and the reproduce script.
-
-    ``places``: the downloads and the script (they are the weights' values) are left to the seed's fragment
-    (see :mod:`components.reseed`).
-    """
+def render(parts: ValueParts) -> None:
+    """The export panel: the downloads and the script (the run's values: ``parts``)."""
     box = st.container(border=True)
     heading(box, t("export.title"))
     box.caption(t("export.intro"))
-    draw_or_keep(box, places, _draw_downloads, run, lambda computed: computed.run)
+    parts.add(box, _downloads)
 
 
-def _draw_downloads(run: AttentionRun) -> None:
-    """The two downloads (built on click) and the script that reproduces ``run``."""
-    downloads = export_downloads(run)
-    for column, download in zip(st.columns(len(downloads)), downloads, strict=True):
+def _downloads(results: Results) -> None:
+    """The two downloads (built on click) and the script that reproduces the run."""
+    run = results.run
+    offered = downloads(run)
+    for column, download in zip(st.columns(len(offered)), offered, strict=True):
         column.download_button(
             t(download.label_key),
             data=download.build,  # called on click only, on its own thread

@@ -1,0 +1,50 @@
+"""Step 4, output projection: the output (B, L, d_model) and W_o's parameter count."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import canvas, frames, heatmap
+from components.i18n import t
+from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape
+from components.panels.parts import Results, ValueParts
+from components.panels.step3 import spread_text
+from mha.counting import projection_parameters
+from mha.row_spread import row_spread
+
+__all__ = ["render"]
+
+
+def render(parts: ValueParts, slide: bool = False) -> None:
+    """Step 4's panel; its values (shapes, parameters, the chart, its note) are ``parts``.
+
+    ``slide``: laid out for a projector (teacher mode).
+    """
+    box = panel(4)
+    explain(box, 4, _facts, parts, slide)
+    parts.add(box, _values)
+    finish(box, 4, slide)
+
+
+def _facts(results: Results) -> tuple[str, str]:
+    run = results.run
+    c, o = run.trace.concat, run.trace.out
+    shapes = t("step4.shapes", concat=shape(c.concat), output=shape(o.output), x=shape(run.x))
+    return shapes, t("step4.params", d=run.d_model, one=count(projection_parameters(run.d_model)))
+
+
+def _values(results: Results) -> None:
+    """The output's chart and, when step 3's rows looked alike, why they still do."""
+    run = results.run
+    o = run.trace.out
+    length, d_model = len(run.tokens), run.d_model
+    columns = frames.feature_budget(length, d_model)
+    if columns < d_model:
+        st.caption(t("steps.features_cut", shown=columns, total=d_model))
+    parts = [(t("step4.chart", length=length, d_model=d_model), o.output[0, :, :columns])]
+    figure = heatmap.feature_figure(
+        parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=feature_height(length)
+    )
+    canvas.draw(None, figure, key="heatmap_step4")
+    if row_spread(run.trace.concat.concat[0]).alike:
+        st.markdown(t("step4.alike_note", **spread_text(row_spread(o.output[0]))))
