@@ -1,7 +1,9 @@
 """Browser time from a control change to the charts redrawn: ``streamlit run playground.py`` + Chromium.
 
-For each page size (see :mod:`bench.app_rerun`) and each change -- a new d_model typed into its
-number input, a new seed, another head -- it times, in the page itself
+For each page size (see :mod:`bench.app_rerun`) and each kind of change a learner makes -- a new seed,
+another head, the mask, the number of heads, d_model, an example sentence, a typed sentence, the
+language, the weights switched to ``trained`` (the training included) and back, a slider of a lab --
+it times, in the page itself
 (``performance.now()``), from the key press or click to the last chart redrawn once the run has
 finished and the page stayed quiet for :data:`QUIET_MS`. Another head is drawn in the browser, with
 no run: it is timed from the click to the charts redrawn and the page quiet; the run that tells the
@@ -39,13 +41,29 @@ QUIET_MS = 400
 FADE_WAIT_MS = 300  # Streamlit's inputs fade their border in 0.2 s when they gain or lose the focus
 POLL_MS = 50  # the quiet check runs in a timer task of its own (not in every animation frame)
 VIEWPORT = {"width": 1400, "height": 1000}
-CHANGES = ("d_model (new value)", "seed (new value)", "head")
+CHANGES = (
+    "seed (new value)",
+    "head",
+    "mask none <-> causal",
+    "num_heads h <-> h/2",
+    "d_model d <-> d/2",
+    "example sentence (button)",
+    "sentence typed",
+    "language en <-> zh",
+    "weights -> trained (training included)",
+    "weights -> random",
+    "lab 1: temperature slider",
+)
+QUICK_CHANGES = (CHANGES[0], CHANGES[1], CHANGES[4])
 # Another head is drawn in the browser where the charts hold every head, else by a run of the picker's fragment.
 HEAD_MODES = {True: "head (drawn in the browser)", False: "head (fragment rerun)"}
 HEAD_LOCAL_JS = "() => document.querySelector('.attn-head-picker')?.dataset.local === 'true'"
 SYNC_ROW = "head: server told (fragment rerun, ~1 s later)"
-TARGETS_MS = (250.0, 600.0, 1200.0)  # a new seed, key press -> main thread settled, per page size of SIZES
-HEAD_TARGET_MS = 80.0  # another head on the default page
+#: Key press or click -> main thread settled, per page size of SIZES: every change, and the two with targets of
+#: their own (a new seed, another head); the training's time is what it is (docs/PERFORMANCE.md).
+TARGETS_MS = (300.0, 600.0, None)
+OWN_TARGETS_MS = {CHANGES[0]: (250.0, 600.0, 1200.0), CHANGES[1]: (80.0, None, None)}
+UNTARGETED = frozenset({"weights -> trained (training included)"})
 
 # Runs before the app's scripts (context.add_init_script): chart redraws, run state, websocket log.
 PROBE_JS = """
@@ -245,14 +263,95 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
 
         return Change(act=lambda: box.press("Enter"), prepare=click_and_type)
 
+    def choose(key: str, index: int, before: Callable[[], None] = lambda: None) -> Change:
+        """Open the selectbox ``key`` (not timed), then click its option number ``index`` (timed): by position,
+        so that it reads the same in either language."""
+        box = page.locator(f".st-key-{key} input[role='combobox']")
+
+        def open_list() -> None:
+            before()
+            box.click()
+            box.press("ArrowDown")
+            page.wait_for_timeout(FADE_WAIT_MS)
+
+        return Change(act=page.locator("[role='option']").nth(index).click, prepare=open_list)
+
+    def new_training(i: int) -> Change:
+        """Trained weights for a seed never trained before (so the training is in the time), after a click on
+        Train, which the bench makes as soon as the button is there, as a learner would."""
+
+        def seed_first() -> None:
+            seed = page.locator(".st-key-seed input")
+            seed.fill(str(5000 + i))
+            seed.press("Enter")
+            page.wait_for_function(f"() => new URLSearchParams(location.search).get('seed') === '{5000 + i}'")
+            page.wait_for_timeout(2 * QUIET_MS)
+
+        return choose("weights", 1, before=seed_first)
+
     def head(i: int) -> Change:  # heads 1, 2, 1, ... (the page opens on head 0)
         return Change(act=page.locator('.st-key-head_picker [role="radiogroup"] label').nth(1 + i % 2).click)
 
+    def typed(i: int) -> Change:
+        area = page.locator(".st-key-tokens textarea")
+
+        def click_and_type() -> None:
+            area.focus()
+            page.wait_for_timeout(FADE_WAIT_MS)
+            area.fill(" ".join(f"w{j}" for j in range(size.tokens or 11)) + f" end{i}")
+            page.wait_for_timeout(FADE_WAIT_MS)
+
+        return Change(act=lambda: area.press("Control+Enter"), prepare=click_and_type)
+
+    def button(key: str) -> Change:
+        return Change(act=page.locator(f".st-key-{key} button").click)
+
     return {
-        CHANGES[0]: lambda i: type_into("d_model", size.d_model - size.num_heads * (i + 1)),
-        CHANGES[1]: lambda i: type_into("seed", 2000 + i),
-        CHANGES[2]: head,
+        CHANGES[0]: lambda i: type_into("seed", 2000 + i),
+        CHANGES[1]: head,
+        CHANGES[2]: lambda i: choose("mask_type", (1, 0)[i % 2]),  # causal, none
+        CHANGES[3]: lambda i: type_into("num_heads", size.num_heads // 2 if i % 2 == 0 else size.num_heads),
+        CHANGES[4]: lambda i: type_into("d_model", size.d_model // 2 if i % 2 == 0 else size.d_model),
+        CHANGES[5]: lambda i: button(("example_cat", "example_animal")[i % 2]),
+        CHANGES[6]: typed,
+        CHANGES[7]: lambda i: choose("lang", (1, 0)[i % 2]),  # 中文, English
+        CHANGES[8]: new_training,
+        CHANGES[9]: lambda i: choose("weights", 0),
     }
+
+
+def _open(browser: Any, url: str) -> tuple[Any, Any, Any]:
+    """A fresh tab with the probe on ``url``, drawn and quiet: the context, the page and its CDP session."""
+    from tests.local_app import wait_for_app
+
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    context.add_init_script(PROBE_JS)
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    page.goto(url)
+    wait_for_app(page, timeout_ms=120_000)
+    page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
+    return context, page, cdp
+
+
+def _measure_training(page: Any, cdp: Any, change: Change, timeout_ms: int = 180_000) -> dict[str, Any]:
+    """Trained weights chosen, Train clicked as soon as it shows, the trained page drawn and quiet: wall time from
+    the choice (the training is in it, so no trace: "settled" is the page drawn and quiet)."""
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.wait_for_timeout(FADE_WAIT_MS)
+    change.prepare()
+    page.evaluate("window.__bench.reset()")
+    task_before = _task_ms(cdp)
+    change.act()
+    start = page.evaluate("window.__bench.input")
+    page.locator(".st-key-train_start button").click(timeout=timeout_ms)
+    page.wait_for_selector(".st-key-train_stop", state="detached", timeout=timeout_ms)
+    page.wait_for_selector(".attn-head-picker", timeout=timeout_ms)
+    log, finished = _run_finished(page, timeout_ms)
+    redrawn = max(log["paint"], finished) - start
+    return {"settled": redrawn, "redrawn": redrawn, "server": float("nan"), "main_thread": _task_ms(cdp) - task_before,
+            "kb": _kb(log, start)}  # fmt: skip
 
 
 def time_size(
@@ -269,37 +368,51 @@ def time_size(
     """
     from urllib.parse import urlencode
 
-    from tests.local_app import wait_for_app
-
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
-    context.add_init_script(PROBE_JS)
-    page = context.new_page()
-    cdp = context.new_cdp_session(page)
-    cdp.send("Performance.enable")
-    page.goto(f"{base_url}/?{urlencode(size.query())}")
-    wait_for_app(page, timeout_ms=120_000)
-    page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
+    context, page, cdp = _open(browser, f"{base_url}/?{urlencode(size.query())}")
     actions = _actions(page, size)
     page.wait_for_selector(".attn-head-picker[data-local]", timeout=120_000)
     local = bool(page.evaluate(HEAD_LOCAL_JS))
-    names = {name: HEAD_MODES[local] if name == CHANGES[2] else name for name in changes}
+    names = {name: HEAD_MODES[local] if name == CHANGES[1] else name for name in changes}
     samples: dict[str, list[dict[str, Any]]] = {names[name]: [] for name in changes}
     for i in range(rounds + 1):  # round 0 warms up
         for name in changes:
-            result = measure(page, cdp, actions[name](i), browser, categories, local=local and name == CHANGES[2])
+            if name == CHANGES[8]:
+                result = _measure_training(page, cdp, actions[name](i))
+            else:
+                result = measure(page, cdp, actions[name](i), browser, categories, local=local and name == CHANGES[1])
             if i > 0:
                 samples[names[name]].append(result)
     context.close()
     return samples
 
 
+def time_lab(browser: Any, base_url: str, rounds: int) -> list[dict[str, Any]]:
+    """Samples of lab 1's temperature slider moved by one step (a page of its own)."""
+    context, page, cdp = _open(browser, f"{base_url}/scaling")
+    handle = page.locator(".st-key-scaling_temperature [role='slider']")
+    samples = []
+    for i in range(rounds + 1):
+
+        def focus() -> None:
+            handle.focus()
+            page.wait_for_timeout(FADE_WAIT_MS)
+
+        change = Change(act=lambda i=i: handle.press("ArrowRight" if i % 2 else "ArrowLeft"), prepare=focus)
+        result = measure(page, cdp, change, browser)
+        if i > 0:
+            samples.append(result)
+    context.close()
+    return samples
+
+
 def target_ms(size: PageSize, change: str) -> float | None:
-    """The target of a page size and change, if it has one (a new seed at each size; a head on the default page)."""
-    if change == CHANGES[1]:
-        return TARGETS_MS[SIZES.index(size)]
-    if change in HEAD_MODES.values() and size is SIZES[0]:
-        return HEAD_TARGET_MS
-    return None
+    """The target of a page size and change, if it has one (every change but a training: docs/PERFORMANCE.md)."""
+    index = SIZES.index(size)
+    if change in UNTARGETED:
+        return None
+    if change in HEAD_MODES.values():
+        return OWN_TARGETS_MS[CHANGES[1]][index]
+    return OWN_TARGETS_MS.get(change, TARGETS_MS)[index]
 
 
 def launch(playwright: Any) -> Any:
@@ -312,6 +425,25 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
 
 
+def _row(page_name: str, name: str, results: list[dict[str, Any]], target: float | None) -> tuple[object, ...]:
+    """One table row: the medians of a change's samples, its spread and its target."""
+    med = {key: statistics.median(r[key] for r in results) for key in results[0] if key != "trace"}
+    settled = [r["settled"] for r in results]
+    verdict = "" if target is None else ("met" if med["settled"] <= target else "missed")
+    return (
+        page_name,
+        name,
+        f"{med['settled']:.0f}",
+        f"{min(settled):.0f}-{max(settled):.0f}",
+        f"{med['redrawn']:.0f}",
+        f"{med['server']:.0f}",
+        f"{med['main_thread']:.0f}",
+        f"{med['kb']:.0f}",
+        "" if target is None else f"<= {target:.0f}",
+        verdict,
+    )
+
+
 def run(quick: bool) -> list[Table]:
     """Start the app, drive Chromium, one row per page size and change."""
     from playwright.sync_api import sync_playwright
@@ -319,38 +451,25 @@ def run(quick: bool) -> list[Table]:
     from tests.local_app import CHROMIUM_ARGS, free_port, start_streamlit, stop_process
 
     sizes = SIZES[:1] if quick else SIZES
-    changes = (CHANGES[1], CHANGES[2]) if quick else CHANGES
     port = free_port()
     server = start_streamlit(port)
+    base_url = f"http://127.0.0.1:{port}"
     rows = []
     load = _load_average()
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
             for size in sizes:
-                rounds = 2 if quick else (5 if size.tokens == 128 else 7)
-                samples = time_size(browser, f"http://127.0.0.1:{port}", size, rounds, changes)
+                # every change on the default page and at 64 x 8; the largest page: the seed, the head, d_model
+                changes = QUICK_CHANGES if quick or size is SIZES[2] else CHANGES
+                rounds = 2 if quick else (5 if size is SIZES[2] else 7)
+                samples = time_size(browser, base_url, size, rounds, changes)
                 for name, results in samples.items():
-                    med = {key: statistics.median(r[key] for r in results) for key in results[0] if key != "trace"}
-                    settled = [r["settled"] for r in results]
-                    target = target_ms(size, name)
-                    verdict = "" if target is None else ("met" if med["settled"] <= target else "missed")
-                    rows.append(
-                        (
-                            size.name,
-                            name,
-                            f"{med['settled']:.0f}",
-                            f"{min(settled):.0f}-{max(settled):.0f}",
-                            f"{med['redrawn']:.0f}",
-                            f"{med['server']:.0f}",
-                            f"{med['main_thread']:.0f}",
-                            f"{med['kb']:.0f}",
-                            "" if target is None else f"<= {target:.0f}",
-                            verdict,
-                        )
-                    )
+                    rows.append(_row(size.name, name, results, target_ms(size, name)))
                     if name == HEAD_MODES[True]:
                         rows.append(_sync_row(size, results))
+            lab = time_lab(browser, base_url, 2 if quick else 7)
+            rows.append(_row("lab 1 (why √d_k)", CHANGES[10], lab, TARGETS_MS[0]))
             browser.close()
     finally:
         stop_process(server)

@@ -1,7 +1,7 @@
 """Where the browser's time goes per rerun: the renderer main thread, split as the DevTools performance panel does.
 
-The same page sizes and changes as :mod:`bench.browser` (a new seed at each size, another head on the
-default page), each change traced with Chromium's timeline categories (``browser.start_tracing``) and
+The same page sizes and changes as :mod:`bench.browser` (on the default page a new seed, another head, the mask
+and d_model; a new seed at the larger sizes), each change traced with Chromium's timeline categories (``browser.start_tracing``) and
 read by :func:`bench._trace.breakdown_ms`: scripting (JavaScript, GC, event handlers -- a canvas's
 draw calls run here too), rendering (style and layout), painting (paint, layerize, commit) and other
 (task overhead, IPC), from the key press to the main thread settling. Tracing every timeline event
@@ -26,7 +26,8 @@ def run(quick: bool) -> list[Table]:
 
     from tests.local_app import free_port, start_streamlit, stop_process
 
-    plan = [(SIZES[0], (CHANGES[1], CHANGES[2]))] + ([] if quick else [(size, (CHANGES[1],)) for size in SIZES[1:]])
+    default_page = (CHANGES[0], CHANGES[1]) if quick else (CHANGES[0], CHANGES[1], CHANGES[2], CHANGES[4])
+    plan = [(SIZES[0], default_page)] + ([] if quick else [(size, (CHANGES[0],)) for size in SIZES[1:]])
     rounds = 2 if quick else 3
     port = free_port()
     server = start_streamlit(port)

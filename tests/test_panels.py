@@ -1,0 +1,101 @@
+"""The seam between the panels and their values (``components/panels/parts.py``), without a browser.
+
+A change of a live control (the sizes, the mask, the text, the seed ...) redraws only the page's parts. That
+is right only if nothing outside a part shows a value: the oracle is the page itself. The page is drawn for
+one config and its parts filled for another, and the main area must be exactly what a full run of the second
+config draws, element by element. A panel that draws a value outside a part (stale after a change) fails here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import controls
+from components.panels import Results, ValueParts
+from mha.config import DOMAINS, AttentionConfig
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+BASE = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat [PAD]", "lang": "en"}
+#: One change of each live control (controls.LIVE_KEYS), from BASE.
+CHANGES = [
+    {"seed": "7"},
+    {"mask_type": "causal"},
+    {"mask_type": "window", "window": "1"},
+    {"mask_type": "padding"},
+    {"mask_type": "causal", "block_pad": "true"},
+    {"num_heads": "2"},
+    {"d_model": "128", "num_heads": "8"},
+    {"tokens": "小明喜欢打球", "tokenizer": "words"},
+    {"tokens": " ".join(f"w{i}" for i in range(40))},  # beyond the cells that follow the head: one head sent
+    {"positional": "false"},
+    {"dtype": "float64"},
+]
+
+
+def _main_area(at: AppTest) -> list[tuple[str, bytes]]:
+    """Every block and element of the main area, in page order: its kind and its message's bytes."""
+    found: list[tuple[str, bytes]] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and proto.DESCRIPTOR.fields_by_name.get("deferred_file_id"):
+            proto = type(proto).FromString(proto.SerializeToString())  # a copy without the per-run file id
+            proto.ClearField("deferred_file_id")
+        found.append((type(node).__name__, proto.SerializeToString(deterministic=True) if proto is not None else b""))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at.main)
+    return found
+
+
+def _open(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(SCRIPT, default_timeout=60)
+    at.query_params.update(params)
+    return at.run()
+
+
+def _config(at: AppTest) -> AttentionConfig:
+    """The config a page ran for, read back from its session (where the controls keep their values)."""
+    return AttentionConfig(**{key: at.session_state[key] for key in DOMAINS})
+
+
+def _framed_then_filled(frame_params: dict[str, str], config: AttentionConfig, monkeypatch) -> AppTest:
+    """The page drawn for ``frame_params``, its parts filled for ``config`` (what the live fragment does)."""
+    fill = ValueParts.fill
+    with monkeypatch.context() as patched:
+        patched.setattr(ValueParts, "fill", lambda parts, _results: fill(parts, Results(config)))
+        return _open(frame_params)
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=lambda change: ",".join(change))
+def test_a_live_change_fills_the_parts_as_a_full_run_draws_the_page(change, monkeypatch):
+    assert set(change) <= set(controls.LIVE_KEYS)
+    full = _open({**BASE, **change})
+    assert not full.exception and not full.error, [e.value for e in full.exception] + [e.value for e in full.error]
+    framed = _framed_then_filled(BASE, _config(full), monkeypatch)
+    assert not framed.exception, [e.value for e in framed.exception]
+    assert _main_area(framed) == _main_area(full)
+
+
+def test_the_oracle_catches_a_value_drawn_outside_a_part(monkeypatch):
+    """Where a panel draws a value in its frame (here: the steps' shapes, drawn at once), the check fails."""
+    from components.panels import frame
+
+    def explain_now(box, step, facts, parts, slide):
+        box.markdown("\n\n".join(facts(Results(controls.build_config(controls.current_choices())))))
+
+    for module in ("step1", "step2", "step3", "step4"):
+        monkeypatch.setattr(f"components.panels.{module}.explain", explain_now)
+    assert frame.explain is not explain_now
+    full_params = {**BASE, "d_model": "128"}
+    full = _open(full_params)
+    framed = _framed_then_filled(BASE, _config(full), monkeypatch)
+    assert _main_area(framed) != _main_area(full)
+    monkeypatch.undo()
+    assert _main_area(_framed_then_filled(BASE, _config(full), monkeypatch)) == _main_area(
+        _open({**BASE, "d_model": "128"})
+    )
