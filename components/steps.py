@@ -34,7 +34,7 @@ from components import canvas, charts, frames, heatmap, vega
 from components.folds import folded
 from components.headings import heading
 from components.i18n import current_language, t
-from components.nav import render_lab_links
+from components.nav import render_lab_case_link, render_lab_links
 from components.reseed import Places, draw_or_keep
 from components.safe_text import markdown_table, md_escape
 from mha import functional
@@ -394,6 +394,8 @@ def _draw_step_2_notes(run: AttentionRun) -> None:
         st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         st.caption(t("step2.masked_note"))
+    if run.config.mask_type == "causal":  # the first tutorial's two causal masks do not fit together: lab 4 shows it
+        render_lab_case_link(st, "masks", t("step2.causal_case"))
     _render_why_scale(run)
     _render_dropout(run)
     _render_head_labels(run)
