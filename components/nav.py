@@ -15,7 +15,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from components.headings import heading
 from components.i18n import t
 
-__all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_lab_links", "render_nav"]
+__all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_lab_case_link", "render_lab_links", "render_nav"]
 
 HOME_PAGE = "playground.py"
 # (file relative to the app's root, lab name: its messages are nav.lab.<name> and lab.<name>.*, icon)
@@ -61,6 +61,18 @@ def render_lab_links(container: st.delta_generator.DeltaGenerator, labs: Sequenc
     for lab in shown:
         page, icon = pages[lab]
         row.page_link(page, label=t(f"nav.lab.{lab}"), icon=icon, width="content")
+
+
+def render_lab_case_link(container: st.delta_generator.DeltaGenerator, lab: str, label: str) -> None:
+    """A link to lab ``lab`` (see :data:`LAB_PAGES`) labelled ``label``, which names the case to look at there.
+
+    Streamlit's page links cannot point inside a page, so the label names the case. Nothing is drawn when the
+    lab cannot be linked from the running entry script.
+    """
+    entry_script = _entry_script()
+    for page, name, icon in LAB_PAGES:
+        if name == lab and linkable(page, entry_script):
+            container.page_link(page, label=label, icon=icon)
 
 
 def render_nav() -> None:

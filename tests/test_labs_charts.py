@@ -26,6 +26,7 @@ from components.labs.charts import (
     matrix_frame,
     source_grid,
     styled,
+    weights_marking_nan,
 )
 from components.labs.common import format_bytes
 from components.locale import CATALOG
@@ -70,6 +71,27 @@ def test_diverging_heatmap_is_symmetric_around_zero():
     spec = heatmap(frame, Titles(), Grid(ROWS, COLUMNS), diverging=True).to_dict()
     low, high = spec["spec"]["encoding"]["color"]["scale"]["domain"]
     assert low == -high and high == pytest.approx(0.8)
+
+
+def test_nan_weights_are_drawn_as_their_own_marked_cells():
+    weights = np.full((2, 3, 3), 1 / 3, dtype=np.float32)  # (P, L, L)
+    weights[0, 2] = np.nan  # panel A's last row is NaN
+    labels = ["0:a", "1:b", "2:c"]
+    spec = styled(
+        weights_marking_nan(weights, labels, ["A", "B"], Titles(color="w"), "NaN here", most_per_row=2)
+    ).to_dict()
+    cells = pd.DataFrame(spec["datasets"][spec["data"]["name"]])
+    nan_cells = cells[cells["nan"] != ""]
+    assert set(zip(nan_cells["panel"], nan_cells["row"], strict=True)) == {("A", "2:c")} and len(nan_cells) == 3
+    assert (nan_cells["nan"] == "NaN here").all() and (nan_cells["text"] == "NaN").all()
+    assert (cells.loc[cells["nan"] == "", "text"] == "0.3333").all()  # a number's tooltip: 4 decimals
+    numbers, marked, words = spec["spec"]["layer"]
+    assert numbers["transform"] == [{"filter": "(datum.nan === '')"}]  # a NaN never reaches the blues scale
+    assert numbers["encoding"]["color"]["scale"]["domain"] == [0.0, 1.0]
+    assert marked["transform"] == words["transform"] == [{"filter": "(datum.nan !== '')"}]
+    assert marked["encoding"]["fill"]["scale"]["domain"] == ["NaN here"]  # the legend's entry
+    assert words["encoding"]["text"]["field"] == "text"
+    assert all(layer["encoding"]["tooltip"][-1]["field"] == "text" for layer in (numbers, marked, words))
 
 
 def test_fit_cell_stays_within_its_bounds_and_fits_the_budget():

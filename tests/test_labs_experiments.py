@@ -5,11 +5,16 @@ Tiny sizes throughout; no timing is asserted (speed belongs in bench/).
 
 from __future__ import annotations
 
+import difflib
+import inspect
+from pathlib import Path
+
 import pytest
 import torch
 
 from components.frames import head_summary_frame
 from mha.counting import count_parameters, total_parameters
+from mha.experiments import tutorial_code
 from mha.experiments.complexity import (
     LIVE_MAX_LENGTH,
     METHODS,
@@ -55,7 +60,17 @@ from mha.experiments.mask_translate import (
 from mha.experiments.reshape import compare_reshapes, forward_view_only, head_sources
 from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, scaling_stats, score_scale
 from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
+from mha.experiments.tutorial_causal import (
+    FIX_CODE,
+    TOLERANCE,
+    mixed_causal,
+    row_pattern,
+    section2_lines,
+    section5_line,
+    tutorial_module,
+)
 from mha.functional import scaled_dot_product_attention
+from mha.masks import causal_mask
 from mha.reference import to_torch_mha
 from mha.sources.seeded import build_model
 from mha.tokens import positional_encoding, token_labels
@@ -256,6 +271,132 @@ def test_row_behaviour_tells_nan_bias_and_numbers_apart():
     assert row_behaviour(bias.clone(), bias) == "zero_context"
     assert row_behaviour(torch.zeros(2), None) == "zero_context"
     assert row_behaviour(torch.tensor([0.1, 0.2]), bias) == "values"
+
+
+# ---------------------------------------------------------------- lab 4: the first tutorial's two causal masks
+#: The first tutorial's lines as issue 32 quotes them: section 5 builds the mask, section 2 applies it.
+TUTORIAL_SECTION5 = "mask = torch.triu(torch.ones(seq_len, seq_len) * float('-inf'), diagonal=1)"
+TUTORIAL_SECTION2 = "if mask is not None:\n    scores = scores.masked_fill(mask == 0, float('-inf'))"
+
+
+def _float64_scores(model, x):
+    """Each head's scaled scores in float64 from the layer's weights: q k^T / sqrt(d_k). (H, L, L)."""
+    x64 = x[0].double()  # (L, D)
+    q, k = (x64 @ linear.weight.double().T + linear.bias.double() for linear in (model.W_q, model.W_k))  # (L, D)
+    length, heads, d_k = x64.shape[0], model.num_heads, model.d_k
+    q = q.view(length, heads, d_k).transpose(0, 1)  # (H, L, Dh)
+    k = k.view(length, heads, d_k).transpose(0, 1)  # (H, L, Dh)
+    return q @ k.transpose(-2, -1) / d_k**0.5  # (H, L, Dh) @ (H, Dh, L) -> (H, L, L)
+
+
+def test_the_first_tutorials_code_is_kept_as_it_writes_it_and_says_where_it_comes_from():
+    assert section5_line() == TUTORIAL_SECTION5
+    assert section2_lines() == TUTORIAL_SECTION2
+    source = Path(tutorial_code.__file__).read_text(encoding="utf-8")
+    assert source.startswith("# fmt: off\n")  # the formatter may not restyle it (single quotes stay)
+    header = tutorial_code.__doc__
+    assert "first tutorial" in header and "section 2" in header and "section 5" in header
+    assert "NOT the project's engine" in header
+    for line in (  # the rest of section 2's module, as the tutorial writes it
+        "class MultiHeadAttention(nn.Module):",
+        "self.W_q = nn.Linear(d_model, d_model)",
+        "self.d_k = d_model // num_heads",
+        "Q = self.W_q(Q).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)",
+        "scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(self.d_k)",
+        "attn_weights = F.softmax(scores, dim=-1)",
+        "output = output.transpose(1, 2).contiguous().view(batch_size, -1, self.d_model)",
+        "return self.W_o(output), attn_weights",
+    ):
+        assert line in source, line
+
+
+@pytest.mark.parametrize(("length", "seed"), [(5, 0), (7, 3), (2, 1)])
+def test_the_labs_numbers_are_the_tutorials_code_run_as_written(length, seed):
+    tokens = TOKENS[:length] if length <= len(TOKENS) else [*TOKENS, "[PAD]"]
+    case = mixed_causal(tokens, 16, 2, seed)
+    model = build_model(16, 2, seed)
+    module = tutorial_code.MultiHeadAttention(16, 2)  # built here, its own way, and given the same weights
+    module.load_state_dict(model.state_dict())
+    x = token_inputs(tokens, 16, seed)
+    with torch.no_grad():
+        _, weights = module(x, x, x, tutorial_code.section5_causal_mask(length))
+    torch.testing.assert_close(case.as_written, weights[0], equal_nan=True, **EXACT32)
+    torch.testing.assert_close(case.mask, torch.zeros(length, length).masked_fill(
+        torch.ones(length, length, dtype=torch.bool).triu(1), float("-inf")), rtol=0, atol=0)  # fmt: skip
+
+
+@pytest.mark.parametrize(("length", "seed"), [(1, 0), (2, 0), (6, 0), (6, 5), (10, 2)])
+def test_the_inverted_staircase_and_the_nan_row_come_from_the_weights(length, seed):
+    tokens = [f"w{i}" for i in range(length)]
+    case = mixed_causal(tokens, 16, 2, seed)
+    # float64 reference of what masked_fill(mask == 0) does to section 5's mask: each query keeps only keys j > i
+    scores = _float64_scores(build_model(16, 2, seed), token_inputs(tokens, 16, seed))  # (H, L, L)
+    after = torch.ones(length, length, dtype=torch.bool).triu(1)  # (L, L): key after the query
+    expected = torch.softmax(scores.masked_fill(~after, float("-inf")), dim=-1)  # (H, L, L): the last row 0/0
+    assert torch.isnan(expected[:, -1]).all() and not torch.isnan(expected[:, :-1]).any()
+    torch.testing.assert_close(case.as_written.double(), expected, equal_nan=True, rtol=0, atol=1e-6)
+    assert case.pattern.future_only == tuple(range(length - 1))
+    assert case.pattern.nan == (length - 1,)
+    assert case.pattern.past_only == case.pattern.zero == ()
+    # the intended result is causal in every row; this engine fed the same cells gives 0 where the tutorial has NaN
+    assert row_pattern(case.intended).past_only == tuple(range(length))
+    same = row_pattern(case.same_cells)
+    assert same.zero == (length - 1,) and same.nan == () and same.future_only == tuple(range(length - 1))
+    assert torch.equal(case.same_cells[:, -1], torch.zeros(2, length))
+    torch.testing.assert_close(case.same_cells[:, :-1], case.as_written[:, :-1], **EXACT32)
+
+
+def test_row_pattern_sorts_rows_by_where_their_weight_is():
+    weights = torch.tensor(
+        [
+            [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [float("nan")] * 3],
+            [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [float("nan")] * 3],
+        ]
+    )  # (H, L, L)
+    assert row_pattern(weights).past_only == (0,) and row_pattern(weights).future_only == (1,)
+    assert row_pattern(weights).nan == (2,) and row_pattern(weights).zero == ()
+    weights[1, 1] = torch.tensor([0.5, 0.0, 0.5])  # head 1 looks back too: row 1 is neither any more
+    weights[:, 2] = 0.0
+    pattern = row_pattern(weights)
+    assert pattern.future_only == () and pattern.past_only == (0,) and pattern.zero == (2,) and pattern.nan == ()
+
+
+@pytest.mark.parametrize(("length", "seed"), [(1, 0), (5, 0), (9, 4)])
+def test_both_fixes_give_this_engines_causal_result(length, seed):
+    assert TOLERANCE == 1e-6
+    tokens = [f"w{i}" for i in range(length)]
+    case = mixed_causal(tokens, 16, 2, seed)
+    assert [check.fix for check in case.fixes] == ["tril", "additive"]
+    for check in case.fixes:
+        assert check.agrees and max(check.weights_diff, check.output_diff) <= TOLERANCE, check
+        torch.testing.assert_close(check.weights, case.intended, rtol=0, atol=TOLERANCE)
+    # checked here again, run from the shown code: tril's line, and the module with its one line changed
+    model = build_model(16, 2, seed)
+    x = token_inputs(tokens, 16, seed)
+    made = {"seq_len": length}
+    exec(FIX_CODE["tril"], {"torch": torch}, made)
+    with torch.no_grad():
+        expected_output, expected = model(x, x, x, causal_mask(length))
+        for module, mask in (
+            (tutorial_module(model), made["mask"]),
+            (tutorial_module(model, fill="additive"), tutorial_code.section5_causal_mask(length)),
+        ):
+            output, weights = module(x, x, x, mask)
+            torch.testing.assert_close(weights, expected, rtol=0, atol=TOLERANCE)
+            torch.testing.assert_close(output, expected_output, rtol=0, atol=TOLERANCE)
+
+
+def test_the_additive_fix_changes_exactly_one_line_of_the_tutorials_module():
+    fixed = type(tutorial_module(build_model(8, 2, 0), fill="additive"))
+    assert fixed is not tutorial_code.MultiHeadAttention
+    assert inspect.getsource(fixed.__init__) == inspect.getsource(tutorial_code.MultiHeadAttention.__init__)
+    original = inspect.getsource(tutorial_code.MultiHeadAttention.forward).splitlines()
+    changed = [line for line in difflib.ndiff(original, inspect.getsource(fixed.forward).splitlines())
+               if line[:2] in ("- ", "+ ")]  # fmt: skip
+    assert [line[:2] + line[2:].strip() for line in changed] == [
+        "- scores = scores.masked_fill(mask == 0, float('-inf'))",
+        "+ scores = scores + mask",
+    ]
 
 
 # ---------------------------------------------------------------- lab 5: loop vs fused

@@ -7,13 +7,22 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
 from components.nav import LAB_PAGES
+from components.safe_text import md_escape
+from mha.experiments import tutorial_code
+from mha.experiments.inputs import token_inputs
+from mha.experiments.tutorial_causal import FIX_CODE, section2_lines, section5_line, tutorial_module
+from mha.masks import causal_mask
+from mha.sources.seeded import build_model
+from mha.tokens import token_labels, tokenize
 
 REPO = Path(__file__).resolve().parents[1]
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -173,10 +182,12 @@ def test_mask_translator_fully_masked_row_and_presets():
     assert len(runs) == 10
     assert behaviour[t("lab.masks.impl.ours", lang="en")] == t("lab.masks.row.zero_context", lang="en")
     assert behaviour[t("lab.masks.impl.tutorial2", lang="en")] == t("lab.masks.row.nan", lang="en")
-    assert at.warning
+    empty_rows = t("lab.masks.empty_rows", lang="en", rows="").split(".")[0]  # "Fully masked query rows: "
+    assert any(box.value.startswith(empty_rows) for box in at.warning)
     at.selectbox(key="masks_preset").set_value("causal").run()
     assert set(find_table(at, "lab.masks.col.implementation")[gives]) == {"—"}
-    assert at.info and not at.warning and not at.exception
+    assert t("lab.masks.no_empty_rows", lang="en") in [box.value for box in at.info] and not at.exception
+    assert not any(box.value.startswith(empty_rows) for box in at.warning)
     assert t("lab.masks.triu_caption", lang="en") in text_of(at)  # causal: the second tutorial's triu is ~keep
 
 
@@ -192,6 +203,65 @@ def test_mask_translator_shows_the_second_tutorials_spelling_beside_the_others()
         assert t("lab.masks.true_means.block", lang=lang) in tutorial2 and "`scores.masked_fill_(mask" in tutorial2
         panels = set(pd.concat(chart_data(at))["panel"].dropna())
         assert t("lab.masks.form.tutorial2", lang=lang) in panels
+
+
+def _mixup_cells(at: AppTest, lang: str) -> pd.DataFrame:
+    """The cells of lab 4's case chart (found by its panels): ``panel, row, column, value, nan, text``."""
+    as_written = t("lab.masks.mixup.as_written", lang=lang, head=0)
+    return next(frame for frame in chart_data(at) if "panel" in frame and as_written in set(frame["panel"]))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_mask_translator_puts_the_first_tutorials_two_causal_masks_together(lang):
+    at = open_lab("pages/4_mask_translator.py", lang)
+    assert not at.exception, at.exception
+    assert t("lab.masks.mixup.title", lang=lang) in [header.value for header in at.subheader]
+    codes = [code.value for code in at.code]
+    assert section5_line() in codes and section2_lines() in codes  # the tutorial's lines, as it writes them
+    assert FIX_CODE["tril"] in codes and "if mask is not None:\n    scores = scores + mask" in codes
+    tokens, seed = tokenize(at.text_input(key="masks_text").value), int(at.number_input(key="masks_seed").value)
+    cells = _mixup_cells(at, lang)
+    labels = token_labels(tokens)
+    # the tutorial's module, run here with the lab's weights, gives the numbers drawn
+    model = build_model(16, 2, seed)
+    x = token_inputs(tokens, 16, seed)
+    with torch.no_grad():
+        _, written = tutorial_module(model)(x, x, x, tutorial_code.section5_causal_mask(len(tokens)))  # (1, H, L, L)
+        _, intended = model(x, x, x, causal_mask(len(tokens)))
+    for head in range(2):
+        for name, weights in (("as_written", written), ("intended", intended)):
+            panel = cells[cells["panel"] == t(f"lab.masks.mixup.{name}", lang=lang, head=head)]
+            drawn = panel.pivot(index="row", columns="column", values="value").loc[labels, labels].to_numpy()
+            np.testing.assert_allclose(drawn, weights[0, head].numpy(), rtol=0, atol=1e-6)
+            nan_rows = set(panel.loc[panel["nan"] != "", "row"])
+            assert nan_rows == ({labels[-1]} if name == "as_written" else set())  # the last row, marked
+            assert set(panel.loc[panel["nan"] != "", "text"]) <= {"NaN"}
+    # the page's reading of the pattern: every row but the last looks only ahead; the last is NaN
+    expected = [
+        t("lab.masks.mixup.future_only", lang=lang, rows=md_escape(", ".join(labels[:-1]))),
+        t("lab.masks.mixup.nan_rows", lang=lang, rows=md_escape(labels[-1])),
+    ]
+    assert "\n\n".join(expected) in [box.value for box in at.warning]
+    fix_ok = t("lab.masks.mixup.fix_ok", lang=lang, weights="", output="", tol="").split("|Δ|")[0]
+    assert sum(box.value.startswith(fix_ok) for box in at.success) == 2
+    if lang == "en":  # AppTest re-sends the preset box's English option names, which a Chinese page does not have
+        at.text_input(key="masks_text").set_value("a b c").run()
+        cells = _mixup_cells(at, lang)
+        assert set(cells.loc[cells["nan"] != "", "row"]) == {"2:c"}
+
+
+def test_step_2_links_to_the_tutorials_causal_masks_only_when_the_mask_is_causal():
+    def case_links(mask_type: str) -> list:
+        at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=60)
+        for key, value in {"d_model": "64", "num_heads": "4", "tokens": "a b c", "mask_type": mask_type}.items():
+            at.query_params[key] = value
+        at.run()
+        assert not at.exception, at.exception
+        return [link for link in at.get("page_link") if link.proto.label == t("step2.causal_case", lang="en")]
+
+    (link,) = case_links("causal")
+    assert link.proto.page == "mask_translator"
+    assert case_links("none") == [] and case_links("window") == []
 
 
 def test_loop_vs_fused_measures_only_when_asked():

@@ -44,6 +44,7 @@ __all__ = [
     "matrix_frame",
     "source_grid",
     "styled",
+    "weights_marking_nan",
 ]
 
 SERIES_COLORS = ["#c2410c", "#2563eb", "#16a34a", "#7c3aed", "#525252"]
@@ -53,6 +54,7 @@ LABEL_FONT_MIN = READABLE_CELL - 2
 ROW_LABELS_PX = 110  # room the row labels of a heatmap take at its left
 PANEL_GAP_PX = 20
 WIDTH_BUDGET_PX = 860  # what a lab's charts may use across (a 1280-px screen with the sidebar open)
+NAN_COLOR = "#dc2626"  # a weight that is not a number: red, off the blues scale of the weights
 
 
 @dataclass(frozen=True)
@@ -268,6 +270,57 @@ def attention_panels(
     """
     grid = Grid.fitted(labels, labels, panels, most_per_row, largest=largest)
     return heatmap(matrix_frame(values, labels, labels, panels), titles, grid)
+
+
+def weights_marking_nan(
+    values: np.ndarray,
+    labels: Sequence[str],
+    panels: Sequence[str],
+    titles: Titles,
+    nan_label: str,
+    *,
+    most_per_row: int,
+    largest: int = 28,
+) -> alt.Chart:
+    """:func:`attention_panels` where a weight may be NaN: such a cell is drawn red with "NaN" printed in it and
+    in its tooltip, and the legend names it ``nan_label`` (a NaN would otherwise leave an empty cell).
+
+    Args:
+        values: shape (P, L, L), NaN allowed; the rest as :func:`attention_panels`.
+        nan_label: the legend's entry for the red cells.
+    """
+    grid = Grid.fitted(labels, labels, panels, most_per_row, largest=largest)
+    frame = matrix_frame(values, labels, labels, panels)
+    is_nan = np.isnan(frame["value"].to_numpy())
+    frame["nan"] = np.where(is_nan, nan_label, "")  # the red cells' legend entry; "" on a number
+    frame["text"] = np.where(is_nan, "NaN", frame["value"].map("{:.4f}".format))
+    base = alt.Chart().encode(**_grid_axes(grid, titles))
+    tooltip = [
+        alt.Tooltip("row:N", title=titles.y),
+        alt.Tooltip("column:N", title=titles.x),
+        alt.Tooltip("text:N", title=titles.color),
+    ]
+    numbers = (
+        base.transform_filter(alt.datum.nan == "")
+        .mark_rect()
+        .encode(
+            color=alt.Color("value:Q", scale=alt.Scale(scheme=WEIGHTS_SCHEME, domain=[0.0, 1.0]), title=titles.color),
+            tooltip=tooltip,
+        )
+    )
+    nan_cells = base.transform_filter(alt.datum.nan != "")
+    nans = nan_cells.mark_rect(stroke="white").encode(
+        fill=alt.Fill("nan:N", scale=alt.Scale(domain=[nan_label], range=[NAN_COLOR]), title=None),
+        tooltip=tooltip,
+    )
+    words = nan_cells.mark_text(fontSize=max(LABEL_FONT_MIN - 2, min(FONT_SIZE - 3, grid.cell - 6)), color="white")
+    layered = alt.layer(numbers, nans, words.encode(text="text:N", tooltip=tooltip)).properties(
+        width=grid.cell * len(grid.columns), height=grid.cell * len(grid.rows)
+    )
+    facets = layered.facet(
+        facet=alt.Facet("panel:N", sort=list(grid.panels), title=None), columns=grid.per_row, data=frame
+    )
+    return _wrapped(facets, grid)
 
 
 def mask_grid(frame: pd.DataFrame, titles: Titles, grid: Grid) -> alt.Chart:

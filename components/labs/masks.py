@@ -1,5 +1,5 @@
 """Lab 4: one mask in four spellings (ours, nn.MultiheadAttention's, the two tutorials'), run through each
-implementation; the fully masked row."""
+implementation; the fully masked row; the first tutorial's two causal masks put together (:mod:`.mixed_causal`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import streamlit as st
 import torch
 
 from components.i18n import t
+from components.labs import mixed_causal
 from components.labs.charts import Grid, Titles, attention_panels, mask_grid, matrix_frame
 from components.labs.common import lab_header, show_chart, token_input
 from components.safe_text import md_escape
@@ -116,6 +117,7 @@ def _edited_mask(tokens: list[str], preset: str, window: int) -> np.ndarray:
 def render() -> None:
     """Draw the lab."""
     lab_header("masks")
+    st.caption(t("lab.masks.mixup.jump", anchor=mixed_causal.ANCHOR))
     left, middle, right = st.columns([3, 2, 2])
     with left:
         tokens = token_input(t("lab.common.text"), DEFAULT_TEXT, "masks_text", MAX_TOKENS)
@@ -168,3 +170,5 @@ def render() -> None:
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))
     show_chart(attention_panels(weights, labels, head_names, titles, most_per_row=NUM_HEADS, largest=36))
     st.caption(t("lab.common.heads_from_zero"))
+
+    mixed_causal.render(tokens, labels, D_MODEL, NUM_HEADS, int(seed))

@@ -393,6 +393,79 @@ MESSAGES: dict[str, dict[str, str]] = {
         "教程的两行按教程原样执行第 2 步（先 masked_fill，再 torch.softmax），前后使用相同的投影。",
     },
     "lab.masks.weights_title": {"en": "This engine's weights with your mask", "zh": "本引擎在你的掩码下的权重"},
+    "lab.masks.mixup.jump": {
+        "en": "From the first tutorial? [Its two causal masks do not fit together](#{anchor}): the last section "
+        "shows what they do.",
+        "zh": "从第一个教程来？[它的两个因果掩码并不匹配](#{anchor})：最后一节展示它们放在一起会怎样。",
+    },
+    "lab.masks.mixup.title": {
+        "en": "The first tutorial's two causal masks do not fit together",
+        "zh": "第一个教程的两个因果掩码并不匹配",
+    },
+    "lab.masks.mixup.intro": {
+        "en": "Section 5 of the first tutorial (the decoder) writes its causal mask as an **additive** mask; the "
+        "`MultiHeadAttention` of its section 2 reads a mask as **1 = may attend**. Pass the one to the other, as "
+        "the tutorial invites, and this is what runs: the tutorial's code as it writes it, with this lab's "
+        "weights copied in (d_model = {d_model}, {heads} heads, your sentence and seed).",
+        "zh": "第一个教程的第 5 节（解码器）把因果掩码写成**加性**掩码；它第 2 节的 `MultiHeadAttention` "
+        "却把掩码读作 **1 = 可以关注**。像教程引导的那样把前者传给后者，运行的就是下面这些：教程原样的代码，"
+        "载入本实验的权重（d_model = {d_model}，{heads} 个头，你的句子和随机种子）。",
+    },
+    "lab.masks.mixup.section5": {
+        "en": "Section 5 builds the mask (0 on and below the diagonal, −∞ above):",
+        "zh": "第 5 节构造掩码（对角线及以下为 0，对角线以上为 −∞）：",
+    },
+    "lab.masks.mixup.section2": {
+        "en": "Section 2's module applies it (blocked where `mask == 0`):",
+        "zh": "第 2 节的模块这样使用它（`mask == 0` 处被屏蔽）：",
+    },
+    "lab.masks.mixup.as_written": {"en": "as written, head {head}", "zh": "照原样，头 {head}"},
+    "lab.masks.mixup.intended": {"en": "intended (causal), head {head}", "zh": "本意（因果），头 {head}"},
+    "lab.masks.mixup.nan_legend": {"en": "NaN: not a number", "zh": "NaN：不是一个数"},
+    "lab.masks.mixup.caption": {
+        "en": "Rows are queries, columns are keys. Intended = this engine with the causal mask "
+        "(`mha.masks.causal_mask`). The tutorial's code is kept as it writes it in "
+        "`mha/experiments/tutorial_code.py`.",
+        "zh": "行是查询，列是键。本意 = 本引擎加上因果掩码（`mha.masks.causal_mask`）。"
+        "教程的代码原样保存在 `mha/experiments/tutorial_code.py` 中。",
+    },
+    "lab.masks.mixup.future_only": {
+        "en": "Query rows {rows}: all their weight is on keys **after** the query, none on itself or before it: "
+        "the causal staircase turned inside out.",
+        "zh": "查询行 {rows}：全部权重都落在查询**之后**的键上，自身和之前的键一点也没有：因果阶梯整个翻了过来。",
+    },
+    "lab.masks.mixup.nan_rows": {
+        "en": "**NaN** in query rows {rows}: no key comes after them, so their softmax runs over nothing but −∞ "
+        "(0 / 0), with no error and no warning. This engine gives such a row zero weights, never NaN.",
+        "zh": "查询行 {rows} 得到 **NaN**：它们之后没有键，softmax 的输入全是 −∞（0 / 0），既不报错也没有警告。"
+        "本引擎对这样的行返回全零的权重，绝不返回 NaN。",
+    },
+    "lab.masks.mixup.why": {
+        "en": "**Why:** the module reads 0 as “blocked” (`mask == 0`), and the additive mask writes 0 for "
+        "“allowed”. So every allowed cell is blocked, and the −∞ cells, which are not 0, pass with their scores "
+        "untouched.",
+        "zh": "**原因**：模块把 0 读作“屏蔽”（`mask == 0`），加性掩码却用 0 表示“允许”。于是每个允许的格子都被屏蔽了，"
+        "而那些 −∞ 的格子不等于 0，分数原封不动地通过。",
+    },
+    "lab.masks.mixup.fixes_title": {"en": "**Two correct fixes**", "zh": "**两种正确的改法**"},
+    "lab.masks.mixup.fix.tril": {
+        "en": "Keep section 2's module and give it the mask it reads (1 = may attend): in place of section 5's line,",
+        "zh": "保留第 2 节的模块，给它能读懂的掩码（1 = 可以关注）：把第 5 节那一行换成",
+    },
+    "lab.masks.mixup.fix.additive": {
+        "en": "Keep section 5's additive mask and add it to the scores, in place of section 2's `masked_fill`:",
+        "zh": "保留第 5 节的加性掩码，把它加到分数上，代替第 2 节的 `masked_fill`：",
+    },
+    "lab.masks.mixup.fix_ok": {
+        "en": "The same as this engine's causal attention: max |Δ| = {weights} on the weights, {output} on the "
+        "outputs (≤ {tol}).",
+        "zh": "与本引擎的因果注意力相同：权重的最大 |Δ| = {weights}，输出的最大 |Δ| = {output}（≤ {tol}）。",
+    },
+    "lab.masks.mixup.fix_bad": {
+        "en": "Not the same as this engine's causal attention: max |Δ| = {weights} on the weights, {output} on the "
+        "outputs (> {tol}).",
+        "zh": "与本引擎的因果注意力不同：权重的最大 |Δ| = {weights}，输出的最大 |Δ| = {output}（> {tol}）。",
+    },
     # ------------------------------------------------------------------ lab 5: loop vs fused
     "lab.loop.title": {"en": "Lab 5 · A loop over heads vs one fused layer", "zh": "实验 5 · 逐头循环 vs 一次融合计算"},
     "lab.loop.intro": {

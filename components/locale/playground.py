@@ -284,6 +284,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Grey cells with × are masked: their score is −∞ and their weight is exactly 0.",
         "zh": "带 × 的灰色格子是被屏蔽的位置：分数为 −∞，权重恰好为 0。",
     },
+    "step2.causal_case": {
+        "en": "Lab 4 · The first tutorial's two causal masks do not fit together (its section-5 mask in its "
+        "section-2 module turns this staircase inside out)",
+        "zh": "实验 4 · 第一个教程的两个因果掩码并不匹配（把它第 5 节的掩码传给第 2 节的模块，这个阶梯会整个翻过来）",
+    },
     "step2.uniform_note": {
         "en": "W_q and W_k here are random, not trained, so every row of weights is close to uniform "
         "(1/L ≈ {uniform}). A trained model learns W_q and W_k whose weights pick out a few tokens.",

@@ -12,6 +12,7 @@ import streamlit as st
 from components import canvas, charts, frames, heatmap, vega
 from components.folds import folded
 from components.i18n import t
+from components.nav import render_lab_case_link
 from components.panels.frame import blocked, chart_text, count, explain, finish, panel, row_px, shape, unscored
 from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_table, md_escape
@@ -99,6 +100,8 @@ def _notes(results: Results) -> None:
         st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
     if run.mask is not None:
         st.caption(t("step2.masked_note"))
+    if run.config.mask_type == "causal":  # the first tutorial's two causal masks do not fit together: lab 4 shows it
+        render_lab_case_link(st, "masks", t("step2.causal_case"))
     _why_scale(run)
     _dropout(run)
     _head_labels(run)
