@@ -1,7 +1,7 @@
 """A new seed in a real Chromium: only the parts of the page that show the weights' values are sent again.
 
-The seed's field is a fragment (``playground.new_seed``) that redraws the places the panels kept
-(:mod:`components.reseed`). The oracle for what it draws is the page itself: the same seed opened
+The seed's field is one of the live controls, a fragment (``components.live_controls``) that redraws
+the parts the panels keep for their values (:mod:`components.panels.parts`). The oracle for what it draws is the page itself: the same seed opened
 from a link is a full run, and every text and chart must come out the same. The parts with widgets of
 their own (the head picker, the grid's stage, the downloads) must work on the new weights afterwards.
 """
@@ -81,11 +81,19 @@ def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_under_h
     assert page.evaluate(MAIN_TEXT) == linked_text  # every text (numbers, notes, tables, the export's script)
 
     received = page.evaluate("window.__received")
-    type_number(page, "d_model", 32)  # another size: the whole page runs
+    type_number(page, "d_model", 32)  # another size: a live control too, the parts alone are sent again
     page.wait_for_function("() => new URLSearchParams(location.search).get('d_model') === '32'", timeout=30_000)
+    drawn_charts(page)
+    size_messages = page.evaluate("window.__received") - received
+
+    received = page.evaluate("window.__received")
+    stretch = page.locator(".st-key-color_scale button", has_text=t("color_scale.stretch", lang="en"))
+    stretch.click()  # outside the live controls: the whole page runs
+    page.wait_for_function("() => new URLSearchParams(location.search).get('color_scale') === 'stretch'")
     drawn_charts(page)
     full_messages = page.evaluate("window.__received") - received
     assert seed_messages < full_messages / 2, (seed_messages, full_messages)
+    assert size_messages < full_messages / 2, (size_messages, full_messages)
     assert console_errors(page) == []
 
 

@@ -145,8 +145,8 @@ class ValueParts:
             with self._picker:
                 _follow_head(run, drawn, tuple(self._head_charts), self.hide_picker)
         for place, draw in self._parts:
-            with place:
-                draw(results)
+            with place, st.container():  # a block even where the part draws nothing: a fragment's later runs
+                draw(results)  # can write only where it wrote in the last full run
 
 
 def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
