@@ -10,7 +10,7 @@ import torch
 from tolerances import FLOAT32
 
 from components.frames import head_summary_frame
-from mha.counting import count_parameters
+from mha.counting import count_parameters, total_parameters
 from mha.experiments.complexity import (
     LIVE_MAX_LENGTH,
     METHODS,
@@ -289,8 +289,8 @@ def test_full_width_heads_hold_h_times_the_projection_parameters(d_model, heads)
     assert all(list(getattr(head, name).weight.shape) == [d_model, d_model] for name in ("W_q", "W_k", "W_v"))
     assert list(layer.W_o.weight.shape) == [d_model, heads * d_model]
     # one full-width head is the fused layer; each further head adds 4·d² + 3·d
-    assert full_width_parameters(d_model, 1) == 4 * d_model**2 + 4 * d_model
-    assert full_width_parameters(d_model, heads) - (4 * d_model**2 + 4 * d_model) == (heads - 1) * (
+    assert full_width_parameters(d_model, 1) == total_parameters(d_model)  # two formulas, each checked on its module
+    assert full_width_parameters(d_model, heads) - total_parameters(d_model) == (heads - 1) * (
         4 * d_model * d_model + 3 * d_model
     )
     x = torch.randn(2, 5, d_model, generator=torch.Generator().manual_seed(0))
