@@ -11,6 +11,7 @@ import dataclasses
 import pytest
 import torch
 import torch.nn.functional as F
+from tolerances import FLOAT32
 
 from mha.batching import PAD, Sentence, check_padding, page_batch
 from mha.config import AttentionConfig
@@ -63,10 +64,12 @@ def test_training_dropout_is_f_dropout_with_a_private_generator():
     ours = training_dropout(weights, 0.25, seed=7)
     assert torch.equal(torch.get_rng_state(), state)  # the global random state is untouched
     torch.manual_seed(7)
-    assert torch.equal(ours, F.dropout(weights, 0.25, training=True))
+    theirs = F.dropout(weights, 0.25, training=True)
     kept = ours != 0
+    assert torch.equal(kept, theirs != 0)  # the same draws drop the same weights
+    torch.testing.assert_close(ours, theirs, **FLOAT32)  # the survivors scaled by two computations of 1 / (1 - p)
     torch.testing.assert_close(ours[kept], weights[kept] / 0.75)  # survivors scaled by 1 / (1 - p)
-    assert torch.equal(training_dropout(weights, 0.0), weights)
+    assert torch.equal(training_dropout(weights, 0.0), weights)  # p = 0 multiplies by exactly 1: the same bytes
     with pytest.raises(ValueError, match="p=1"):
         training_dropout(weights, 1)
 
@@ -86,7 +89,7 @@ def test_batch_first_input_in_the_default_order_attends_each_token_to_itself():
     with torch.inference_mode():
         wrong, weights = to_torch_mha(run.model, batch_first=False)(run.x, run.x, run.x, average_attn_weights=False)
     torch.testing.assert_close(wrong, alone, rtol=0, atol=1e-5)
-    assert torch.equal(weights, torch.ones_like(weights))
+    assert torch.equal(weights, torch.ones_like(weights))  # a softmax over one key is exactly 1
     assert check.wrong_gap == pytest.approx(float((alone - run.trace.output).abs().max()), abs=1e-5)
     assert check.wrong_gap > 1e-2
 

@@ -44,7 +44,7 @@ def test_npz_round_trip(overrides):
     with np.load(io.BytesIO(trace_npz(run)), allow_pickle=False) as data:
         weights = {f"model.{name}.{part}" for name in ("W_q", "W_k", "W_v", "W_o") for part in ("weight", "bias")}
         assert set(data.files) == set(tensors) | weights | {"attend.scale", "tokens", "config"}
-        for name, tensor in run.model.state_dict().items():
+        for name, tensor in run.model.state_dict().items():  # the file holds the run's own tensors: the same bytes
             np.testing.assert_array_equal(data[f"model.{name}"], _numpy(tensor), err_msg=name)
         for name, tensor in tensors.items():
             array = data[name]
@@ -141,7 +141,7 @@ def test_downloads_are_lazy_and_build_valid_files():
     )
     assert callable(npz.build) and callable(csv_zip.build)
     with np.load(io.BytesIO(npz.build())) as data:
-        np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))
+        np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))  # the run's bytes
     with zipfile.ZipFile(io.BytesIO(csv_zip.build())) as archive:
         assert archive.testzip() is None
         assert "out.output.csv" in archive.namelist()

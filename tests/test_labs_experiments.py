@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from tolerances import FLOAT32
 
 from components.frames import head_summary_frame
 from mha.counting import count_parameters, total_parameters
@@ -167,9 +168,19 @@ def test_head_sweep_keeps_the_weights_and_the_parameter_count():
 
 
 def test_query_gain_multiplies_every_score():
+    gain = 3.0
     plain = head_sweep(TOKENS, 16, head_counts=(2,))[0]
-    sharp = head_sweep(TOKENS, 16, query_gain=4.0, head_counts=(2,))[0]
-    assert (sharp.entropy < plain.entropy).all()
+    sharp = head_sweep(TOKENS, 16, query_gain=gain, head_counts=(2,))[0]
+
+    def scores(weights: torch.Tensor) -> torch.Tensor:
+        """The scores a softmax row came from, up to the constant it ignores: log w, centred per row."""
+        logs = weights.double().log()  # (H, Lq, Lk)
+        return logs - logs.mean(dim=-1, keepdim=True)
+
+    # every score times the gain, to FLOAT32: two float32 computations (measured here: 6e-7 apart, scores up to 1.2)
+    torch.testing.assert_close(scores(sharp.weights), gain * scores(plain.weights), **FLOAT32)
+    assert scores(plain.weights).abs().max() > 1e-2  # scores that are not all alike, so the gain shows
+    assert (sharp.entropy < plain.entropy).all()  # and so the weights sharpen
 
 
 def test_head_sweep_names_both_numbers_when_h_does_not_divide():
@@ -232,7 +243,7 @@ def test_each_spelling_applied_as_its_users_apply_it_blocks_the_same_cells(prese
         # the code the lab shows, run as it is shown: make the spelling from keep, then apply it
         made = {"keep": keep, "L": length, "torch": torch}
         exec(FORM_CODE[form][0], {}, made)
-        torch.testing.assert_close(made["mask"], mask_forms(keep)[form], rtol=0, atol=0)
+        torch.testing.assert_close(made["mask"], mask_forms(keep)[form], rtol=0, atol=0)  # bools, or 0 and -inf
         blocked = torch.isneginf(apply_form(form, scores, made["mask"]))
         assert torch.equal(blocked, (~keep).expand_as(scores)), form
         if form != "block":  # nn.MultiheadAttention is checked by running it, below
@@ -419,7 +430,7 @@ def test_full_width_heads_hold_h_times_the_projection_parameters(d_model, heads)
     assert all(list(getattr(head, name).weight.shape) == [d_model, d_model] for name in ("W_q", "W_k", "W_v"))
     assert list(layer.W_o.weight.shape) == [d_model, heads * d_model]
     # one full-width head is the fused layer; each further head adds 4·d² + 3·d
-    assert full_width_parameters(d_model, 1) == total_parameters(d_model)
+    assert full_width_parameters(d_model, 1) == total_parameters(d_model)  # two formulas, each checked on its module
     assert full_width_parameters(d_model, heads) - total_parameters(d_model) == (heads - 1) * (
         4 * d_model * d_model + 3 * d_model
     )
@@ -571,7 +582,7 @@ def test_encoder_parameter_count_matches_the_formulas_and_torch(preset):
     block = build_encoder(sizes, norm_first=False, activation="gelu")
     layer = to_torch_encoder_layer(block)
     parts = parameter_breakdown(sizes)
-    assert parts["attention"] == total_parameters(sizes.d_model)
+    assert parts["attention"] == 4 * sizes.d_model**2 + 4 * sizes.d_model
     assert count_parameters(block) == sum(parts.values()) == count_parameters(layer)
 
 

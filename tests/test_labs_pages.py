@@ -83,8 +83,6 @@ def test_every_lab_runs_in_both_languages(page, lab, lang):
 
 
 def test_lab_pages_link_to_each_other_inside_the_app():
-    if not (REPO / "playground.py").is_file():
-        pytest.skip("no playground.py yet")
     at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=60).run()
     at.switch_page("pages/2_head_sweep.py").run()
     assert not at.exception, at.exception

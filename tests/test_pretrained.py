@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 from tiny_checkpoint import HEADS, HIDDEN, LAYERS
+from tolerances import FLOAT32
 
 from mha.checkpoints import chinese_checkpoint
 from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
@@ -84,6 +85,7 @@ def test_the_layer_holds_the_checkpoints_projections(listed_tiny):
         run = run_attention(config(layer=layer), source)
         block = bert.encoder.layer[layer].attention
         for ours, theirs in PROJECTIONS.items():
+            # copied from the checkpoint: the same bytes
             assert torch.equal(getattr(run.model, ours).weight, block.get_submodule(theirs).weight), (layer, ours)
             assert torch.equal(getattr(run.model, ours).bias, block.get_submodule(theirs).bias), (layer, ours)
     assert PROJECTIONS == {"W_q": "self.query", "W_k": "self.key", "W_v": "self.value", "W_o": "output.dense"}
@@ -95,7 +97,7 @@ def test_every_layer_matches_the_checkpoints_own_attentions_and_output(listed_ti
     _, tokens, out, block_output = their_forward(listed_tiny, ANIMAL, layer)
     assert run.tokens == tuple(tokens)
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (HIDDEN, HEADS, LAYERS, layer)
-    torch.testing.assert_close(run.x, out.hidden_states[layer], rtol=0, atol=0)  # the layer's input
+    torch.testing.assert_close(run.x, out.hidden_states[layer], **FLOAT32)  # the layer's input: their forward, twice
     assert float((run.trace.weights - out.attentions[layer]).abs().max()) <= TOLERANCE
     assert float((run.trace.output - block_output).abs().max()) <= TOLERANCE
     check = make_source(config().weight_spec).compare(config(layer=layer), run.trace.weights, run.trace.output, None)

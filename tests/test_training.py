@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from tolerances import FLOAT32, assert_same_training
 
 from mha.head_labels import label_heads
 from mha.module import MultiHeadAttention
@@ -139,7 +140,7 @@ def test_building_a_model_never_touches_the_global_rng():
     first = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
     second = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
     assert torch.equal(torch.random.get_rng_state(), state)
-    for name, tensor in first.state_dict().items():
+    for name, tensor in first.state_dict().items():  # a seed draws the same bits: exactly
         assert torch.equal(tensor, second.state_dict()[name]), name
 
 
@@ -192,20 +193,20 @@ def test_previous_gives_every_head_the_same_relation():
 def test_training_is_a_pure_function_of_its_arguments():
     state = torch.random.get_rng_state()
     threads = torch.get_num_threads()
-    torch.set_num_threads(2)
+    torch.set_num_threads(2)  # not the one thread training runs on: so its restoring the caller's count shows
     try:
         first, first_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
+        assert torch.get_num_threads() == 2  # the caller's thread count is given back
         torch.set_num_threads(1)
         second, second_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
-        assert torch.get_num_threads() == 1  # the caller's thread count is given back
     finally:
         torch.set_num_threads(threads)
     assert torch.equal(torch.random.get_rng_state(), state)  # the global RNG is never touched
-    for name, tensor in first.state_dict().items():
-        assert torch.equal(tensor, second.state_dict()[name]), name  # bit-identical
-    assert first_history.losses == second_history.losses
+    assert_same_training(first, second)  # the same weights, to the last float32 bits
+    losses = torch.tensor(first_history.losses)
+    torch.testing.assert_close(losses, torch.tensor(second_history.losses), **FLOAT32)
     other, _ = train("previous_and_last_digit", 16, 2, seed=5, max_steps=30)
-    assert not torch.equal(other.layers[0].W_q.weight, first.layers[0].W_q.weight)
+    assert (other.layers[0].W_q.weight - first.layers[0].W_q.weight).abs().max() > 0.1  # another seed: other weights
 
 
 def test_snapshots_cover_the_start_the_middle_and_the_end():
