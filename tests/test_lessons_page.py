@@ -108,19 +108,34 @@ def test_no_alike_note_when_the_rows_differ():
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_step_2_says_why_root_d_k_with_the_numbers_of_every_head(lang):
     at = open_page(lang=lang, head="1")  # the same text whatever head is shown: the browser switches heads
-    raw = run_attention(CONFIG).trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
+    trace = run_attention(CONFIG).trace
+    raw = trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
+    q_std, k_std = (float(x[0].double().std(correction=0)) for x in (trace.project.q_heads, trace.project.k_heads))
     expected = t(
         "step2.why_scale",
         lang=lang,
         d_k=16,
         root="4.0",
         heads=4,
+        q_std=f"{q_std:.2f}",
+        k_std=f"{k_std:.2f}",
+        expected_raw=f"{q_std * k_std * 4:.2f}",
         raw_std=f"{float(raw.std(correction=0)):.2f}",
         scaled_std=f"{float((raw / 4).std(correction=0)):.2f}",
+        expected_scaled=f"{q_std * k_std:.2f}",
     )
     step_2 = panel(at, t("step2.title", lang=lang))
     assert expected in texts(step_2, "Markdown")
     assert LAB_PATHS["scaling"] in page_links(step_2)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_why_root_d_k_claims_variance_1_only_when_the_entries_give_it(lang):
+    """Dividing by √d_k makes the spread independent of d_k; it is variance 1 only when σ_q·σ_k = 1."""
+    text = t("step2.why_scale", lang=lang)  # the template, placeholders unfilled
+    assert "σ_q·σ_k = 1" in text and "`nn.Linear`" in text
+    for false_claim in ("back to variance 1", "for every d_k", "方差回到 1"):
+        assert false_claim not in text
 
 
 def test_every_step_links_to_its_labs():

@@ -412,16 +412,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     "steps.code": {"en": "The code of this step", "zh": "这一步的代码"},
     # ------------------------------------------------------------ step 2: why √d_k, dropout
     "step2.why_scale": {
-        "en": "**Why divide by √d_k?** A score is a sum of d_k products; if the entries of Q and K have "
-        "variance 1, the score has variance d_k, so scores grow like √d_k (here √{d_k} ≈ {root}). Large "
-        "scores push the softmax towards one-hot: one weight near 1, the rest near 0. There its gradients "
-        "vanish and the layer stops learning. Dividing by √d_k brings the scores back to variance 1 for "
-        "every d_k. Here, over all {heads} heads, the raw scores have a standard deviation of {raw_std}, "
-        "the scaled ones {scaled_std}.",
-        "zh": "**为什么要除以 √d_k？** 一个分数是 d_k 个乘积之和；若 Q 和 K 的元素方差为 1，分数的方差就是 d_k，"
-        "所以分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
-        "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 让分数的方差回到 1，"
-        "与 d_k 无关。这里全部 {heads} 个头的原始分数标准差为 {raw_std}，缩放后为 {scaled_std}。",
+        "en": "**Why divide by √d_k?** A score q·k is a sum of d_k products q_i·k_i. If the entries of Q and K "
+        "are independent, with standard deviations σ_q and σ_k, each product has a standard deviation of "
+        "σ_q·σ_k and the sum about σ_q·σ_k·√d_k: scores grow like √d_k (here √{d_k} ≈ {root}). Large scores "
+        "push the softmax towards one-hot: one weight near 1, the rest near 0. There its gradients vanish and "
+        "the layer stops learning. Dividing by √d_k leaves about σ_q·σ_k, whatever d_k is: the spread no "
+        "longer depends on d_k. That is variance 1 only when σ_q·σ_k = 1, which `nn.Linear`'s default "
+        "initialisation does not give (its weights are uniform in ±1/√d_model: an input of variance 1 gives "
+        "entries of variance about 1/3). Here, over all {heads} heads, σ_q = {q_std} and σ_k = {k_std}, so "
+        "σ_q·σ_k·√d_k = {expected_raw}: the raw scores have a standard deviation of {raw_std}, the scaled "
+        "ones {scaled_std} (σ_q·σ_k = {expected_scaled}).",
+        "zh": "**为什么要除以 √d_k？** 分数 q·k 是 d_k 个乘积 q_i·k_i 之和。若 Q 和 K 的元素相互独立，"
+        "标准差分别为 σ_q 和 σ_k，则每个乘积的标准差为 σ_q·σ_k，求和后约为 σ_q·σ_k·√d_k："
+        "分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
+        "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 之后约剩 σ_q·σ_k，"
+        "无论 d_k 多大：分数的离散程度不再依赖 d_k。只有当 σ_q·σ_k = 1 时方差才是 1，而 `nn.Linear` "
+        "的默认初始化并不给出这一点（其权重在 ±1/√d_model 内均匀分布：方差为 1 的输入得到的元素方差约为 1/3）。"
+        "这里全部 {heads} 个头的 σ_q = {q_std}，σ_k = {k_std}，所以 σ_q·σ_k·√d_k = {expected_raw}："
+        "原始分数的标准差为 {raw_std}，缩放后为 {scaled_std}（σ_q·σ_k = {expected_scaled}）。",
     },
     "step2.dropout_title": {
         "en": "Dropout after the softmax (training only)",
