@@ -241,3 +241,30 @@ def test_the_trained_page_reads_in_its_own_language(trainer, lang):
     else:
         chinese = [(key, text[:80]) for key, text in shown if HAN.search(text)]
         assert not chinese, chinese
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("sentence", "evaluation"), [("the cat sat on", "held_out"), ("cat sat", "every_order")])
+def test_unscramble_says_what_its_accuracy_was_measured_on(trainer, lang, sentence, evaluation):
+    """4 words: 6 of the 24 orders set aside and measured on; 2 words: both orders, both trained on."""
+    spec = WeightSpec("trained", 16, 2, 0, task="unscramble", text=sentence)
+    open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
+    finish(spec)
+    history = service_module.training_service().finished(spec).history
+    at = open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
+    assert not at.exception
+    words = len(sentence.split())
+    sequences = 6 if evaluation == "held_out" else 2
+    assert (history.evaluation, history.sequences, history.evaluated) == (evaluation, sequences, sequences * words)
+    expected = t(
+        f"training.done.{evaluation}",
+        lang=lang,
+        steps=STEPS,
+        seconds=f"{history.seconds:.1f}",
+        accuracy=f"{100 * history.accuracy:.1f}",
+        sequences=sequences,
+        predictions=sequences * words,
+        orders=24 if words == 4 else 2,
+        words=words,
+    )
+    assert expected in [e.value for e in at.success]
