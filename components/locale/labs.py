@@ -436,9 +436,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "**第二个教程：满宽度的头**（每个头宽 d_model：投影参数是 h 倍）",
     },
     "lab.loop.fused_code": {"en": "**Fused** (this engine)", "zh": "**融合版**（本引擎）"},
-    "lab.loop.same_numbers": {
-        "en": "Same numbers: max |loop − fused| = {diff:.1e} on a 16-token input (the d_k-wide loop).",
-        "zh": "数值相同：在 16 个词元的输入上，最大 |循环 − 融合| = {diff:.1e}（宽 d_k 的逐头循环）。",
+    "lab.loop.equality_check": {
+        "en": "The d_k-wide loop over heads against the fused layer, same weights, on a 16-token input:",
+        "zh": "宽 d_k 的逐头循环与融合层对照（相同权重，16 个词元的输入）：",
     },
     "lab.loop.params_title": {"en": "Parameters", "zh": "参数量"},
     "lab.loop.col.variant": {"en": "layer", "zh": "层"},
