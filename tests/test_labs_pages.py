@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
 from components.labs import cross, encoder, loop, reshape
+from components.labs.common import format_bytes
 from components.nav import LAB_PAGES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -374,3 +375,16 @@ def test_reshape_verdicts_follow_the_measured_difference_not_the_side(monkeypatc
     (green,), _ = _verdicts(at, "lab.reshape.wrong_check")
     _, (red,) = _verdicts(at, "lab.reshape.correct_check")
     assert "≤ 1e-04: the same numbers" in green and "> 1e-04: different numbers" in red
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_complexity_note_quotes_the_one_score_tensor_the_engine_holds(lang):
+    """Without gradients the engine softmaxes in the scores' buffer: at L 4096, 4 heads, d_k 32 its peak is one
+    4 × 4096 × 4096 float32 tensor and the scaled queries, 4·4·4096·(4096 + 32) bytes (258 MiB), not two tensors."""
+    at = open_lab("pages/6_complexity.py", lang)
+    (note,) = [box.value for box in at.info if "4096 × 4096" in box.value]
+    big = format_bytes(4 * 4 * 4096 * (4096 + 32))
+    assert big == "258.0 MiB"
+    assert note == t("lab.complexity.cap_note", lang=lang, cap=1024, heads=4, length=4096, d_k=32, big=big)
+    explain = t("lab.complexity.explain", lang=lang)
+    assert "4 · H · L · (L + d_k)" in explain and "equally large weight matrix" not in explain
