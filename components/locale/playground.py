@@ -106,6 +106,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Link parameter “{name}” = “{value}” should be true or false; using {used}.",
         "zh": "链接参数“{name}” = “{value}”应为 true 或 false；改用 {used}。",
     },
+    "url.trained_sizes": {
+        "en": "The link asks for trained weights without giving every size: using d_model = {d_model} and "
+        "num_heads = {num_heads}, sizes that train in a few seconds.",
+        "zh": "链接要求训练得到的权重，但没有给出全部尺寸：使用 d_model = {d_model}、num_heads = {num_heads}，"
+        "这组尺寸几秒钟就能训练好。",
+    },
     "url.control_chars": {
         "en": "Link parameter “{name}” contained {count} invisible control characters; they were removed.",
         "zh": "链接参数“{name}”含有 {count} 个不可见的控制字符，已删除。",
