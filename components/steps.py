@@ -43,7 +43,7 @@ from mha.dropout import training_dropout
 from mha.module import MultiHeadAttention
 from mha.pipeline import AttentionRun
 from mha.reference import BatchOrderCheck, TorchCheck, to_torch_mha
-from mha.row_spread import RowSpread, row_spread
+from mha.row_spread import NEAR_UNIFORM_RATIO, RowSpread, near_uniform_bound, row_spread
 from mha.score_scale import score_spread
 from mha.strides import transposed_context
 
@@ -390,9 +390,11 @@ def draw_step_2_chart(slot: Slot, run: AttentionRun, heads: heatmap.Heads, color
 
 def _draw_step_2_notes(run: AttentionRun) -> None:
     """Under step 2's charts: what the weights look like, why √d_k, dropout, each head's label."""
-    length = len(run.tokens)
-    if run.source_kind == "random" and float(run.trace.attend.weights[0].max()) < 0.3:
-        st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
+    weights = run.trace.attend.weights[0]  # (H, Lq, Lk)
+    bound = near_uniform_bound(weights)
+    if run.source_kind == "random" and bound is not None:
+        uniform = {"ratio": NEAR_UNIFORM_RATIO, "bound": f"{bound:.3f}", "uniform": f"{1 / weights.size(-1):.3f}"}
+        st.caption(t("step2.uniform_note", largest=f"{float(weights.max()):.3f}", **uniform))
     if run.mask is not None:
         st.caption(t("step2.masked_note"))
     _render_why_scale(run)

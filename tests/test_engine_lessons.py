@@ -17,7 +17,7 @@ from mha.config import AttentionConfig
 from mha.dropout import training_dropout
 from mha.pipeline import run_attention
 from mha.reference import batch_order_check, compare_with_torch, to_torch_mha
-from mha.row_spread import ALIKE_RATIO, row_spread
+from mha.row_spread import ALIKE_RATIO, NEAR_UNIFORM_RATIO, near_uniform_bound, row_spread
 from mha.score_scale import score_spread
 from mha.sources import make_source
 from mha.sources.seeded import build_model, embed_inputs
@@ -55,6 +55,25 @@ def test_random_weights_give_alike_rows_and_a_causal_mask_does_not():
     causal = run_attention(AttentionConfig(mask_type="causal"))  # row 0 is V_0 alone, row 10 an average of 11
     assert row_spread(plain.trace.concat.concat[0]).alike
     assert not row_spread(causal.trace.concat.concat[0]).alike
+
+
+# ---------------------------------------------------------------- "close to uniform" is tied to 1/L
+def test_near_uniform_means_no_weight_above_4_times_1_over_l():
+    assert NEAR_UNIFORM_RATIO == 4
+    uniform = torch.full((2, 128, 128), 1 / 128)  # (H, Lq, Lk)
+    assert near_uniform_bound(uniform) == 4 / 128
+    picked = uniform.clone()
+    picked[1, 5] = torch.full((128,), 0.71 / 127)
+    picked[1, 5, 9] = 0.29  # the old rule's "below 0.3" passed this: 37× uniform at 128 tokens
+    assert near_uniform_bound(picked) is None
+    just_within = uniform.clone()
+    just_within[0, 0, :2] = torch.tensor([4 / 128, 0.0])  # 4 × 1/L exactly: within
+    assert near_uniform_bound(just_within) == 4 / 128
+
+
+def test_near_uniform_says_nothing_for_so_few_keys_that_any_weight_would_pass():
+    assert near_uniform_bound(torch.full((1, 7, 7), 1 / 7)) is None  # 4/7 > 1/2: the bound would mean nothing
+    assert near_uniform_bound(torch.full((1, 8, 8), 1 / 8)) == 1 / 2
 
 
 # ---------------------------------------------------------------- why √d_k: the spread stops depending on d_k

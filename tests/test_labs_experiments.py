@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from components.frames import head_summary_frame
+from components.i18n import t
 from mha.counting import count_parameters, total_parameters
 from mha.experiments.complexity import (
     LIVE_MAX_LENGTH,
@@ -482,6 +483,29 @@ def test_encoder_steps_are_in_computation_order(norm_first, last):
     assert shapes["ffn_hidden"] == [1, 3, 16] and shapes[last] == [1, 3, 8]
     if not norm_first:  # Post-Norm output is LayerNorm'd: mean 0, variance 1 per token
         torch.testing.assert_close(steps[-1].tensor.mean(-1), torch.zeros(1, 3), rtol=0, atol=1e-5)
+
+
+def test_post_norm_output_has_rms_1_only_while_gamma_is_1_and_beta_0():
+    """What lab 9 says: LayerNorm's output has RMS ≈ 1 because the lab's γ = 1 and β = 0, not whatever they are."""
+    block = build_encoder(EncoderSizes(16, 4, 32), norm_first=False, activation="relu", seed=2)
+    assert torch.equal(block.norm2.weight, torch.ones(16)) and torch.equal(block.norm2.bias, torch.zeros(16))
+    x = torch.randn(1, 5, 16, generator=torch.Generator().manual_seed(0))
+
+    def output_rms() -> torch.Tensor:
+        with torch.inference_mode():
+            return block.forward_steps(x)[-1].tensor.pow(2).mean(-1).sqrt()  # (1, L)
+
+    torch.testing.assert_close(output_rms(), torch.ones(1, 5), rtol=0, atol=1e-3)
+    with torch.no_grad():
+        block.norm2.weight.fill_(3.0)  # a γ training could give
+    torch.testing.assert_close(output_rms(), torch.full((1, 5), 3.0), rtol=0, atol=3e-3)
+    with torch.no_grad():
+        block.norm2.weight.fill_(1.0)
+        block.norm2.bias.fill_(2.0)  # β shifts every number: RMS² = 1 + β²
+    torch.testing.assert_close(output_rms(), torch.full((1, 5), 5**0.5), rtol=0, atol=3e-3)
+    for lang in ("en", "zh"):
+        caption = t("lab.encoder.steps_caption.post", lang=lang)
+        assert "γ = 1" in caption and "β = 0" in caption and "always" not in caption and "总是" not in caption
 
 
 def test_unknown_activation_is_refused():

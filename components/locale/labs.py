@@ -797,8 +797,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.encoder.step.ffn": {"en": "FFN output", "zh": "FFN 输出"},
     "lab.encoder.step.residual2": {"en": "residual: + FFN", "zh": "残差：+ FFN"},
     "lab.encoder.steps_caption.post": {
-        "en": "Post-Norm: the block ends with a LayerNorm, so its output always has RMS ≈ 1.",
-        "zh": "Post-Norm：这一层以 LayerNorm 结尾，所以输出的均方根总是约等于 1。",
+        "en": "Post-Norm: the block ends with a LayerNorm, which brings each token's numbers to mean 0 and "
+        "variance 1, then multiplies them by its weight γ and adds its bias β. Here γ = 1 and β = 0, as "
+        "`nn.LayerNorm` starts, so the output has RMS ≈ 1; a trained γ and β give it another scale.",
+        "zh": "Post-Norm：这一层以 LayerNorm 结尾：它先把每个词元的数值变成均值 0、方差 1，再乘以权重 γ、加上偏置 β。"
+        "这里 γ = 1、β = 0（`nn.LayerNorm` 的初始值），所以输出的均方根约等于 1；训练后的 γ 和 β 会给出别的尺度。",
     },
     "lab.encoder.steps_caption.pre": {
         "en": "Pre-Norm: the block ends with a residual sum, not a LayerNorm: stacked layers keep adding to the same "

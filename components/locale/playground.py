@@ -291,9 +291,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "带 × 的灰色格子是被屏蔽的位置：分数为 −∞，权重恰好为 0。",
     },
     "step2.uniform_note": {
-        "en": "W_q and W_k here are random, not trained, so every row of weights is close to uniform "
-        "(1/L ≈ {uniform}). A trained model learns W_q and W_k whose weights pick out a few tokens.",
-        "zh": "这里的 W_q 和 W_k 是随机的、没有经过训练，所以每一行权重都接近均匀（1/L ≈ {uniform}）。"
+        "en": "W_q and W_k here are random, not trained, so every row of weights is close to uniform: no weight "
+        "is above {ratio} × 1/L = {bound} (the largest is {largest}; 1/L ≈ {uniform}). A trained model learns "
+        "W_q and W_k whose weights pick out a few tokens.",
+        "zh": "这里的 W_q 和 W_k 是随机的、没有经过训练，所以每一行权重都接近均匀：没有一个权重超过 "
+        "{ratio} × 1/L = {bound}（最大的是 {largest}；1/L ≈ {uniform}）。"
         "训练过的模型会学到让权重集中在少数几个词元上的 W_q 和 W_k。",
     },
     "step2.grid_title": {"en": "All {heads} heads", "zh": "全部 {heads} 个头"},
@@ -466,12 +468,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`transpose(1, 2)` moves no numbers: it returns a view of the same memory with two strides "
         "swapped. Here `context.transpose(1, 2)` has shape `{shape}` and strides `{strides}`; laid out in "
         "order, that shape would have strides `{packed}`. So it is not contiguous (`is_contiguous()` is "
-        "`{contiguous}`). `view` only reinterprets memory as it lies, so it needs contiguous memory; on this "
-        "tensor it fails:",
+        "`{contiguous}`). `view` only reinterprets memory as it lies, so the dimensions it merges must lie one "
+        "after the other in memory (each one's stride = the next one's stride × the next one's size). "
+        "Contiguous memory always meets that, but it is not required: on a non-contiguous tensor `view` still "
+        "works as long as the dimensions it merges lie one after the other (splitting one always works). Here "
+        "it must merge the last two dimensions (h and d_k), and h's stride is not d_k × d_k's stride, so on "
+        "this tensor it fails:",
         "zh": "`transpose(1, 2)` 并不移动任何数字：它返回同一块内存的视图，只是交换了两个步长（stride）。"
         "这里 `context.transpose(1, 2)` 的形状是 `{shape}`，步长是 `{strides}`；若按顺序存放，这个形状的步长"
         "应为 `{packed}`。所以它不是连续的（`is_contiguous()` 为 `{contiguous}`）。`view` 只是按内存现有的排列"
-        "重新解读，因此要求内存连续；对这个张量它会报错：",
+        "重新解读，所以它要合并的那些维度在内存中必须一个紧接一个"
+        "（每个维度的步长 = 下一个维度的步长 × 下一个维度的大小）。"
+        "连续的内存总能满足这一点，但连续并不是必需的：对不连续的张量，只要它要合并的维度在内存中一个紧接一个"
+        "（拆分一个维度总是可以的），`view` 照样可用。这里它要合并最后两个维度（h 和 d_k），"
+        "而 h 的步长不等于 d_k × d_k 的步长，所以对这个张量它会报错：",
     },
     "step3.contiguous_lucky": {
         "en": "`transpose(1, 2)` moves no numbers: it returns a view of the same memory with two strides "
