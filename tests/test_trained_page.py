@@ -278,7 +278,8 @@ def test_a_trained_link_without_sizes_gets_the_trained_sizes_with_a_note(trainer
     assert (at.session_state["d_model"], at.session_state["num_heads"]) == (64, 2)
     note = t("url.trained_sizes", lang=lang, d_model=64, num_heads=2)
     assert [i.value for i in at.info].count(note) == 1
-    assert trainer.started == [WeightSpec("trained", 64, 2, 0, task="previous_and_first")]  # a link trains
+    wait_started(trainer, 1)  # a link trains, in a thread of its own
+    assert trainer.started == [WeightSpec("trained", 64, 2, 0, task="previous_and_first")]
     assert at.query_params["d_model"] == "64" and at.query_params["num_heads"] == "2"  # the link says so now
 
 

@@ -397,11 +397,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.loop.title": {"en": "Lab 5 · A loop over heads vs one fused layer", "zh": "实验 5 · 逐头循环 vs 一次融合计算"},
     "lab.loop.intro": {
         "en": "Multi-head attention is often written as a list of single heads run in a Python loop. "
-        "This lab cuts our layer's weights into exactly such d_k-wide heads: the outputs are identical. "
+        "This lab cuts our layer's weights into exactly such d_k-wide heads: the same function, so the outputs "
+        "agree up to float32 rounding (the check below measures by how much). "
         "It also builds the second tutorial's version, whose heads are full width, and counts what that costs. "
         "Then it times them, here, on this server.",
         "zh": "多头注意力常被写成一个单头列表，在 Python 循环里逐个运行。"
-        "本实验把我们这一层的权重切成正好这样的几个宽 d_k 的头：输出完全一致。"
+        "本实验把我们这一层的权重切成正好这样的几个宽 d_k 的头：同一个函数，所以输出只差 float32 的舍入误差"
+        "（下面的检查会测出差多少）。"
         "它还构造了第二个教程的写法——每个头都是满宽度的——并算出这样做的代价。然后在这台服务器上给它们计时。",
     },
     "lab.loop.explain": {
