@@ -1,4 +1,4 @@
-"""The export panel: download the trace (.npz, CSV) and copy a script that reproduces it in PyTorch.
+"""The export panel: download the trace (.npz, .pt, CSV) and copy a script that reproduces it in PyTorch.
 
 The files are built only when a button is clicked: ``st.download_button`` takes a
 callable for ``data`` and runs it on demand, so an ordinary rerun costs nothing
@@ -17,7 +17,7 @@ from components.folds import folded
 from components.headings import heading
 from components.i18n import t
 from components.reseed import Places, draw_or_keep
-from mha.export import export_basename, trace_csv_zip, trace_npz
+from mha.export import export_basename, trace_csv_zip, trace_npz, trace_pt
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
 
@@ -54,6 +54,14 @@ def export_downloads(run: AttentionRun) -> list[Download]:
             build=functools.partial(trace_npz, run),
         ),
         Download(
+            key="export_pt",
+            label_key="export.pt.label",
+            help_key="export.pt.help",
+            file_name=f"{base}.pt",
+            mime="application/octet-stream",
+            build=functools.partial(trace_pt, run),
+        ),
+        Download(
             key="export_csv",
             label_key="export.csv.label",
             help_key="export.csv.help",
@@ -65,7 +73,7 @@ def export_downloads(run: AttentionRun) -> list[Download]:
 
 
 def render_export(run: AttentionRun, places: Places | None = None) -> None:
-    """Render the export panel for ``run``: two download buttons and the reproduce script.
+    """Render the export panel for ``run``: three download buttons and the reproduce script.
 
     ``places``: the downloads and the script (they are the weights' values) are left to the seed's fragment
     (see :mod:`components.reseed`).
@@ -77,7 +85,7 @@ def render_export(run: AttentionRun, places: Places | None = None) -> None:
 
 
 def _draw_downloads(run: AttentionRun) -> None:
-    """The two downloads (built on click) and the script that reproduces ``run``."""
+    """The downloads (built on click) and the script that reproduces ``run``."""
     downloads = export_downloads(run)
     for column, download in zip(st.columns(len(downloads)), downloads, strict=True):
         column.download_button(
@@ -92,5 +100,5 @@ def _draw_downloads(run: AttentionRun) -> None:
         )
     script = folded(st, t("export.code.title"), key=SCRIPT_KEY)
     if script is not None:
-        script.caption(t("export.code.caption"))
+        script.caption(t("export.code.caption" if run.config.weights == "random" else "export.code.caption_pt"))
         script.code(reproduce_script(run), language="python")

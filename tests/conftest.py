@@ -21,6 +21,7 @@ from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import th
 from local_app import CHROMIUM_ARGS, chromium_path, serving
 from local_app import REPO as REPO
 from local_app import wait_for_app as wait_for_app
+from network_guard import install as guard_the_network
 
 from mha.config import WeightSpec
 from mha.training import service as service_module
@@ -33,6 +34,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="attn-playground-hf-")
 os.environ.pop("HF_HUB_CACHE", None)
 os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
+guard_the_network()  # and in this process a socket may connect to this machine only (tests/network_guard.py)
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 

@@ -10,9 +10,11 @@ import zipfile
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
 from components.export import SCRIPT_KEY, export_downloads
+from components.i18n import t
 from mha.config import AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import run_attention
@@ -134,14 +136,16 @@ def test_basename_names_the_configuration():
 
 def test_downloads_are_lazy_and_build_valid_files():
     run = _run(mask_type="causal", tokens="a b c")
-    npz, csv_zip = export_downloads(run)
-    assert (npz.file_name, csv_zip.file_name) == (
+    npz, pt, csv_zip = export_downloads(run)
+    assert (npz.file_name, pt.file_name, csv_zip.file_name) == (
         "attention_d8_h2_causal_seed0.npz",
+        "attention_d8_h2_causal_seed0.pt",
         "attention_d8_h2_causal_seed0_csv.zip",
     )
-    assert callable(npz.build) and callable(csv_zip.build)
+    assert callable(npz.build) and callable(pt.build) and callable(csv_zip.build)
     with np.load(io.BytesIO(npz.build())) as data:
         np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))  # the run's bytes
+    assert torch.equal(torch.load(io.BytesIO(pt.build()), weights_only=True)["out.output"], run.trace.output)  # same
     with zipfile.ZipFile(io.BytesIO(csv_zip.build())) as archive:
         assert archive.testzip() is None
         assert "out.output.csv" in archive.namelist()
@@ -163,7 +167,7 @@ def test_render_export_app(lang, label):
     at = AppTest.from_function(_export_app, args=(lang,), default_timeout=30).run()
     assert not at.exception
     buttons = at.get("download_button")
-    assert [button.key for button in buttons] == ["export_npz", "export_csv"]
+    assert [button.key for button in buttons] == ["export_npz", "export_pt", "export_csv"]
     assert buttons[0].label == label
     assert all(button.proto.deferred_file_id for button in buttons), "bytes are built on click, not on every run"
     [folded] = at.expander
@@ -175,3 +179,25 @@ def test_render_export_app(lang, label):
     assert code.language == "python"
     assert "nn.MultiheadAttention" in code.value
     assert 'TOKENS = ["a", "b", "c"]' in code.value
+
+
+def _trained_export_app() -> None:
+    import dataclasses
+
+    import streamlit as st
+
+    from components.export import SCRIPT_KEY, render_export
+    from mha.config import AttentionConfig
+    from mha.pipeline import run_attention
+
+    run = run_attention(AttentionConfig(d_model=8, num_heads=2, tokens="a b c"))
+    st.session_state[SCRIPT_KEY] = True  # the script's expander open
+    render_export(dataclasses.replace(run, config=dataclasses.replace(run.config, weights="trained", task="previous")))
+
+
+def test_a_script_for_weights_it_cannot_make_says_it_reads_the_pt_download():
+    at = AppTest.from_function(_trained_export_app, default_timeout=30).run()
+    assert not at.exception
+    [code] = at.code
+    assert 'PT = "attention_trained_previous_layer0_d8_h2_none_seed0.pt"' in code.value and "numpy" not in code.value
+    assert t("export.code.caption_pt") in [c.value for c in at.caption]

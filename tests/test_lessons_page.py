@@ -109,13 +109,48 @@ def test_no_alike_note_when_the_rows_differ():
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_step_2_says_why_root_d_k_with_the_numbers_of_every_head(lang):
     at = open_page(lang=lang, head="1")  # the same text whatever head is shown: the browser switches heads
-    raw = run_attention(CONFIG).trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
+    trace = run_attention(CONFIG).trace
+    raw = trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
+    q_std, k_std = (float(x[0].double().std(correction=0)) for x in (trace.project.q_heads, trace.project.k_heads))
     step_2 = panel(at, t("step2.title", lang=lang))
-    numbers = {"d_k": 16, "root": "4.0", "heads": 4, "raw_std": NUMBER, "scaled_std": NUMBER}
+    names = ("q_std", "k_std", "expected_raw", "raw_std", "scaled_std", "expected_scaled")
+    numbers = {"d_k": 16, "root": "4.0", "heads": 4, **dict.fromkeys(names, NUMBER)}
     shown = printed_numbers(texts(step_2, "Markdown"), "step2.why_scale", lang, **numbers)
-    assert shown["raw_std"] in printed_forms(float(raw.std(correction=0)), ".2f")
-    assert shown["scaled_std"] in printed_forms(float((raw / 4).std(correction=0)), ".2f")
+    expected = {
+        "q_std": q_std,
+        "k_std": k_std,
+        "expected_raw": q_std * k_std * 4,
+        "raw_std": float(raw.std(correction=0)),
+        "scaled_std": float((raw / 4).std(correction=0)),
+        "expected_scaled": q_std * k_std,
+    }
+    for name, value in expected.items():
+        assert shown[name] in printed_forms(value, ".2f"), name
     assert LAB_PATHS["scaling"] in page_links(step_2)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_why_root_d_k_claims_variance_1_only_when_the_entries_give_it(lang):
+    """Dividing by √d_k makes the spread independent of d_k; it is variance 1 only when σ_q·σ_k = 1."""
+    text = t("step2.why_scale", lang=lang)  # the template, placeholders unfilled
+    assert "σ_q·σ_k = 1" in text and "`nn.Linear`" in text
+    for false_claim in ("back to variance 1", "for every d_k", "方差回到 1"):
+        assert false_claim not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_step_2_calls_random_weights_close_to_uniform_only_within_4_times_1_over_l(lang):
+    tokens = "The animal didn't cross the street because it was too tired"  # L = 11: 4/L = 0.364
+    weights = run_attention(dataclasses.replace(CONFIG, tokens=tokens)).trace.attend.weights[0]  # (H, L, L)
+    largest = float(weights.max())
+    assert largest <= 4 / 11  # the premise: within the bound here
+    note = t("step2.uniform_note", lang=lang, ratio=4, bound="0.364", largest=f"{largest:.3f}", uniform="0.091")
+    assert note in texts(panel(open_page(lang=lang, tokens=tokens), t("step2.title", lang=lang)), "Caption")
+    sharp = open_page(lang=lang, tokens=tokens, seed="3", d_model="64", num_heads="32")  # d_k 2: a weight > 4/L
+    config = dataclasses.replace(CONFIG, tokens=tokens, seed=3, num_heads=32)
+    assert float(run_attention(config).trace.attend.weights.max()) > 4 / 11
+    prefix = t("step2.uniform_note", lang=lang).split("{")[0]
+    assert not [c for c in texts(panel(sharp, t("step2.title", lang=lang)), "Caption") if c.startswith(prefix)]
 
 
 def test_every_step_links_to_its_labs():
@@ -165,6 +200,22 @@ def test_with_one_head_the_view_happens_to_work_and_the_page_says_so():
     (expander,) = [e for e in at.expander if e.label == t("step3.contiguous_title")]
     assert t("step3.contiguous_lucky", contiguous=True) in [m.value for m in expander.markdown]
     assert not expander.code
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_step_3_says_contiguous_memory_is_enough_for_view_not_needed(lang):
+    """``view`` needs the merged dimensions to lie one after the other; contiguous is sufficient, not necessary."""
+    moved = torch.arange(2 * 7 * 4 * 16.0).view(2, 4, 7, 16).transpose(1, 2)  # (B, L, H, Dh), as step 3's
+    assert not moved.is_contiguous()
+    assert moved.view(2, 7, 4, 4, 4).shape == (2, 7, 4, 4, 4)  # splitting d_k: works without .contiguous()
+    one_head = moved[:, :, :1]  # (B, L, 1, Dh): still not contiguous (batch stride 448, not 112) ...
+    assert not one_head.is_contiguous()
+    assert one_head.view(2, 7, 16).shape == (2, 7, 16)  # ... yet merging h and d_k works: they lie in order
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        moved.view(2, 7, 64)  # merging h (stride 7·16) with d_k (16 × stride 1): they do not follow each other
+    text = t("step3.contiguous", lang=lang)
+    assert ("it is not required" if lang == "en" else "连续并不是必需的") in text
+    assert "so it needs contiguous memory" not in text and "因此要求内存连续" not in text
 
 
 # ---------------------------------------------------------------- a padded batch of two
