@@ -1,11 +1,12 @@
 """Where the browser's time goes per rerun: the renderer main thread, split as the DevTools performance panel does.
 
-The same page sizes and changes as :mod:`bench.browser` (on the default page a new seed, another head, the mask
-and d_model; a new seed at the larger sizes), each change traced with Chromium's timeline categories (``browser.start_tracing``) and
-read by :func:`bench._trace.breakdown_ms`: scripting (JavaScript, GC, event handlers -- a canvas's
-draw calls run here too), rendering (style and layout), painting (paint, layerize, commit) and other
-(task overhead, IPC), from the key press to the main thread settling. Tracing every timeline event
-slows the page a little: read the split, and take the times from the ``browser`` section.
+The same page sizes and changes as :mod:`bench.browser` (on the default page a new seed, another head,
+the mask and d_model; a new seed at the larger sizes), each change traced with Chromium's timeline
+categories (``browser.start_tracing``) and read by :func:`bench._trace.breakdown_ms`: scripting
+(JavaScript, GC, event handlers -- a canvas's draw calls run here too), rendering (style and layout),
+painting (paint, layerize, commit) and other (task overhead, IPC), from the key press to the main thread
+settling. Tracing every timeline event slows the page a little: read the split, and take the times from
+the ``browser`` section.
 """
 
 from __future__ import annotations

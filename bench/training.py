@@ -2,7 +2,8 @@
 
 * Per task at the trained default (d_model 64, 2 heads), over several seeds: the median and the
   range of the wall time of ``train(...)`` (one CPU thread, as the service runs it), of the steps
-  (sharpening included) and of the accuracy on fresh sequences; then, per seed, every head's label
+  (sharpening included) and of the accuracy on the evaluation sequences (fresh ones; unscramble: the
+  1,024 orders set aside before training); then, per seed, every head's label
   and share on the sample sequence, the labels the timeline's last snapshot shows.
 * The worst request the caps allow (``LIMITS.train_d_model_max``, ``train_num_heads_max``,
   ``train_steps_max``, the longest unscramble sentence, and induction's two layers), trained to the
@@ -86,7 +87,8 @@ def _per_task(seeds: int) -> tuple[Table, Table]:
     notes = (
         f"d_model 64, 2 heads, seeds 0..{seeds - 1}; unscramble on “{SENTENCE}” (11 words). Adam lr 3e-3, "
         "batch 128 (induction 64); to 99 % batch accuracy on two steps in a row, then 100 sharpening steps; the cap is "
-        f"{LIMITS.train_steps_max} steps. Accuracy on 1,024 fresh sequences. One CPU thread per training.",
+        f"{LIMITS.train_steps_max} steps. Accuracy on 1,024 fresh sequences (unscramble: 1,024 orders set aside "
+        "before training, which no step drew). One CPU thread per training.",
     )
     columns = ("task", "median s", "s range", "median steps", "steps range", "median acc %", "min acc %")
     table = Table("Training per task at d_model 64, 2 heads", columns, tuple(summary), notes)

@@ -32,7 +32,6 @@ from mha.masks import build_mask
 from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
 from mha.training.loop import (
-    EVAL_SEQUENCES,
     LEARNING_RATE,
     SHARPEN_STEPS,
     TARGET_ACCURACY,
@@ -40,7 +39,7 @@ from mha.training.loop import (
 )
 from mha.training.model import training_mask
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
-from mha.training.tasks import IGNORE, Task, make_task
+from mha.training.tasks import IGNORE, Task, UnscrambleTask, make_task
 
 __all__ = [
     "POLL_S",
@@ -226,18 +225,23 @@ def _render_ask(box: st.delta_generator.DeltaGenerator, spec: WeightSpec) -> Non
     box.button(t("training.train"), key="train_start", type="primary", on_click=_train, args=(spec,))
 
 
+def _result_line(history: TrainingHistory, task: Task) -> str:
+    """Steps, time and accuracy, saying what the accuracy was measured on (``history.evaluation``)."""
+    numbers = {
+        "steps": history.steps,
+        "seconds": f"{history.seconds:.1f}",
+        "accuracy": f"{100 * history.accuracy:.1f}",
+        "sequences": f"{history.sequences:,}",
+        "predictions": f"{history.evaluated:,}",
+    }
+    if isinstance(task, UnscrambleTask):
+        numbers.update(orders=f"{task.orders:,}", words=task.words)
+    return t(f"training.done.{history.evaluation}", **numbers)
+
+
 def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
     history = trained.history
-    box.success(
-        t(
-            "training.done",
-            steps=history.steps,
-            seconds=f"{history.seconds:.1f}",
-            accuracy=f"{100 * history.accuracy:.1f}",
-            sequences=f"{EVAL_SEQUENCES:,}",
-            predictions=f"{history.evaluated:,}",
-        )
-    )
+    box.success(_result_line(history, _task(config)))
     target = f"{100 * TARGET_ACCURACY:g}"
     if history.target_step is None:
         box.warning(t("training.target_missed", target=target, steps=history.steps))

@@ -1,6 +1,6 @@
-"""Download formats for one forward pass: every tensor of the trace as ``.npz`` and as CSV.
+"""Download formats for one forward pass: every tensor of the trace as ``.npz``, ``.pt`` and CSV.
 
-Both hold the same numbers, named after :meth:`mha.trace.AttentionTrace.tensors`
+All hold the same numbers, named after :meth:`mha.trace.AttentionTrace.tensors`
 (``"project.q_heads"``, ``"attend.weights"``, ...), with blocked cells of
 ``attend.masked_scores`` kept as ``-inf``.
 
@@ -13,6 +13,11 @@ Both hold the same numbers, named after :meth:`mha.trace.AttentionTrace.tensors`
     * ``"tokens"``: the tokens, a 1-d unicode array of length L;
     * ``"config"``: the configuration as a JSON string, a 0-d unicode array
       (``json.loads(str(data["config"]))``).
+
+``.pt`` (``torch.load(path, weights_only=True)``; PyTorch only, no NumPy): a dict with the same
+names and contents as the ``.npz``, tensors as tensors, ``"attend.scale"`` a float, ``"tokens"`` a
+list of str and ``"config"`` the JSON string. The reproducing script (:mod:`mha.reproduce`) reads
+trained and pretrained weights from it.
 
 CSV (a zip, for spreadsheets), UTF-8 with a byte-order mark so Excel shows Chinese:
     * ``<name>.csv`` per tensor, in long form: one row per cell, one index column per
@@ -38,6 +43,7 @@ import json
 import zipfile
 
 import numpy as np
+import torch
 from torch import Tensor
 
 from mha.config import AttentionConfig
@@ -51,6 +57,7 @@ __all__ = [
     "trace_arrays",
     "trace_csv_zip",
     "trace_npz",
+    "trace_pt",
 ]
 
 PROJECTIONS = ("W_q", "W_k", "W_v", "W_o")
@@ -128,6 +135,23 @@ def trace_npz(run: AttentionRun) -> bytes:
     """The ``.npz`` file of :func:`trace_arrays`, compressed, as bytes."""
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **trace_arrays(run))
+    return buffer.getvalue()
+
+
+def trace_pt(run: AttentionRun) -> bytes:
+    """The ``.pt`` file (see the module docstring): what the ``.npz`` holds, saved with ``torch.save``, as bytes."""
+    tensors = dict(run.trace.tensors())
+    for name in PROJECTIONS:
+        linear = getattr(run.model, name)
+        tensors[f"model.{name}.weight"] = linear.weight
+        if linear.bias is not None:
+            tensors[f"model.{name}.bias"] = linear.bias
+    contents: dict[str, object] = {name: tensor.detach().cpu().clone() for name, tensor in tensors.items()}
+    contents["attend.scale"] = float(run.trace.attend.scale)
+    contents["tokens"] = list(run.tokens)
+    contents["config"] = config_json(run)
+    buffer = io.BytesIO()
+    torch.save(contents, buffer)
     return buffer.getvalue()
 
 

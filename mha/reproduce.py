@@ -9,8 +9,8 @@ notebook and gets the same tokens, embeddings, weights, mask and output as the p
     * the weights of :func:`mha.sources.seeded.build_model` (one private generator,
       U(-1/sqrt(D), 1/sqrt(D)) for W_q.weight, W_q.bias, W_k..., W_v..., W_o...);
 With trained or pretrained weights, whose making needs more than a script, it reads the
-layer's input and weights from the page's ``.npz`` download instead (and needs NumPy to
-read it). Then, in both cases:
+layer's input and weights from the page's ``.pt`` download instead (``torch.load``, no NumPy).
+Then, in both cases:
     * the mask of :func:`mha.masks.build_mask` (bool, ``True`` = may attend), [PAD] keys
       blocked too when the page's ``block_pad`` is on;
     * a tutorial-style ``MultiHeadAttention``, cross-checked against ``torch.nn.MultiheadAttention``.
@@ -78,13 +78,11 @@ def positional_encoding(length, d_model):
     return encoding.to(DTYPE)  # (L, D)
 '''
 
-_FROM_NPZ = """
-# %% 1. The layer's input, (1, L, D), and its weights: from the page's .npz download
+_FROM_PT = """
+# %% 1. The layer's input, (1, L, D), and its weights: from the page's .pt download
 # (they came from WEIGHTS_ORIGIN, which takes more than a script to make; the file keeps them)
-import numpy as np
-
-data = np.load(NPZ)
-x = torch.from_numpy(data["project.x_query"]).to(DTYPE)  # (1, L, D)
+data = torch.load(PT, weights_only=True)  # a dict of tensors by name
+x = data["project.x_query"].to(DTYPE)  # (1, L, D)
 """
 
 _MASKS = {
@@ -177,14 +175,14 @@ def build_model(d_model, num_heads, seed):
 model = build_model(D_MODEL, NUM_HEADS, SEED)
 '''
 
-_NPZ_WEIGHTS = """
+_PT_WEIGHTS = """
 
 model = MultiHeadAttention(D_MODEL, NUM_HEADS)
 with torch.no_grad():
     for name in ("W_q", "W_k", "W_v", "W_o"):
         linear = getattr(model, name)
-        linear.weight.copy_(torch.from_numpy(data[f"model.{name}.weight"]))  # (D, D): (out, in)
-        linear.bias.copy_(torch.from_numpy(data[f"model.{name}.bias"]))  # (D,)
+        linear.weight.copy_(data[f"model.{name}.weight"])  # (D, D): (out, in)
+        linear.bias.copy_(data[f"model.{name}.bias"])  # (D,)
 model = model.to(DTYPE).eval()
 """
 
@@ -271,9 +269,9 @@ def reproduce_script(run: AttentionRun) -> str:
     Returns:
         Python source; run as is, it prints the shapes and the largest difference from
         ``torch.nn.MultiheadAttention`` and leaves ``x``, ``mask``, ``model``, ``output``
-        and ``weights`` defined. With random weights it imports only the standard library
-        and ``torch``; otherwise it also reads the page's ``.npz`` download (named in the
-        script) with NumPy. When the environment variable :data:`OUTPUT_ENV` names a file,
+        and ``weights`` defined. It imports only the standard library and ``torch``; with
+        trained or pretrained weights it reads the page's ``.pt`` download (named in the
+        script) with ``torch.load``. When the environment variable :data:`OUTPUT_ENV` names a file,
         it also saves ``{"output": ..., "weights": ...}`` there with ``torch.save``.
     """
     config = run.config
@@ -283,7 +281,7 @@ def reproduce_script(run: AttentionRun) -> str:
         "# %% 0. The page's settings",
         f"D_MODEL = {run.d_model}",
         f"NUM_HEADS = {run.num_heads}  # d_k = D_MODEL / NUM_HEADS = {run.d_k}",
-        f"SEED = {config.seed}" if seeded else f"NPZ = {_literal(export_basename(config) + '.npz')}",
+        f"SEED = {config.seed}" if seeded else f"PT = {_literal(export_basename(config) + '.pt')}",
         f"DTYPE = torch.{config.dtype}",
     ]
     if config.mask_type == "window":
@@ -300,7 +298,7 @@ def reproduce_script(run: AttentionRun) -> str:
         inputs += "x = x.unsqueeze(0)  # (1, L, D): a batch of one sentence\n"
         parts = [_EMBEDDINGS, _POSITIONAL if config.positional else "", inputs]
     else:
-        parts = [_FROM_NPZ.replace("WEIGHTS_ORIGIN", _origin(run))]
+        parts = [_FROM_PT.replace("WEIGHTS_ORIGIN", _origin(run))]
     return "".join(
         [
             _HEADER.replace("TORCH_VERSION", torch.__version__),
@@ -309,7 +307,7 @@ def reproduce_script(run: AttentionRun) -> str:
             _MASKS[config.mask_type],
             _BLOCK_PAD if blocks_pad else "",
             _MODEL,
-            _SEEDED_WEIGHTS if seeded else _NPZ_WEIGHTS,
+            _SEEDED_WEIGHTS if seeded else _PT_WEIGHTS,
             _RUN_AND_CHECK,
         ]
     )

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-__all__ = ["ALIKE_RATIO", "RowSpread", "row_spread"]
+__all__ = ["ALIKE_RATIO", "NEAR_UNIFORM_RATIO", "RowSpread", "near_uniform_bound", "row_spread"]
 
 #: Rows count as alike when no cell is further from its column's mean than this share of the largest value.
 ALIKE_RATIO = 1 / 3
+#: Weights count as close to uniform when none is above this many times the uniform weight 1/L.
+NEAR_UNIFORM_RATIO = 4
 
 
 @dataclass(frozen=True)
@@ -42,3 +44,20 @@ def row_spread(matrix: Tensor) -> RowSpread:
     """
     average = matrix.mean(dim=0, keepdim=True)  # (1, D)
     return RowSpread(spread=float((matrix - average).abs().max()), size=float(matrix.abs().max()))
+
+
+def near_uniform_bound(weights: Tensor) -> float | None:
+    """The bound ``NEAR_UNIFORM_RATIO / L`` when every weight is within it: the weights are close to uniform.
+
+    Args:
+        weights: softmax weights over L keys, shape (..., Lq, L).
+
+    Returns:
+        The bound, or ``None`` when a weight is above it, or when L is too short for the bound to mean
+        anything (it must be at most 1/2: with L < 2 · NEAR_UNIFORM_RATIO any weight would pass).
+    """
+    length = weights.size(-1)
+    bound = NEAR_UNIFORM_RATIO / length
+    if bound > 1 / 2 or float(weights.max()) > bound:
+        return None
+    return bound

@@ -1,16 +1,19 @@
 """Shared fixtures: a real `streamlit run playground.py` on loopback and a Playwright page in Chromium.
 
-Browser tests skip with a reason where Chromium or Playwright is missing, except in CI
-(``CI=true``), where a missing browser is a failure: CI installs it (scripts/setup-tests.sh).
+Tests that need a tool of the machine (Chromium and Playwright for the browser tests, HAProxy for the
+local cluster) skip with a reason where it is missing, except in CI (``CI=true``, which ``.ci/run`` sets),
+where a missing tool is a failure: CI installs them (scripts/setup-tests.sh).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import streamlit as st
@@ -18,6 +21,7 @@ from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import th
 from local_app import CHROMIUM_ARGS, chromium_path, serving
 from local_app import REPO as REPO
 from local_app import wait_for_app as wait_for_app
+from network_guard import install as guard_the_network
 
 from mha.config import WeightSpec
 from mha.training import service as service_module
@@ -30,13 +34,23 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="attn-playground-hf-")
 os.environ.pop("HF_HUB_CACHE", None)
 os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
+guard_the_network()  # and in this process a socket may connect to this machine only (tests/network_guard.py)
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
-def _missing_browser(reason: str) -> None:
+def missing_tool(reason: str) -> NoReturn:
+    """Skip the test for a tool this machine lacks; in CI fail instead: the tests that need it must run there."""
     if IN_CI:
-        pytest.fail(f"{reason} (CI=true: the browser tests must run; scripts/setup-tests.sh installs it)")
+        pytest.fail(f"{reason} (CI=true: the tests that need it must run; scripts/setup-tests.sh installs it)")
     pytest.skip(reason)
+
+
+def require_haproxy() -> str:
+    """The ``haproxy`` executable (the local cluster's proxy, deploy/run-local-cluster)."""
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        missing_tool("haproxy is not installed (apt-get install haproxy)")
+    return haproxy
 
 
 @pytest.fixture(scope="session")
@@ -51,11 +65,11 @@ def browser():
     """A headless Chromium driven by Playwright (Debian's /usr/bin/chromium)."""
     executable = chromium_path()
     if executable is None:
-        _missing_browser("no Chromium at /usr/bin/chromium (apt-get install chromium chromium-driver fonts-noto-cjk)")
+        missing_tool("no Chromium at /usr/bin/chromium (apt-get install chromium chromium-driver fonts-noto-cjk)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _missing_browser("the playwright package is not installed (pip install -r requirements-dev.txt)")
+        missing_tool("the playwright package is not installed (pip install -r requirements-dev.txt)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         yield chromium

@@ -15,11 +15,11 @@ import pytest
 import torch
 from conftest import HeadPicker, headings, heatmaps
 from streamlit.testing.v1 import AppTest
+from tolerances import FLOAT32, NUMBER, SHOWN_ATOL, assert_shows, printed_forms, printed_numbers
 
-from components.heatmap import SEQUENTIAL, Figure, as_sent
+from components.heatmap import SEQUENTIAL, Figure
 from components.i18n import t
 from mha.config import LIMITS, AttentionConfig
-from mha.counting import projection_parameters, total_parameters
 from mha.pipeline import run_attention
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
@@ -76,7 +76,7 @@ def test_default_page_runs_and_shows_every_step():
     assert "[1, 11, 512]" in text
     assert "[1, 8, 11, 64]" in text
     assert "[1, 8, 11, 11]" in text
-    assert f"{total_parameters(512):,}" in text
+    assert f"{4 * 512**2 + 4 * 512:,}" in text  # 1,050,624
     figures = heatmaps(at)  # step 1's Q, K, V; step 2's head; all heads; step 3; step 4
     assert [figure.shape for figure in figures] == [(3, 11, 64), (3, 11, 11), (8, 11, 11), (1, 11, 512), (1, 11, 512)]
     assert at.success and "✓" in at.success[0].value
@@ -102,8 +102,8 @@ def test_d_model_and_heads_drive_the_shapes_and_counts():
     assert "[1, 2, 6, 128]" in text  # (B, h, L, d_k)
     assert "[1, 6, 2, 128]" in text  # after view, before transpose
     assert f"{4 * 256**2 + 4 * 256:,}" in text  # 263,168: the total, 4d² + 4d
-    assert f"{3 * projection_parameters(256):,}" in text  # step 1: W_q, W_k, W_v
-    assert f"{projection_parameters(256):,}" in text  # step 4: W_o
+    assert f"{3 * (256**2 + 256):,}" in text  # step 1: W_q, W_k, W_v, each d² + d
+    assert f"{256**2 + 256:,}" in text  # step 4: W_o
     assert any("256 / 2 = **128**" in caption.value for caption in at.sidebar.caption)  # d_k
 
 
@@ -126,7 +126,7 @@ def test_heads_that_do_not_divide_d_model_explain_themselves_and_the_page_keeps_
     assert "9.14" in error.value  # 64 / 7
     # the controls and the parameter summary (independent of h) are still there
     assert at.number_input(key="num_heads").value == 7
-    assert f"{total_parameters(64):,}" in page_text(at)
+    assert f"{4 * 64**2 + 4 * 64:,}" in page_text(at)
     assert at.table
 
 
@@ -137,7 +137,7 @@ def test_empty_text_gives_a_clear_error():
     (error,) = at.error
     assert "no tokens" in error.value
     assert headings(at, 1) == ["Attention Playground"]
-    assert f"{total_parameters(64):,}" in page_text(at)
+    assert f"{4 * 64**2 + 4 * 64:,}" in page_text(at)
 
 
 def test_too_many_tokens_gives_a_clear_error():
@@ -228,16 +228,16 @@ def test_steps_1_and_2_send_every_head_so_the_browser_switches_heads_itself():
     step_1, step_2 = heatmaps(at, payload=True)[:2]
     run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SMALL["tokens"]))
     p, a = run.trace.project, run.trace.attend
-    for head in range(4):  # what the browser draws for each head is that head's numbers
+    for head in range(4):  # what the browser draws for each head is that head's numbers (the page's run, ours again)
         q, k, v = step_1.head_figure(head).panels
         assert q.title == t("step1.chart", name="Q", head=head, length=6, d_k=16)
         for panel, tensor in ((q, p.q_heads), (k, p.k_heads), (v, p.v_heads)):
-            assert np.array_equal(panel.values, as_sent(tensor[0, head].numpy(), step_1))
+            assert_shows(panel.values, tensor[0, head].numpy())
         raw, masked, weights = step_2.head_figure(head).panels
         assert weights.title == t("step2.weights", head=head)
-        assert np.array_equal(raw.values, as_sent(a.raw_scores[0, head].numpy(), step_2))
-        assert np.array_equal(masked.values, a.masked_scores[0, head].numpy())  # float32: -inf where blocked
-        assert np.array_equal(weights.values, as_sent(a.weights[0, head].numpy(), step_2))
+        assert_shows(raw.values, a.raw_scores[0, head].numpy())
+        assert_shows(masked.values, a.masked_scores[0, head].numpy())  # -inf where blocked
+        assert_shows(weights.values, a.weights[0, head].numpy())
         assert np.array_equal(weights.masked, ~run.mask[0, 0].numpy())  # the causal staircase, grey
         assert step_2.head_figure(head).scales[raw.scale].high == pytest.approx(
             float(a.raw_scores[0, head].abs().max()), rel=0.1
@@ -279,8 +279,11 @@ def test_grid_stage_selector_shows_scores_for_every_head():
     no_problems(at)
     (grid,) = grids(at)
     run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SMALL["tokens"]))
-    labels = [t("label.with_share", label=t(f"label.{h.name}"), share=f"{h.share:.2f}") for h in run.head_labels]
-    assert [panel.title for panel in grid.panels] == [f"{head}: {label}" for head, label in enumerate(labels)]
+    assert len(grid.panels) == len(run.head_labels) == 4
+    for head, (panel, label) in enumerate(zip(grid.panels, run.head_labels, strict=True)):
+        name = f"{head}: {t(f'label.{label.name}')}"
+        share = printed_numbers([panel.title], "label.with_share", label=name, share=NUMBER)["share"]
+        assert share in printed_forms(label.share, ".2f"), (panel.title, label.share)
     assert {scale.scheme for scale in grid.scales} == {"diverging"}
     frame = grid.cells()
     assert np.isneginf(frame.loc[frame["masked"], "value"]).all()  # -inf travels as -inf, drawn grey
@@ -340,7 +343,7 @@ def test_many_heads_and_tokens_summarise_the_grid():
     assert dataset.name == "cells" and sent.schema.metadata is None and str(sent.schema.field("head").type) == "int8"
     weights = run_attention(AttentionConfig(d_model=64, num_heads=8, tokens=tokens)).trace.attend.weights[0]
     peak = weights.max(dim=-1).values.mean(dim=-1)  # (H,): each head's mean largest weight
-    np.testing.assert_allclose(sent.column("max_weight").to_numpy(), peak.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(sent.column("max_weight").to_numpy(), peak.numpy(), **FLOAT32)  # the page's, ours
 
 
 # ---------------------------------------------------------------- URL parameters
@@ -442,25 +445,25 @@ def test_every_chart_carries_the_engine_numbers_read_back_through_apptest():
     labels = ("0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat")
     assert all(figure.row_labels == labels for figure in (step1, step2, grid, step3, step4))
     assert step2.col_labels == grid.col_labels == labels
-    same = np.testing.assert_array_equal  # as the payload carries them: the tooltip's 4 decimals, or float32
+    same = np.testing.assert_array_equal  # masks and column indices: exact
     for panel, tensor in zip(step1.panels, (p.q_heads, p.k_heads, p.v_heads), strict=True):
-        same(panel.values, as_sent(tensor[0, 1].numpy(), step1))  # head 1, all d_k = 16 features
+        assert_shows(panel.values, tensor[0, 1].numpy())  # head 1, all d_k = 16 features
     same(step1.col_index, np.arange(16))
     blocked = torch.isneginf(a.masked_scores[0, 1]).numpy()
     assert (blocked == np.triu(np.ones((6, 6), bool), k=1)).all()
     raw, scaled, weights = step2.panels
-    same(raw.values, as_sent(a.raw_scores[0, 1].numpy(), step2))
+    assert_shows(raw.values, a.raw_scores[0, 1].numpy())
     assert not raw.masked.any()  # before the mask
-    same(scaled.values, a.masked_scores[0, 1].numpy())  # float32: -inf where blocked
-    same(weights.values, as_sent(a.weights[0, 1].numpy(), step2))
+    assert_shows(scaled.values, a.masked_scores[0, 1].numpy())  # -inf where blocked
+    assert_shows(weights.values, a.weights[0, 1].numpy())
     same(scaled.masked, blocked)
     same(weights.masked, blocked)
     for head, panel in enumerate(grid.panels):
-        same(panel.values, as_sent(a.weights[0, head].numpy(), grid))
-    same(step3.panels[0].values, as_sent(c.concat[0].numpy(), step3))  # 4 heads x 16 features: all of them
+        assert_shows(panel.values, a.weights[0, head].numpy())
+    assert_shows(step3.panels[0].values, c.concat[0].numpy())  # 4 heads x 16 features: all of them
     assert (step3.group, step3.col_index.tolist()) == (16, list(range(64)))
-    same(step4.panels[0].values, as_sent(o.output[0].numpy(), step4))
-    assert 0 < np.abs(step1.panels[0].values - p.q_heads[0, 1].numpy()).max() <= 0.5e-4  # rounded to 4 decimals
+    assert_shows(step4.panels[0].values, o.output[0].numpy())
+    assert 0 < np.abs(step1.panels[0].values - p.q_heads[0, 1].numpy()).max() <= SHOWN_ATOL  # rounded to 4 decimals
     assert np.isneginf(scaled.values).any()  # and the -inf of a masked score stays -inf
 
 
@@ -476,7 +479,7 @@ def test_stretched_colour_scale_spans_the_weights_shown_and_goes_in_the_link():
         live = np.concatenate([panel.values[~panel.masked] for panel in panels])
         (scale,) = {figure.scales[panel.scale] for panel in panels}
         # the scale spans the weights as computed; the chart holds them with 4 decimals
-        assert (scale.low, scale.high) == pytest.approx((float(live.min()), float(live.max())), abs=0.5e-4)
+        assert (scale.low, scale.high) == pytest.approx((float(live.min()), float(live.max())), abs=SHOWN_ATOL)
         assert 0.0 < scale.low < scale.high  # the masked cells (weight 0) do not count
     assert [s.scheme for s in step2.scales[:2]] == ["diverging", "diverging"]  # scores keep their scale
     linked = open_page(**SMALL, color_scale="stretch")

@@ -1,49 +1,167 @@
-"""The import rules of ARCHITECTURE.md: the engine never imports the UI, heavy libraries load only when asked."""
+"""The import rules of ARCHITECTURE.md, read from its table: every row checked against every module's imports.
+
+A row names its rooms (backticked folders or files), what they may import and what they must not
+(backticked module names). "the standard library" allows ``sys.stdlib_module_names``; names after
+"lazily" may be imported only inside a function body, never when the module loads; "everything" and
+"each other" and "the network" are read as they say. A room's own modules are always allowed.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
+import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from network_guard import NetworkAccessError, installed
 
 REPO = Path(__file__).resolve().parents[1]
-ENGINE_FORBIDDEN = {"streamlit", "components", "pages", "playground", "altair", "pandas"}
-UI_FORBIDDEN = {"pages", "playground"}
+_NAME = re.compile(r"`([A-Za-z_][\w.]*)`")  # a backticked module name (paths have / or end in .py)
 
 
-def _modules(folder: str) -> list[Path]:
-    return sorted((REPO / folder).rglob("*.py"))
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table."""
+
+    rooms: tuple[str, ...]  # "mha/", "playground.py", ...
+    anywhere: frozenset[str]  # may be imported at module level
+    lazily: frozenset[str]  # only inside a function
+    standard_library: bool
+    everything: bool
+    forbidden: frozenset[str]
+    each_other: bool
+    no_network: bool
 
 
-def _imports(path: Path, top_level_only: bool = False) -> set[str]:
-    """The first component of every module ``path`` imports (at module level only, when asked)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    nodes = tree.body if top_level_only else ast.walk(tree)
-    names = set()
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module.split(".")[0])
-    return names
+def _names(text: str) -> frozenset[str]:
+    return frozenset(name for name in _NAME.findall(text) if not name.endswith(".py"))
 
 
-@pytest.mark.parametrize("path", _modules("mha"), ids=lambda p: str(p.relative_to(REPO)))
-def test_the_engine_never_imports_the_ui(path):
-    assert not _imports(path) & ENGINE_FORBIDDEN
+def _rules() -> list[Rule]:
+    """The rows of ARCHITECTURE.md's import table."""
+    lines = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("| room | may import | must not import |")
+    rules = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        room, may, must_not = (cell.strip() for cell in line.strip().strip("|").split("|"))
+        before, _, after = may.partition("lazily")
+        rules.append(
+            Rule(
+                rooms=tuple(re.findall(r"`([^`]+)`", room)),
+                anywhere=_names(before),
+                lazily=_names(after),
+                standard_library="the standard library" in may,
+                everything=may == "everything",
+                forbidden=_names(must_not),
+                each_other=must_not == "each other",
+                no_network=must_not == "the network",
+            )
+        )
+    return rules
 
 
-@pytest.mark.parametrize("path", _modules("mha"), ids=lambda p: str(p.relative_to(REPO)))
-def test_the_engine_imports_transformers_only_when_a_checkpoint_is_asked_for(path):
-    assert "transformers" not in _imports(path, top_level_only=True)
+RULES = _rules()
 
 
-@pytest.mark.parametrize("path", _modules("components"), ids=lambda p: str(p.relative_to(REPO)))
-def test_the_ui_never_imports_the_pages(path):
-    assert not _imports(path) & UI_FORBIDDEN
+def _package(room: str) -> str:
+    return room.rstrip("/").removesuffix(".py")
+
+
+def _files(room: str) -> list[Path]:
+    path = REPO / room
+    return sorted(path.rglob("*.py")) if path.is_dir() else [path]
+
+
+@dataclass(frozen=True)
+class Import:
+    names: tuple[str, ...]  # "tests.local_app"; for ``from a import b`` both "a" and "a.b"
+    line: int
+    in_function: bool
+
+
+def _imports(path: Path) -> list[Import]:
+    """Every absolute import of ``path``, and whether it sits inside a function body."""
+    return _imports_in(path.read_text(encoding="utf-8"))
+
+
+def _imports_in(source: str) -> list[Import]:
+    found: list[Import] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                found.extend(Import((alias.name,), child.lineno, in_function) for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                for alias in child.names:
+                    found.append(Import((child.module, f"{child.module}.{alias.name}"), child.lineno, in_function))
+            visit(child, inside)
+
+    visit(ast.parse(source), False)
+    return found
+
+
+def _matches(name: str, allowed: frozenset[str]) -> bool:
+    """``tests.local_app.x`` matches ``tests.local_app``; ``torch.nn`` matches ``torch``."""
+    return any(name == rule or name.startswith(rule + ".") for rule in allowed)
+
+
+def _cases() -> list[tuple[Rule, str, Path]]:
+    return [(rule, room, path) for rule in RULES for room in rule.rooms for path in _files(room)]
+
+
+def test_the_table_has_every_room_and_reads_as_rules():
+    rooms = [room for rule in RULES for room in rule.rooms]
+    assert rooms == ["mha/", "components/", "pages/", "playground.py", "bench/", "scripts/", "tests/"]
+    engine = RULES[0]
+    assert engine.lazily == {"transformers", "huggingface_hub", "tqdm", "jieba"}
+    assert {"streamlit", "components", "pages"} <= engine.forbidden and engine.standard_library
+    assert RULES[2].each_other and RULES[-1].everything and RULES[-1].no_network
+
+
+@pytest.mark.parametrize(
+    ("rule", "room", "path"), _cases(), ids=[str(path.relative_to(REPO)) for _, _, path in _cases()]
+)
+def test_every_module_imports_only_what_its_row_allows(rule, room, path):
+    if rule.everything:
+        return
+    own = _package(room)
+    others = {_package(other) for other in rule.rooms if other != room} if rule.each_other else set()
+    for found in _imports(path):
+        where = f"{path.relative_to(REPO)}:{found.line} imports {found.names[0]}"
+        top = found.names[0].split(".")[0]
+        assert not any(_matches(name, rule.forbidden | others) for name in found.names), f"{where}: forbidden"
+        if top == own or (rule.standard_library and top in sys.stdlib_module_names):
+            continue
+        if any(_matches(name, rule.anywhere) for name in found.names):
+            continue
+        assert any(_matches(name, rule.lazily) for name in found.names), f"{where}: not in its row of the table"
+        assert found.in_function, f"{where} when the module loads: the table allows it only lazily"
+
+
+def test_the_lazy_rule_sees_a_module_level_import():
+    """The check above can fail: a lazily allowed library imported at module level is told apart."""
+    found = _imports_in("import transformers\n\nclass A:\n    import tqdm\n\ndef f():\n    import jieba\n")
+    assert [(f.names[0], f.in_function) for f in found] == [("transformers", False), ("tqdm", False), ("jieba", True)]
+
+
+def test_the_tests_row_the_network_is_kept_by_the_guard():
+    assert RULES[-1].no_network and installed()  # conftest installed it in this process
+    with pytest.raises(NetworkAccessError):
+        socket.create_connection(("192.0.2.1", 80), timeout=1)  # TEST-NET-1: refused before a packet leaves
+    with pytest.raises(NetworkAccessError):
+        socket.getaddrinfo("huggingface.co", 443)  # no name lookup either
+    with socket.socket() as server:  # this machine stays reachable: the tests' own servers
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        with socket.create_connection(server.getsockname(), timeout=5):
+            pass
 
 
 def test_the_default_page_does_not_load_heavy_optional_libraries():

@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -29,20 +28,12 @@ from pathlib import Path
 import numpy as np
 import psutil
 import pytest
-from conftest import IN_CI, console_errors, wait_for_app
+from conftest import console_errors, require_haproxy, wait_for_app
 from local_cluster import REPLICA_LINE, LocalCluster
 from test_browser_controls import main_text, no_errors, type_number
 
 TOKENS = ("the", "cat", "sat", "on", "the", "mat")
 D_MODEL, HEADS = 64, 4
-
-
-def _require_haproxy() -> None:
-    if shutil.which("haproxy") is None:
-        message = "haproxy is not installed (scripts/setup-tests.sh installs it: apt-get install haproxy)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def _get(url: str, cookie: str | None = None) -> tuple[int, bytes]:
@@ -110,7 +101,7 @@ def _check_npz(data: bytes, seed: int) -> None:
 
 @pytest.fixture(scope="module")
 def cluster():
-    _require_haproxy()
+    require_haproxy()
     with LocalCluster(2) as running:
         yield running
 
@@ -157,7 +148,7 @@ def test_a_download_is_served_by_the_replica_that_drew_the_page(cluster, browser
 
 @pytest.mark.browser
 def test_a_replica_killed_mid_workshop(browser):
-    _require_haproxy()
+    require_haproxy()
     with LocalCluster(2) as cluster:
         first = _open(browser, cluster, 31)
         second = _open(browser, cluster, 32)
@@ -194,7 +185,7 @@ def test_a_replica_killed_mid_workshop(browser):
 
 
 def test_sigterm_stops_the_proxy_and_every_replica():
-    _require_haproxy()
+    require_haproxy()
     with LocalCluster(2) as cluster:
         assert len(cluster.lines) >= 2 and all(REPLICA_LINE.match(line) for line in cluster.lines[:2])
         status, body = _get(cluster.url + "/_stcore/health")

@@ -22,13 +22,12 @@ import importlib.util
 import json
 import re
 import shlex
-import shutil
 import subprocess
 import tomllib
 
 import pytest
 import yaml
-from conftest import IN_CI, REPO
+from conftest import REPO, require_haproxy
 
 DEPLOY = REPO / "deploy"
 HEALTH = "/_stcore/health"
@@ -144,13 +143,14 @@ def test_streamlit_config_has_no_file_watcher():
 
 
 # ---------------------------------------------------------------- HAProxy, compose, the local cluster
-def _require_haproxy() -> str:
-    haproxy = shutil.which("haproxy")
-    if haproxy is None:
-        if IN_CI:
-            pytest.fail("haproxy is not installed (scripts/setup-tests.sh installs it)")
-        pytest.skip("haproxy is not installed (apt-get install haproxy)")
-    return haproxy
+@pytest.mark.parametrize(("in_ci", "outcome"), [(True, pytest.fail.Exception), (False, pytest.skip.Exception)])
+def test_a_missing_haproxy_fails_in_ci_and_skips_elsewhere(monkeypatch, tmp_path, in_ci, outcome):
+    import conftest
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no haproxy on the PATH
+    monkeypatch.setattr(conftest, "IN_CI", in_ci)
+    with pytest.raises(outcome, match="haproxy is not installed"):
+        require_haproxy()
 
 
 def _load_cluster_script():
@@ -166,7 +166,7 @@ def _haproxy_lines(text: str) -> list[str]:
 
 
 def test_haproxy_config_is_valid_and_sticky_by_cookie(tmp_path):
-    haproxy = _require_haproxy()
+    haproxy = require_haproxy()
     text = (DEPLOY / "haproxy.cfg").read_text()
     lines = _haproxy_lines(text)
     for required in (

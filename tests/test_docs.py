@@ -122,6 +122,30 @@ def test_every_readme_command_is_run_by_a_test():
     assert not unknown, f"README shows commands no test runs: {unknown}"
 
 
+@pytest.mark.parametrize("outside", [None, "false"], ids=["CI-unset", "CI-false"])
+def test_ci_runs_the_readme_test_command_with_ci_set(tmp_path, outside):
+    """``.ci/run`` runs README's test command with ``CI=true`` whatever the machine's environment says, so that a
+    missing Chromium or HAProxy fails the run (tests/conftest.py) instead of skipping. Shown with a README whose
+    test command prints ``$CI``."""
+    import os
+    import shutil
+    import subprocess
+
+    (tmp_path / ".ci").mkdir()
+    shutil.copy2(REPO / ".ci" / "run", tmp_path / ".ci" / "run")
+    command = 'printf "CI=%s\\n" "$CI"'
+    readme = f"Tests:\n\n<!-- test-command -->\n```bash\n{command}\n```\n<!-- /test-command -->\n"
+    (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+    environ = {name: value for name, value in os.environ.items() if name != "CI"}
+    if outside is not None:
+        environ["CI"] = outside
+    result = subprocess.run(
+        ["bash", str(tmp_path / ".ci" / "run")], env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"+ CI=true {command}", "CI=true"]
+
+
 def test_the_app_command_installs_what_requirements_pin_and_serves_the_page():
     """Its pieces: the venv here holds every pin of requirements.txt, and the app starts and answers."""
     from importlib.metadata import PackageNotFoundError, version

@@ -11,13 +11,15 @@ import dataclasses
 import pytest
 import torch
 import torch.nn.functional as F
+from tolerances import FLOAT32
 
 from mha.batching import PAD, Sentence, check_padding, page_batch
 from mha.config import AttentionConfig
 from mha.dropout import training_dropout
 from mha.pipeline import run_attention
 from mha.reference import batch_order_check, compare_with_torch, to_torch_mha
-from mha.row_spread import ALIKE_RATIO, row_spread
+from mha.row_spread import ALIKE_RATIO, NEAR_UNIFORM_RATIO, near_uniform_bound, row_spread
+from mha.score_scale import score_spread
 from mha.sources import make_source
 from mha.sources.seeded import build_model, embed_inputs
 
@@ -56,6 +58,54 @@ def test_random_weights_give_alike_rows_and_a_causal_mask_does_not():
     assert not row_spread(causal.trace.concat.concat[0]).alike
 
 
+# ---------------------------------------------------------------- "close to uniform" is tied to 1/L
+def test_near_uniform_means_no_weight_above_4_times_1_over_l():
+    assert NEAR_UNIFORM_RATIO == 4
+    uniform = torch.full((2, 128, 128), 1 / 128)  # (H, Lq, Lk)
+    assert near_uniform_bound(uniform) == 4 / 128
+    picked = uniform.clone()
+    picked[1, 5] = torch.full((128,), 0.71 / 127)
+    picked[1, 5, 9] = 0.29  # the old rule's "below 0.3" passed this: 37× uniform at 128 tokens
+    assert near_uniform_bound(picked) is None
+    just_within = uniform.clone()
+    just_within[0, 0, :2] = torch.tensor([4 / 128, 0.0])  # 4 × 1/L exactly: within
+    assert near_uniform_bound(just_within) == 4 / 128
+
+
+def test_near_uniform_says_nothing_for_so_few_keys_that_any_weight_would_pass():
+    assert near_uniform_bound(torch.full((1, 7, 7), 1 / 7)) is None  # 4/7 > 1/2: the bound would mean nothing
+    assert near_uniform_bound(torch.full((1, 8, 8), 1 / 8)) == 1 / 2
+
+
+# ---------------------------------------------------------------- why √d_k: the spread stops depending on d_k
+@pytest.mark.parametrize("d_k", [4, 16, 64, 256])
+@pytest.mark.parametrize(("sigma_q", "sigma_k"), [(1.0, 1.0), (0.5, 0.7), (2.0, 1.5)])
+def test_dividing_by_root_d_k_leaves_sigma_q_sigma_k_whatever_d_k(d_k, sigma_q, sigma_k):
+    """Independent entries: the raw scores spread like σ_q·σ_k·√d_k, the scaled ones like σ_q·σ_k (within 5 %)."""
+    generator = torch.Generator().manual_seed(d_k)
+    q = sigma_q * torch.randn(2, 200, d_k, generator=generator, dtype=torch.float64)  # (H, Lq, Dh)
+    k = sigma_k * torch.randn(2, 200, d_k, generator=generator, dtype=torch.float64)  # (H, Lk, Dh)
+    spread = score_spread(q, k, q @ k.transpose(-2, -1), d_k**-0.5)  # (H, Lq, Lk)
+    assert spread.d_k == d_k
+    assert spread.q_std == pytest.approx(sigma_q, rel=0.05) and spread.k_std == pytest.approx(sigma_k, rel=0.05)
+    assert spread.raw_std == pytest.approx(sigma_q * sigma_k * d_k**0.5, rel=0.05)
+    assert spread.scaled_std == pytest.approx(sigma_q * sigma_k, rel=0.05)
+    assert spread.scaled_std == pytest.approx(spread.expected_scaled_std, rel=0.05)
+
+
+@pytest.mark.parametrize(("d_model", "num_heads"), [(512, 1), (512, 8), (512, 32), (64, 4), (256, 16)])
+def test_on_the_page_the_scaled_spread_is_sigma_q_sigma_k_not_1(d_model, num_heads):
+    """What step 2 prints: on random weights the scaled scores spread like σ_q·σ_k (within 20 %: one sentence's
+    few scores), and that is not 1: ``nn.Linear``'s initialisation gives entries of standard deviation below 1."""
+    run = run_attention(AttentionConfig(d_model=d_model, num_heads=num_heads))
+    p, a = run.trace.project, run.trace.attend
+    spread = score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)
+    assert spread.d_k == d_model // num_heads
+    assert spread.raw_std == pytest.approx(spread.expected_raw_std, rel=0.2)
+    assert spread.scaled_std == pytest.approx(spread.expected_scaled_std, rel=0.2)
+    assert spread.q_std < 0.9 and spread.k_std < 0.9 and spread.scaled_std < 0.7  # far from variance 1
+
+
 # ---------------------------------------------------------------- dropout in training
 def test_training_dropout_is_f_dropout_with_a_private_generator():
     weights = torch.softmax(torch.randn(4, 9, 9, generator=torch.Generator().manual_seed(1)), dim=-1)
@@ -63,10 +113,12 @@ def test_training_dropout_is_f_dropout_with_a_private_generator():
     ours = training_dropout(weights, 0.25, seed=7)
     assert torch.equal(torch.get_rng_state(), state)  # the global random state is untouched
     torch.manual_seed(7)
-    assert torch.equal(ours, F.dropout(weights, 0.25, training=True))
+    theirs = F.dropout(weights, 0.25, training=True)
     kept = ours != 0
+    assert torch.equal(kept, theirs != 0)  # the same draws drop the same weights
+    torch.testing.assert_close(ours, theirs, **FLOAT32)  # the survivors scaled by two computations of 1 / (1 - p)
     torch.testing.assert_close(ours[kept], weights[kept] / 0.75)  # survivors scaled by 1 / (1 - p)
-    assert torch.equal(training_dropout(weights, 0.0), weights)
+    assert torch.equal(training_dropout(weights, 0.0), weights)  # p = 0 multiplies by exactly 1: the same bytes
     with pytest.raises(ValueError, match="p=1"):
         training_dropout(weights, 1)
 
@@ -86,7 +138,7 @@ def test_batch_first_input_in_the_default_order_attends_each_token_to_itself():
     with torch.inference_mode():
         wrong, weights = to_torch_mha(run.model, batch_first=False)(run.x, run.x, run.x, average_attn_weights=False)
     torch.testing.assert_close(wrong, alone, rtol=0, atol=1e-5)
-    assert torch.equal(weights, torch.ones_like(weights))
+    assert torch.equal(weights, torch.ones_like(weights))  # a softmax over one key is exactly 1
     assert check.wrong_gap == pytest.approx(float((alone - run.trace.output).abs().max()), abs=1e-5)
     assert check.wrong_gap > 1e-2
 

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from tolerances import FLOAT32
 from torch.utils.flop_counter import FlopCounterMode
 
 import mha.device
@@ -187,7 +188,7 @@ def test_trace_is_consistent(dtype, mask_kind):
     torch.testing.assert_close(trace.weights, weights, **tol)
     # step 1: projections and the head split are the plain linear maps and a view
     torch.testing.assert_close(p.q, x @ model.W_q.weight.T + model.W_q.bias, **tol)
-    assert torch.equal(p.q_heads, p.q.view(batch, length, H, D // H).transpose(1, 2))
+    assert torch.equal(p.q_heads, p.q.view(batch, length, H, D // H).transpose(1, 2))  # a view: the same bytes
     assert torch.equal(p.k_heads, p.k.view(batch, length, H, D // H).transpose(1, 2))
     assert p.x_query is x
     # step 2: scale, mask, softmax
@@ -196,13 +197,13 @@ def test_trace_is_consistent(dtype, mask_kind):
     torch.testing.assert_close(a.scaled_scores, a.raw_scores * a.scale, **tol)
     blocked = torch.zeros_like(a.weights, dtype=torch.bool) if keep is None else ~keep.expand_as(a.weights)
     assert torch.equal(torch.isneginf(a.masked_scores), blocked)  # -inf exactly where the mask blocks
-    assert torch.equal(a.masked_scores[~blocked], a.scaled_scores[~blocked])  # untouched elsewhere
+    assert torch.equal(a.masked_scores[~blocked], a.scaled_scores[~blocked])  # untouched elsewhere: copied bytes
     assert torch.equal(a.weights[blocked], torch.zeros(int(blocked.sum()), dtype=dtype))
     torch.testing.assert_close(a.weights.sum(-1), torch.ones(batch, H, length, dtype=dtype), **tol)
     assert (a.weights >= 0).all()
     torch.testing.assert_close(a.context, a.weights @ p.v_heads, **tol)
     # steps 3 and 4
-    assert torch.equal(trace.concat.concat, a.context.transpose(1, 2).reshape(batch, length, D))
+    assert torch.equal(trace.concat.concat, a.context.transpose(1, 2).reshape(batch, length, D))  # a copy: the same
     torch.testing.assert_close(trace.output, trace.concat.concat @ model.W_o.weight.T + model.W_o.bias, **tol)
     assert a.mask is mask
 
@@ -340,11 +341,11 @@ def test_embeddings_are_deterministic_per_token_and_seed():
     assert first.shape == (3, 16) and first.dtype == torch.float32
     assert torch.equal(first[0], first[2])  # same token, same vector
     assert not torch.allclose(first[0], first[1])  # different token, different vector
-    assert torch.equal(embed_tokens(["cat", "sat", "cat"], 16, seed=0), first)  # same call, same numbers
+    assert torch.equal(embed_tokens(["cat", "sat", "cat"], 16, seed=0), first)  # a seed draws the same bits: exactly
     assert torch.equal(embed_tokens(["sat", "cat"], 16, seed=0)[1], first[0])  # independent of context
     assert not torch.allclose(embed_tokens(["cat"], 16, seed=1)[0], first[0])  # another seed, another vector
     as64 = embed_tokens(["cat"], 16, seed=0, dtype=torch.float64)
-    assert as64.dtype == torch.float64 and torch.equal(as64.float()[0], first[0])
+    assert as64.dtype == torch.float64 and torch.equal(as64.float()[0], first[0])  # drawn in float64, then cast
     assert embed_tokens([], 16).shape == (0, 16)
 
 
@@ -406,7 +407,7 @@ def test_build_model_is_deterministic_and_leaves_the_global_rng_alone():
     state = torch.random.get_rng_state()
     a, b, c = build_model(16, 4, seed=7), build_model(16, 4, seed=7), build_model(16, 4, seed=8)
     assert torch.equal(torch.random.get_rng_state(), state)
-    for name, p in a.named_parameters():
+    for name, p in a.named_parameters():  # a seed draws the same bits (no sum, so no kernel choice): exactly
         assert torch.equal(p, b.state_dict()[name]), name
         assert not torch.equal(p, c.state_dict()[name]), name
     bound = 1 / math.sqrt(16)
@@ -418,6 +419,7 @@ def test_build_model_dtype_follows_the_request():
     model = build_model(8, 2, seed=0, dtype=torch.float64)
     assert all(p.dtype == torch.float64 for p in model.parameters())
     as32 = build_model(8, 2, seed=0)
+    # one float32 draw, cast to float64 and back: the same bytes
     torch.testing.assert_close(as32.W_q.weight, model.W_q.weight.float(), rtol=0, atol=0)
 
 
@@ -498,9 +500,10 @@ def test_run_attention_end_to_end(mask_type):
         "window": [[[[T, T, F_], [T, T, T], [F_, T, T]]]],
     }[mask_type]
     assert (run.mask.tolist() if run.mask is not None else None) == expected_mask
-    # the same config gives the same numbers; the run carries the model it ran, equal to build_model's
+    # the same config gives the same numbers (two computations: to FLOAT32); the run carries the model it ran, with
+    # build_model's weights: the same seed draws the same bits, so exactly
     again = run_attention(config, SeededSource(config.weight_spec))
-    assert torch.equal(run.trace.output, again.trace.output)
+    torch.testing.assert_close(run.trace.output, again.trace.output, **FLOAT32)
     fresh = build_model(16, 4, seed=config.seed)
     for name, tensor in fresh.state_dict().items():
         assert torch.equal(run.model.state_dict()[name], tensor), name

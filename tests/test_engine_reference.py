@@ -244,12 +244,13 @@ def test_fully_masked_rows_give_zero_weights_and_context(dtype, kind):
     for w, ctx in ((trace.weights, trace.attend.context), (weights, None)):
         assert torch.isfinite(w).all()
         assert torch.equal(w[:, :, [0, 2]], torch.zeros_like(w[:, :, [0, 2]]))  # exactly zero, not NaN
+        # a softmax over one key is exactly 1 and exp(-inf) exactly 0: exact by arithmetic, not by luck
         assert torch.equal(w[:, :, 1], torch.nn.functional.one_hot(torch.zeros_like(w[:, :, 1, 0]).long(), 3).to(dtype))
         if ctx is not None:
             assert torch.equal(ctx[:, :, [0, 2]], torch.zeros_like(ctx[:, :, [0, 2]]))
     # a query that sees nothing gets a zero context, so its output is W_o's bias alone
     bias = model.W_o.bias.expand(batch, 2, D_MODEL)
-    torch.testing.assert_close(output[:, [0, 2]], bias, rtol=0, atol=0)
+    torch.testing.assert_close(output[:, [0, 2]], bias, rtol=0, atol=0)  # exact: 0 @ W_oᵀ adds exact zeros to b_o
     assert torch.isfinite(output).all()
     assert_close(output, expected["output"], dtype)
     assert_close(trace.output, expected["output"], dtype)

@@ -172,6 +172,7 @@ def test_to_torch_mha_packs_q_k_v_rows_in_order():
     packed = to_torch_mha(model)
     d = D_MODEL
     assert packed.batch_first and packed.num_heads == 4
+    # copies of our weights: the same bytes
     assert torch.equal(packed.in_proj_weight[:d], model.W_q.weight)
     assert torch.equal(packed.in_proj_weight[d : 2 * d], model.W_k.weight)
     assert torch.equal(packed.in_proj_weight[2 * d :], model.W_v.weight)
@@ -187,7 +188,7 @@ def test_to_torch_mha_copies_a_layer_without_biases():
     packed = to_torch_mha(model)
     assert packed.in_proj_bias is None and packed.out_proj.bias is None
     for rows, layer in zip(packed.in_proj_weight.chunk(3), (model.W_q, model.W_k, model.W_v), strict=True):
-        assert torch.equal(rows, layer.weight)
+        assert torch.equal(rows, layer.weight)  # copied: the same bytes
     x, _, _ = inputs(torch.float32, 2, 5, 5, cross=False, seed=20)
     with torch.inference_mode():
         out, weights = model(x, x, x)
@@ -309,7 +310,7 @@ def test_functional_core_same_with_and_without_autograd_and_leaves_inputs_alone(
     torch.testing.assert_close(out_fast, out_graph, rtol=0, atol=1e-14)
     torch.testing.assert_close(w_fast, w_graph, rtol=0, atol=1e-14)
     for original, now in zip(before, [q, k, v] + ([] if mask is None else [mask]), strict=True):
-        assert torch.equal(original, now)
+        assert torch.equal(original, now)  # untouched: the same bytes
 
 
 def test_functional_core_broadcasts_a_mask_larger_than_the_scores():

@@ -10,8 +10,10 @@ import zipfile
 
 import numpy as np
 import pytest
+import torch
 from streamlit.testing.v1 import AppTest
 
+from components.i18n import t
 from components.panels.export import SCRIPT_KEY, downloads
 from mha.config import AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
@@ -44,7 +46,7 @@ def test_npz_round_trip(overrides):
     with np.load(io.BytesIO(trace_npz(run)), allow_pickle=False) as data:
         weights = {f"model.{name}.{part}" for name in ("W_q", "W_k", "W_v", "W_o") for part in ("weight", "bias")}
         assert set(data.files) == set(tensors) | weights | {"attend.scale", "tokens", "config"}
-        for name, tensor in run.model.state_dict().items():
+        for name, tensor in run.model.state_dict().items():  # the file holds the run's own tensors: the same bytes
             np.testing.assert_array_equal(data[f"model.{name}"], _numpy(tensor), err_msg=name)
         for name, tensor in tensors.items():
             array = data[name]
@@ -134,14 +136,16 @@ def test_basename_names_the_configuration():
 
 def test_downloads_are_lazy_and_build_valid_files():
     run = _run(mask_type="causal", tokens="a b c")
-    npz, csv_zip = downloads(run)
-    assert (npz.file_name, csv_zip.file_name) == (
+    npz, pt, csv_zip = downloads(run)
+    assert (npz.file_name, pt.file_name, csv_zip.file_name) == (
         "attention_d8_h2_causal_seed0.npz",
+        "attention_d8_h2_causal_seed0.pt",
         "attention_d8_h2_causal_seed0_csv.zip",
     )
-    assert callable(npz.build) and callable(csv_zip.build)
+    assert callable(npz.build) and callable(pt.build) and callable(csv_zip.build)
     with np.load(io.BytesIO(npz.build())) as data:
-        np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))
+        np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))  # the run's bytes
+    assert torch.equal(torch.load(io.BytesIO(pt.build()), weights_only=True)["out.output"], run.trace.output)  # same
     with zipfile.ZipFile(io.BytesIO(csv_zip.build())) as archive:
         assert archive.testzip() is None
         assert "out.output.csv" in archive.namelist()
@@ -164,7 +168,7 @@ def test_render_export_app(lang, label):
     at = AppTest.from_function(_export_app, args=(lang,), default_timeout=30).run()
     assert not at.exception
     buttons = at.get("download_button")
-    assert [button.key for button in buttons] == ["export_npz", "export_csv"]
+    assert [button.key for button in buttons] == ["export_npz", "export_pt", "export_csv"]
     assert buttons[0].label == label
     assert all(button.proto.deferred_file_id for button in buttons), "bytes are built on click, not on every run"
     [folded] = at.expander
@@ -176,3 +180,30 @@ def test_render_export_app(lang, label):
     assert code.language == "python"
     assert "nn.MultiheadAttention" in code.value
     assert 'TOKENS = ["a", "b", "c"]' in code.value
+
+
+def _trained_export_app() -> None:
+    import dataclasses
+
+    import streamlit as st
+
+    from components.panels import Results, ValueParts, export
+    from mha.config import AttentionConfig
+    from mha.pipeline import run_attention
+
+    run = run_attention(AttentionConfig(d_model=8, num_heads=2, tokens="a b c"))
+    st.session_state[SCRIPT_KEY] = True  # the script's expander open
+    as_trained = dataclasses.replace(run, config=dataclasses.replace(run.config, weights="trained", task="previous"))
+    results = Results(as_trained.config)
+    results.__dict__["run"] = as_trained  # the run as computed (Results.run is a cached_property): no training here
+    parts = ValueParts()
+    export.render(parts)
+    parts.fill(results)
+
+
+def test_a_script_for_weights_it_cannot_make_says_it_reads_the_pt_download():
+    at = AppTest.from_function(_trained_export_app, default_timeout=30).run()
+    assert not at.exception
+    [code] = at.code
+    assert 'PT = "attention_trained_previous_layer0_d8_h2_none_seed0.pt"' in code.value and "numpy" not in code.value
+    assert t("export.code.caption_pt") in [c.value for c in at.caption]

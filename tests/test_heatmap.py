@@ -32,6 +32,7 @@ def _causal_stages(seed: int = 0) -> list[Stage]:
 
 
 def _same(first: Figure, second: Figure) -> None:
+    """``first`` is ``second`` read back from its own payload: the same bytes, so compared exactly."""
     assert first.shape == second.shape
     for ours, theirs in zip(first.panels, second.panels, strict=True):
         assert (ours.title, ours.scale) == (theirs.title, theirs.scale)
@@ -262,7 +263,7 @@ def test_grid_has_one_square_panel_per_head_without_token_axes_and_a_shared_mask
     assert grid.height == (190 // 6) * 6
     for h, panel in enumerate(grid.panels):  # the (L, L) mask reaches every head
         np.testing.assert_array_equal(panel.masked, ~KEEP.numpy())
-        np.testing.assert_array_equal(panel.values, weights[h].numpy())
+        np.testing.assert_array_equal(panel.values, weights[h].numpy())  # the figure holds these very numbers
     scores = heatmap.grid_figure(torch.randn(8, 6, 6), None, "scores", LABELS)
     assert scores.scales[0].scheme == DIVERGING and all(panel.masked is None for panel in scores.panels)
     titles = [f"{h}: previous token 0.9{h}" for h in range(8)]

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from tolerances import FLOAT32
 
 from components.frames import head_summary_frame
+from components.i18n import t
 from mha.counting import count_parameters, total_parameters
 from mha.experiments import tutorial_code
 from mha.experiments.complexity import (
@@ -24,7 +26,7 @@ from mha.experiments.complexity import (
     complexity_breaks,
     extrapolate,
     measure_complexity,
-    score_bytes,
+    peak_bytes,
 )
 from mha.experiments.cross import run_cross_attention
 from mha.experiments.encoder import (
@@ -60,6 +62,7 @@ from mha.experiments.mask_translate import (
 from mha.experiments.reshape import compare_reshapes, forward_view_only, head_sources
 from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, scaling_stats, score_scale
 from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
+from mha.experiments.timing import peak_allocated_bytes
 from mha.experiments.tutorial_causal import (
     FIX_CODE,
     TOLERANCE,
@@ -167,9 +170,19 @@ def test_head_sweep_keeps_the_weights_and_the_parameter_count():
 
 
 def test_query_gain_multiplies_every_score():
+    gain = 3.0
     plain = head_sweep(TOKENS, 16, head_counts=(2,))[0]
-    sharp = head_sweep(TOKENS, 16, query_gain=4.0, head_counts=(2,))[0]
-    assert (sharp.entropy < plain.entropy).all()
+    sharp = head_sweep(TOKENS, 16, query_gain=gain, head_counts=(2,))[0]
+
+    def scores(weights: torch.Tensor) -> torch.Tensor:
+        """The scores a softmax row came from, up to the constant it ignores: log w, centred per row."""
+        logs = weights.double().log()  # (H, Lq, Lk)
+        return logs - logs.mean(dim=-1, keepdim=True)
+
+    # every score times the gain, to FLOAT32: two float32 computations (measured here: 6e-7 apart, scores up to 1.2)
+    torch.testing.assert_close(scores(sharp.weights), gain * scores(plain.weights), **FLOAT32)
+    assert scores(plain.weights).abs().max() > 1e-2  # scores that are not all alike, so the gain shows
+    assert (sharp.entropy < plain.entropy).all()  # and so the weights sharpen
 
 
 def test_head_sweep_names_both_numbers_when_h_does_not_divide():
@@ -232,7 +245,7 @@ def test_each_spelling_applied_as_its_users_apply_it_blocks_the_same_cells(prese
         # the code the lab shows, run as it is shown: make the spelling from keep, then apply it
         made = {"keep": keep, "L": length, "torch": torch}
         exec(FORM_CODE[form][0], {}, made)
-        torch.testing.assert_close(made["mask"], mask_forms(keep)[form], rtol=0, atol=0)
+        torch.testing.assert_close(made["mask"], mask_forms(keep)[form], rtol=0, atol=0)  # bools, or 0 and -inf
         blocked = torch.isneginf(apply_form(form, scores, made["mask"]))
         assert torch.equal(blocked, (~keep).expand_as(scores)), form
         if form != "block":  # nn.MultiheadAttention is checked by running it, below
@@ -419,7 +432,7 @@ def test_full_width_heads_hold_h_times_the_projection_parameters(d_model, heads)
     assert all(list(getattr(head, name).weight.shape) == [d_model, d_model] for name in ("W_q", "W_k", "W_v"))
     assert list(layer.W_o.weight.shape) == [d_model, heads * d_model]
     # one full-width head is the fused layer; each further head adds 4·d² + 3·d
-    assert full_width_parameters(d_model, 1) == total_parameters(d_model)
+    assert full_width_parameters(d_model, 1) == total_parameters(d_model)  # two formulas, each checked on its module
     assert full_width_parameters(d_model, heads) - total_parameters(d_model) == (heads - 1) * (
         4 * d_model * d_model + 3 * d_model
     )
@@ -462,10 +475,27 @@ def test_block_local_attention_refuses_a_length_that_blocks_do_not_tile():
         block_local_attention(q, q, q, 4)
 
 
-def test_score_bytes_follow_the_formulas():
-    assert score_bytes("full", 1024, 8, 64) == 8 * 1024 * 1024 * 4
-    assert score_bytes("blocks", 1024, 8, 64) == 8 * 1024 * 64 * 4
-    assert score_bytes("sdpa", 1024, 8, 64) == 0
+def test_peak_bytes_follow_the_formulas():
+    assert peak_bytes("full", 1024, 8, 64, 64) == 4 * 8 * 1024 * (1024 + 64)  # one H·L² tensor + H·L·Dh
+    assert peak_bytes("blocks", 1024, 8, 64, 64) == 4 * 8 * 1024 * (64 + 64)
+    assert peak_bytes("blocks", 32, 8, 64, 64) == 4 * 8 * 32 * (32 + 64)  # a block longer than L is cut to L
+    assert peak_bytes("sdpa", 1024, 8, 64, 64) is None
+    with pytest.raises(ValueError, match="unknown method"):
+        peak_bytes("flash", 16, 1, 8, 8)
+
+
+@pytest.mark.parametrize(
+    ("length", "heads", "head_dim", "block"), [(1024, 4, 32, 64), (512, 8, 64, 128), (256, 1, 16, 16), (64, 2, 8, 16)]
+)
+def test_peak_bytes_are_what_the_profiler_measures(length, heads, head_dim, block):
+    """The lab's formula against the allocator's own peak (within 2 %): one L × L tensor without gradients, not two
+    (at L 1024, 4 heads, d_k 32: 16.5 MiB, where two tensors would be 32.5)."""
+    q, k, v = torch.randn(3, 1, heads, length, head_dim, generator=torch.Generator().manual_seed(0))
+    full = peak_allocated_bytes(lambda: scaled_dot_product_attention(q, k, v))
+    blocks = peak_allocated_bytes(lambda: block_local_attention(q, k, v, block))
+    assert full == pytest.approx(peak_bytes("full", length, heads, head_dim, block), rel=0.02)
+    assert blocks == pytest.approx(peak_bytes("blocks", length, heads, head_dim, block), rel=0.02)
+    assert full < 1.5 * 4 * heads * length * length  # far below two score-sized tensors
 
 
 def test_measure_complexity_stops_at_the_live_cap():
@@ -477,8 +507,8 @@ def test_measure_complexity_measures_the_score_matrix_of_full_attention():
     rows = measure_complexity([16, 64], num_heads=2, head_dim=8, block=16, repeats=3)
     assert [(row.method, row.length) for row in rows] == [(m, n) for n in (16, 64) for m in METHODS]
     full64 = next(row for row in rows if row.method == "full" and row.length == 64)
-    # the (1, 2, 64, 64) float32 weights are allocated during the call
-    assert full64.peak_bytes >= score_bytes("full", 64, 2, 16)
+    # the (1, 2, 64, 64) float32 scores (softmaxed in place) and the scaled queries, measured by the profiler
+    assert full64.peak_bytes == pytest.approx(peak_bytes("full", 64, 2, 8, 16), rel=0.02)
     assert all(row.measured and 0 < row.low_s <= row.seconds <= row.high_s for row in rows)
 
 
@@ -494,17 +524,21 @@ def test_complexity_breaks_flag_time_that_outgrows_its_work():
     assert [b.work_ratio for b in complexity_breaks(linear, block=64)] == [2.0]
 
 
-def test_extrapolate_scales_time_and_memory_by_their_powers():
+def test_extrapolate_scales_time_by_its_power_and_memory_by_the_formula():
     rows = [
         ComplexityRow("full", 512, 1.0, 1000, True),
         ComplexityRow("blocks", 512, 1.0, 1000, True),
         ComplexityRow("sdpa", 512, 1.0, 1000, True),
     ]
-    estimates = {(row.method, row.length): row for row in extrapolate(rows, [256, 512, 1024, 2048])}
+    heads, head_dim, block = 4, 32, 64
+    estimates = {
+        (row.method, row.length): row for row in extrapolate(rows, [256, 512, 1024, 2048], heads, head_dim, block)
+    }
     assert set(estimates) == {(m, n) for m in METHODS for n in (1024, 2048)}
     assert estimates[("full", 2048)].seconds == pytest.approx(16.0)
-    assert estimates[("full", 2048)].peak_bytes == 16000
+    assert estimates[("full", 2048)].peak_bytes == int(1000 * (2048 * (2048 + 32)) / (512 * (512 + 32)))
     assert estimates[("blocks", 2048)].seconds == pytest.approx(4.0)
+    assert estimates[("blocks", 2048)].peak_bytes == 4000  # L · (b + Dh): linear in L
     assert estimates[("sdpa", 2048)].seconds == pytest.approx(16.0)
     assert estimates[("sdpa", 2048)].peak_bytes == 4000
     assert not any(row.measured for row in estimates.values())
@@ -571,7 +605,7 @@ def test_encoder_parameter_count_matches_the_formulas_and_torch(preset):
     block = build_encoder(sizes, norm_first=False, activation="gelu")
     layer = to_torch_encoder_layer(block)
     parts = parameter_breakdown(sizes)
-    assert parts["attention"] == total_parameters(sizes.d_model)
+    assert parts["attention"] == 4 * sizes.d_model**2 + 4 * sizes.d_model
     assert count_parameters(block) == sum(parts.values()) == count_parameters(layer)
 
 
@@ -601,6 +635,29 @@ def test_encoder_steps_are_in_computation_order(norm_first, last):
     assert shapes["ffn_hidden"] == [1, 3, 16] and shapes[last] == [1, 3, 8]
     if not norm_first:  # Post-Norm output is LayerNorm'd: mean 0, variance 1 per token
         torch.testing.assert_close(steps[-1].tensor.mean(-1), torch.zeros(1, 3), rtol=0, atol=1e-5)
+
+
+def test_post_norm_output_has_rms_1_only_while_gamma_is_1_and_beta_0():
+    """What lab 9 says: LayerNorm's output has RMS ≈ 1 because the lab's γ = 1 and β = 0, not whatever they are."""
+    block = build_encoder(EncoderSizes(16, 4, 32), norm_first=False, activation="relu", seed=2)
+    assert torch.equal(block.norm2.weight, torch.ones(16)) and torch.equal(block.norm2.bias, torch.zeros(16))
+    x = torch.randn(1, 5, 16, generator=torch.Generator().manual_seed(0))
+
+    def output_rms() -> torch.Tensor:
+        with torch.inference_mode():
+            return block.forward_steps(x)[-1].tensor.pow(2).mean(-1).sqrt()  # (1, L)
+
+    torch.testing.assert_close(output_rms(), torch.ones(1, 5), rtol=0, atol=1e-3)
+    with torch.no_grad():
+        block.norm2.weight.fill_(3.0)  # a γ training could give
+    torch.testing.assert_close(output_rms(), torch.full((1, 5), 3.0), rtol=0, atol=3e-3)
+    with torch.no_grad():
+        block.norm2.weight.fill_(1.0)
+        block.norm2.bias.fill_(2.0)  # β shifts every number: RMS² = 1 + β²
+    torch.testing.assert_close(output_rms(), torch.full((1, 5), 5**0.5), rtol=0, atol=3e-3)
+    for lang in ("en", "zh"):
+        caption = t("lab.encoder.steps_caption.post", lang=lang)
+        assert "γ = 1" in caption and "β = 0" in caption and "always" not in caption and "总是" not in caption
 
 
 def test_unknown_activation_is_refused():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
@@ -11,10 +12,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
+from components.labs import cross, encoder, loop, reshape
+from components.labs.common import format_bytes
 from components.nav import LAB_PAGES
 from components.safe_text import md_escape
 from mha.experiments import tutorial_code
@@ -78,13 +82,11 @@ def test_every_lab_runs_in_both_languages(page, lab, lang):
     assert not at.exception, at.exception
     assert at.title[0].value == t(f"lab.{lab}.title", lang=lang)
     assert bool(_HAN.search(at.title[0].value)) == (lang == "zh")
-    expected_errors = 1 if lab == "reshape" else 0  # the bug's verdict is shown as an error on purpose
+    expected_errors = 1 if lab == "reshape" else 0  # the bug measures far above the tolerance: a red box
     assert len(at.error) == expected_errors, [e.value for e in at.error]
 
 
 def test_lab_pages_link_to_each_other_inside_the_app():
-    if not (REPO / "playground.py").is_file():
-        pytest.skip("no playground.py yet")
     at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=60).run()
     at.switch_page("pages/2_head_sweep.py").run()
     assert not at.exception, at.exception
@@ -269,7 +271,8 @@ def test_loop_vs_fused_measures_only_when_asked():
     assert not find_table(at, "lab.loop.col.params").empty
     with pytest.raises(KeyError):
         find_table(at, "lab.loop.col.ratio")
-    assert "0.0e+00" in next(box.value for box in at.success if "|loop − fused|" in box.value)
+    same = next(box.value for box in at.success if t("lab.loop.equality_check", lang="en") in box.value)
+    assert "≤ 1e-04: the same numbers" in same
     at.select_slider(key="loop_d_model").set_value(64)
     at.select_slider(key="loop_heads").set_value(2)
     at.slider(key="loop_repeats").set_value(3).run()
@@ -364,3 +367,91 @@ def test_encoder_block_bert_base_preset_and_norm_placement():
     formula, shape = column("lab.encoder.col.formula"), column("lab.encoder.col.shape")
     assert steps.loc[t("lab.encoder.step.residual2", lang="en"), formula] == "y = x₁ + FFN(LayerNorm₂(x₁))"
     assert steps.loc[t("lab.encoder.step.ffn_hidden", lang="en"), shape] == "[1, 11, 3072]"  # d_ff wide
+
+
+# ---------------------------------------------------------------- verdicts follow the measurement, not the side
+def _verdicts(at: AppTest, check: str, lang: str = "en") -> tuple[list[str], list[str]]:
+    """The green and the red boxes that carry ``t(check)``."""
+    label = t(check, lang=lang)
+    return [b.value for b in at.success if label in b.value], [b.value for b in at.error if label in b.value]
+
+
+@pytest.fixture
+def fresh_cache():
+    """Labs cache their checks per setting: a wrong computation must be computed, not read from an earlier test."""
+    st.cache_data.clear()
+    yield
+    st.cache_data.clear()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_loop_verdict_turns_red_when_the_loop_differs_by_more_than_the_tolerance(monkeypatch, fresh_cache, lang):
+    real = loop.loop_from_fused
+
+    def off_by_1e_3(model):  # a loop whose output is 1e-3 away from the fused layer's: above 1e-4
+        heads = real(model)
+        return lambda q, k, v: heads(q, k, v) + 1e-3
+
+    monkeypatch.setattr(loop, "loop_from_fused", off_by_1e_3)
+    at = open_lab("pages/5_loop_vs_fused.py", lang)
+    green, (red,) = _verdicts(at, "lab.loop.equality_check", lang)
+    assert not green and red.endswith(t("lab.common.max_diff_bad", lang=lang, diff=1e-3, tol=1e-4))  # 0.001 > 1e-04
+
+
+def test_cross_verdict_turns_red_when_the_check_is_above_its_tolerance(monkeypatch, fresh_cache):
+    real = cross.run_cross_attention
+
+    def outside(*args):
+        run = real(*args)
+        return dataclasses.replace(run, check=dataclasses.replace(run.check, max_abs_output=2 * run.check.tolerance))
+
+    at = open_lab("pages/7_cross_attention.py")
+    (green,), red = _verdicts(at, "lab.cross.check")
+    assert not red and "≤ 1e-04: the same numbers" in green
+    st.cache_data.clear()
+    monkeypatch.setattr(cross, "run_cross_attention", outside)
+    at.run()
+    green, (red,) = _verdicts(at, "lab.cross.check")
+    assert not green and "= 0.0002 > 1e-04: different numbers" in red
+
+
+def test_encoder_verdict_turns_red_when_the_torch_layer_computes_something_else(monkeypatch, fresh_cache):
+    real = encoder.to_torch_encoder_layer
+
+    def shifted(block):  # nn.TransformerEncoderLayer with its last LayerNorm's β moved by 0.01: another computation
+        layer = real(block)
+        with torch.no_grad():
+            layer.norm2.bias += 0.01
+        return layer
+
+    monkeypatch.setattr(encoder, "to_torch_encoder_layer", shifted)
+    at = open_lab("pages/9_encoder_block.py")
+    green, (red,) = _verdicts(at, "lab.encoder.check")
+    assert not green and "> 1e-04: different numbers" in red
+
+
+def test_reshape_verdicts_follow_the_measured_difference_not_the_side(monkeypatch, fresh_cache):
+    real = reshape.compare_reshapes
+
+    def swapped(*args):  # the correct split measured off, the bug measured right: each box must follow its number
+        result = real(*args)
+        return dataclasses.replace(result, correct_check=result.wrong_check, wrong_check=result.correct_check)
+
+    monkeypatch.setattr(reshape, "compare_reshapes", swapped)
+    at = open_lab("pages/3_wrong_reshape.py")
+    (green,), _ = _verdicts(at, "lab.reshape.wrong_check")
+    _, (red,) = _verdicts(at, "lab.reshape.correct_check")
+    assert "≤ 1e-04: the same numbers" in green and "> 1e-04: different numbers" in red
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_complexity_note_quotes_the_one_score_tensor_the_engine_holds(lang):
+    """Without gradients the engine softmaxes in the scores' buffer: at L 4096, 4 heads, d_k 32 its peak is one
+    4 × 4096 × 4096 float32 tensor and the scaled queries, 4·4·4096·(4096 + 32) bytes (258 MiB), not two tensors."""
+    at = open_lab("pages/6_complexity.py", lang)
+    (note,) = [box.value for box in at.info if "4096 × 4096" in box.value]
+    big = format_bytes(4 * 4 * 4096 * (4096 + 32))
+    assert big == "258.0 MiB"
+    assert note == t("lab.complexity.cap_note", lang=lang, cap=1024, heads=4, length=4096, d_k=32, big=big)
+    explain = t("lab.complexity.explain", lang=lang)
+    assert "4 · H · L · (L + d_k)" in explain and "equally large weight matrix" not in explain

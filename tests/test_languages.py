@@ -115,9 +115,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z]*[_.\d\u00b2\u00b3\u1d40-\u1d7f][\w.\u1d40-\u
 _NAME = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")  # words, and hyphenated names such as Post-Norm
 #: Names a Chinese technical text keeps in English (products, APIs, units, standard terms).
 TECHNICAL = frozenset({
-    "PyTorch", "Python", "API", "notebook", "CSV", "zip", "npz", "GiB", "nats", "bug", "PAD", "FLOPs", "NaN",
-    "cpu", "cuda", "mps", "CPU", "GPU", "True", "False", "sin", "cos", "exp", "log", "softmax", "dropout", "eval",
-    "view", "transpose", "reshape", "contiguous", "MultiHeadAttention", "MultiheadAttention",
+    "PyTorch", "Python", "API", "notebook", "CSV", "zip", "npz", "KiB", "MiB", "GiB", "nats", "bug", "PAD", "FLOPs",
+    "NaN", "cpu", "cuda", "mps", "CPU", "GPU", "True", "False", "sin", "cos", "exp", "log", "softmax", "dropout",
+    "eval", "view", "transpose", "reshape", "contiguous", "MultiHeadAttention", "MultiheadAttention",
     "TransformerEncoderLayer", "Transformer", "Swin", "BERT", "BERT-base", "GPT", "LayerNorm", "Post-Norm",
     "Pre-Norm", "FFN", "GELU", "ReLU", "jieba", "Hugging", "Face", "CLS", "SEP", "UNK",
 })  # fmt: skip

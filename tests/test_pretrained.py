@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 from tiny_checkpoint import HEADS, HIDDEN, LAYERS
+from tolerances import FLOAT32
 
+from components.i18n import t
 from mha.checkpoints import chinese_checkpoint
 from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.head_finder import find_token, head_weights, rank_heads
@@ -84,6 +86,7 @@ def test_the_layer_holds_the_checkpoints_projections(listed_tiny):
         run = run_attention(config(layer=layer), source)
         block = bert.encoder.layer[layer].attention
         for ours, theirs in PROJECTIONS.items():
+            # copied from the checkpoint: the same bytes
             assert torch.equal(getattr(run.model, ours).weight, block.get_submodule(theirs).weight), (layer, ours)
             assert torch.equal(getattr(run.model, ours).bias, block.get_submodule(theirs).bias), (layer, ours)
     assert PROJECTIONS == {"W_q": "self.query", "W_k": "self.key", "W_v": "self.value", "W_o": "output.dense"}
@@ -95,7 +98,7 @@ def test_every_layer_matches_the_checkpoints_own_attentions_and_output(listed_ti
     _, tokens, out, block_output = their_forward(listed_tiny, ANIMAL, layer)
     assert run.tokens == tuple(tokens)
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (HIDDEN, HEADS, LAYERS, layer)
-    torch.testing.assert_close(run.x, out.hidden_states[layer], rtol=0, atol=0)  # the layer's input
+    torch.testing.assert_close(run.x, out.hidden_states[layer], **FLOAT32)  # the layer's input: their forward, twice
     assert float((run.trace.weights - out.attentions[layer]).abs().max()) <= TOLERANCE
     assert float((run.trace.output - block_output).abs().max()) <= TOLERANCE
     check = make_source(config().weight_spec).compare(config(layer=layer), run.trace.weights, run.trace.output, None)
@@ -391,3 +394,20 @@ def test_the_head_finder_ranks_the_checkpoints_own_weights(listed_tiny):
 def test_find_token_ignores_case_and_word_piece_marks():
     tokens = ("[CLS]", "the", "cat", "##s", "It", "[SEP]")
     assert (find_token(tokens, "it"), find_token(tokens, "s"), find_token(tokens, "dog")) == (4, 3, None)
+
+
+def test_unknown_tokens_share_a_token_embedding_but_not_their_input(listed_tiny):
+    """What the [UNK] note says: one token embedding for all of them, yet layer 0's input rows differ (BERT adds
+    a position embedding), so the model does not see one and the same vector."""
+    run = run_attention(config(tokens="zebra the giraffe", layer=0))
+    unknown = [i for i, token in enumerate(run.tokens) if token == "[UNK]"]
+    assert len(unknown) == 2
+    _, tokens, out, _ = their_forward(listed_tiny, "zebra the giraffe", 0)
+    assert tuple(tokens) == run.tokens  # both [UNK]: one id, one row of the word embeddings
+    x = run.trace.project.x_query[0]  # (L, D): the page's layer-0 input
+    torch.testing.assert_close(x, out.hidden_states[0][0], rtol=0, atol=1e-5)  # BERT's own hidden_states[0]
+    assert float((x[unknown[0]] - x[unknown[1]]).abs().max()) > 1e-2  # positions tell them apart
+    for lang in ("en", "zh"):
+        text = t("notes.unk_tokens", lang=lang)
+        assert "one and the same vector" not in text and "同一个向量" not in text
+        assert "[UNK]" in text

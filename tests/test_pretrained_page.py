@@ -124,7 +124,7 @@ def test_head_labels_and_the_head_finder_from_a_link():
     assert any(text.startswith(t("step2.labels_title")) for text in texts(at, "markdown"))
     assert (at.selectbox(key="finder_query").value, at.selectbox(key="finder_key").value) == (10, 2)
     assert (at.query_params["finder_query"], at.query_params["finder_key"]) == ("10", "2")
-    _, maps = cached_attention_maps(WeightSpec("pretrained", checkpoint="tiny"), ANIMAL)
+    _, maps = cached_attention_maps(WeightSpec("pretrained", checkpoint="tiny"), ANIMAL)  # the page's own maps
     ranked = rank_heads(maps, 10, 2)
     line = next(text for text in texts(at, "markdown") if text.startswith(t("finder.top")))
     first = t("finder.entry", layer=ranked[0].layer, head=ranked[0].head, weight=f"{ranked[0].weight:.2f}")

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
+import io
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
-from mha.checkpoints import checkpoint_names
 from mha.config import AttentionConfig, ConfigError
-from mha.export import export_basename, trace_npz
+from mha.export import export_basename, trace_npz, trace_pt
 from mha.pipeline import run_attention
 from mha.reproduce import OUTPUT_ENV, reproduce_script
+from mha.sources.trained import TrainedSource
+from mha.training.loop import train
+from mha.training.service import TrainedModel
 
 ALLOWED_IMPORTS = {"hashlib", "math", "os", "torch"}
 ODD_TEXT = 'She said "it\'s" — a\\b \'\'\' """ 🙂 naïve ok\u202eevil {x} %s\n\t[PAD]'
@@ -44,15 +47,24 @@ CONFIGS = {
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
 
 
+#: Runs a file as __main__ with NumPy out of reach (``import numpy`` raises ImportError): PyTorch alone.
+WITHOUT_NUMPY = "import runpy, sys; sys.modules['numpy'] = None; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
 def _run_script(source: str, tmp_path) -> tuple[dict, str]:
-    """Run ``source`` as its own process with the repository out of reach; returns (saved, stdout)."""
+    """Run ``source`` as its own process with the repository and NumPy out of reach; returns (saved, stdout)."""
     script = tmp_path / "reproduce.py"
     script.write_text(source, encoding="utf-8")
     out_file = tmp_path / "out.pt"
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | {OUTPUT_ENV: str(out_file)}
     # -I: no PYTHONPATH, no user site, no script directory on sys.path; cwd is the temp dir
     result = subprocess.run(
-        [sys.executable, "-I", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-I", "-c", WITHOUT_NUMPY, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return torch.load(out_file, weights_only=True), result.stdout
@@ -78,14 +90,21 @@ def test_all_pad_rows_are_zero_weights_not_nan(tmp_path):
     assert (saved["weights"] == 0).all()
 
 
-def test_the_repository_is_out_of_reach_of_the_script(tmp_path):
-    """The premise of the test above: in that process `import mha` fails."""
+@pytest.mark.parametrize(("module", "error"), [("mha", "No module named 'mha'"), ("numpy", "import of numpy halted")])
+def test_the_repository_and_numpy_are_out_of_reach_of_the_script(module, error, tmp_path):
+    """The premise of the tests above: in that process `import mha` and `import numpy` fail."""
+    (tmp_path / "probe.py").write_text(f"import {module}\n", encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     result = subprocess.run(
-        [sys.executable, "-I", "-c", "import mha"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-I", "-c", WITHOUT_NUMPY, "probe.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode != 0
-    assert "ModuleNotFoundError" in result.stderr
+    assert error in result.stderr
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
@@ -133,21 +152,41 @@ def test_empty_text_is_refused_before_a_script_exists():
     assert error.value.field == "tokens"
 
 
-@pytest.mark.parametrize("origin", [{"weights": "trained", "task": "induction", "layer": 1}, {"weights": "pretrained"}])
-def test_weights_that_a_script_cannot_make_are_read_from_the_pages_npz(origin, tmp_path):
-    """Trained or pretrained weights come from the page's .npz download, input and weights both."""
-    config = AttentionConfig(d_model=16, num_heads=4, mask_type="causal", tokens="the cat sat on the mat")
-    page = run_attention(config)
-    # the same tensors under another origin: what the script reads must be what ran, not what it could rebuild
-    other = dataclasses.replace(config, **origin, checkpoint=checkpoint_names()[0], seed=99)
-    run = dataclasses.replace(page, config=other)
-    (tmp_path / f"{export_basename(other)}.npz").write_bytes(trace_npz(run))
+def _check_made_weights(run, tmp_path) -> None:
+    """``run``'s script reads its .pt download (next to it), not NumPy, and gives the page's output and weights."""
+    (tmp_path / f"{export_basename(run.config)}.pt").write_bytes(trace_pt(run))
     source = reproduce_script(run)
-    assert "SEED" not in source and "NPZ = " in source
+    assert "SEED" not in source and "PT = " in source and "numpy" not in source
     saved, stdout = _run_script(source, tmp_path)
-    torch.testing.assert_close(saved["output"], page.trace.output, atol=1e-5, rtol=0)
-    torch.testing.assert_close(saved["weights"], page.trace.weights, atol=1e-5, rtol=0)
+    torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-5, rtol=0)
+    torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-5, rtol=0)
     assert stdout.rstrip().endswith("match"), stdout
+
+
+def test_trained_weights_are_read_from_the_pages_pt_with_pytorch_alone(tmp_path):
+    config = AttentionConfig(
+        d_model=16, num_heads=2, weights="trained", task="induction", layer=1, mask_type="causal", tokens="a b c a b"
+    )
+    spec = config.weight_spec
+    model, history = train(spec.task, spec.d_model, spec.num_heads, spec.seed, max_steps=3)
+    _check_made_weights(run_attention(config, TrainedSource(TrainedModel(spec, model, history))), tmp_path)
+
+
+def test_pretrained_weights_are_read_from_the_pages_pt_with_pytorch_alone(listed_tiny, tmp_path):
+    config = AttentionConfig(weights="pretrained", checkpoint="tiny", layer=1, tokens="the cat sat on the mat")
+    _check_made_weights(run_attention(config), tmp_path)
+
+
+def test_the_pt_download_holds_what_the_npz_holds():
+    run = run_attention(CONFIGS["padding"])
+    with np.load(io.BytesIO(trace_npz(run))) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    saved = torch.load(io.BytesIO(trace_pt(run)), weights_only=True)
+    assert set(saved) == set(arrays)
+    for name, array in arrays.items():
+        if array.dtype.kind in "fb":
+            assert torch.equal(saved[name], torch.from_numpy(array)) if array.ndim else saved[name] == float(array)
+    assert saved["tokens"] == list(run.tokens) and saved["config"] == str(arrays["config"])
 
 
 def test_the_script_names_the_torch_version_that_made_it():

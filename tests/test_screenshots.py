@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, _missing_browser, chromium_path
+from conftest import REPO, chromium_path, missing_tool
 from PIL import Image, ImageStat
 
 SCRIPT = REPO / "scripts" / "screenshots.py"
@@ -34,7 +34,7 @@ def test_every_shot_readme_shows_is_one_the_script_takes():
 @pytest.mark.browser
 def test_the_script_takes_pictures_of_the_page_a_panel_and_a_lab(tmp_path):
     if chromium_path() is None:
-        _missing_browser("Chromium is not installed")
+        missing_tool("Chromium is not installed")
     names = ["playground-zh", "step2-en", "lab-scaling-en"]
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", str(tmp_path), "--only", ",".join(names)],

@@ -241,3 +241,72 @@ def test_the_trained_page_reads_in_its_own_language(trainer, lang):
     else:
         chinese = [(key, text[:80]) for key, text in shown if HAN.search(text)]
         assert not chinese, chinese
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("sentence", "evaluation"), [("the cat sat on", "held_out"), ("cat sat", "every_order")])
+def test_unscramble_says_what_its_accuracy_was_measured_on(trainer, lang, sentence, evaluation):
+    """4 words: 6 of the 24 orders set aside and measured on; 2 words: both orders, both trained on."""
+    spec = WeightSpec("trained", 16, 2, 0, task="unscramble", text=sentence)
+    open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
+    finish(spec)
+    history = service_module.training_service().finished(spec).history
+    at = open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
+    assert not at.exception
+    words = len(sentence.split())
+    sequences = 6 if evaluation == "held_out" else 2
+    assert (history.evaluation, history.sequences, history.evaluated) == (evaluation, sequences, sequences * words)
+    expected = t(
+        f"training.done.{evaluation}",
+        lang=lang,
+        steps=STEPS,
+        seconds=f"{history.seconds:.1f}",
+        accuracy=f"{100 * history.accuracy:.1f}",
+        sequences=sequences,
+        predictions=sequences * words,
+        orders=24 if words == 4 else 2,
+        words=words,
+    )
+    assert expected in [e.value for e in at.success]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_trained_link_without_sizes_gets_the_trained_sizes_with_a_note(trainer, lang):
+    """``?weights=trained&task=previous_and_first`` opens as switching the widget would: 64 and 2, and says so."""
+    at = open_page({"weights": "trained", "task": "previous_and_first", "lang": lang})
+    assert not at.exception and not at.error
+    assert (at.session_state["d_model"], at.session_state["num_heads"]) == (64, 2)
+    note = t("url.trained_sizes", lang=lang, d_model=64, num_heads=2)
+    assert [i.value for i in at.info].count(note) == 1
+    wait_started(trainer, 1)  # a link trains, in a thread of its own
+    assert trainer.started == [WeightSpec("trained", 64, 2, 0, task="previous_and_first")]
+    assert at.query_params["d_model"] == "64" and at.query_params["num_heads"] == "2"  # the link says so now
+
+
+def test_the_trained_sizes_note_is_for_the_link_as_it_came(trainer):
+    at = open_page({"weights": "trained", "task": "previous_and_first"})
+    finish(WeightSpec("trained", 64, 2, 0, task="previous_and_first"))
+    at.run()  # the session's own link carries the sizes now: no note again
+    assert not at.exception and not at.error
+    assert t("url.trained_sizes", d_model=64, num_heads=2) not in [i.value for i in at.info]
+
+
+@pytest.mark.parametrize(
+    ("sizes", "used"), [({"num_heads": "4"}, (64, 4)), ({"d_model": "32"}, (32, 2)), ({"d_model": "512"}, (512, 2))]
+)
+def test_a_trained_link_keeps_the_size_it_gives(trainer, sizes, used):
+    at = open_page({"weights": "trained", "task": "previous", **sizes})
+    assert not at.exception
+    assert (at.session_state["d_model"], at.session_state["num_heads"]) == used
+    assert t("url.trained_sizes", d_model=used[0], num_heads=used[1]) in [i.value for i in at.info]
+    too_big = used[0] > LIMITS.train_d_model_max  # a size the link gives is kept: over the cap, the cap's error
+    cap_error = t("error.d_model.too_big_to_train", **_params_of("", {"d_model": used[0], "num_heads": used[1]}))
+    assert [e.value for e in at.error] == ([cap_error] if too_big else [])
+
+
+def test_a_trained_link_with_both_sizes_keeps_them_without_a_note(trainer):
+    at = open_page({"weights": "trained", "task": "previous", "d_model": "512", "num_heads": "8"})
+    assert (at.session_state["d_model"], at.session_state["num_heads"]) == (512, 8)
+    assert not [i.value for i in at.info if "d_model = " in i.value]
+    (error,) = at.error  # the link asked for more than training takes here: the existing message
+    assert error.value == t("error.d_model.too_big_to_train", **_params_of("", {"d_model": 512, "num_heads": 8}))

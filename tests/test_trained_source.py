@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 import torch
+from tolerances import FLOAT32
 
 from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.pipeline import run_attention
@@ -41,7 +42,7 @@ def test_a_valid_sequence_from_the_text_box_is_shown():
     assert inputs.tokens == tuple("31415926") and inputs.notes == ()
     model = source.model(CPU, "float32")
     ids = torch.tensor([[3, 1, 4, 1, 5, 9, 2, 6]])
-    torch.testing.assert_close(inputs.x, model.embed(ids), rtol=0, atol=0)  # layer 0's input: embeddings
+    torch.testing.assert_close(inputs.x, model.embed(ids), **FLOAT32)  # layer 0's input: embeddings
     assert inputs.model is model.layers[0]
     assert inputs.scored_rows.tolist() == [False] + [True] * 7  # row 0 has no previous and no "first" target
 

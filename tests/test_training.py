@@ -6,15 +6,27 @@ runs tiny configurations (d_model 16-32, 2 heads), a few seconds in all.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 import torch
+from tolerances import FLOAT32, assert_same_training
 
 from mha.head_labels import label_heads
 from mha.module import MultiHeadAttention
-from mha.training import train
-from mha.training.loop import SHARPEN_STEPS, SNAPSHOTS_MAX, TrainingStoppedError, head_difference
+from mha.training import loop, train
+from mha.training.loop import EVAL_SEQUENCES, SHARPEN_STEPS, SNAPSHOTS_MAX, TrainingStoppedError, head_difference
 from mha.training.model import build_task_model, training_mask
-from mha.training.tasks import DIGITS, IGNORE, SYMBOLS, make_task, task_layers, task_mask
+from mha.training.tasks import (
+    DIGITS,
+    HELD_OUT_MAX,
+    HELD_OUT_SHARE,
+    IGNORE,
+    SYMBOLS,
+    make_task,
+    task_layers,
+    task_mask,
+)
 
 SENTENCE = "the cat sat on the mat"
 TASK_TEXT = {"unscramble": SENTENCE}
@@ -139,7 +151,7 @@ def test_building_a_model_never_touches_the_global_rng():
     first = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
     second = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
     assert torch.equal(torch.random.get_rng_state(), state)
-    for name, tensor in first.state_dict().items():
+    for name, tensor in first.state_dict().items():  # a seed draws the same bits: exactly
         assert torch.equal(tensor, second.state_dict()[name]), name
 
 
@@ -192,20 +204,20 @@ def test_previous_gives_every_head_the_same_relation():
 def test_training_is_a_pure_function_of_its_arguments():
     state = torch.random.get_rng_state()
     threads = torch.get_num_threads()
-    torch.set_num_threads(2)
+    torch.set_num_threads(2)  # not the one thread training runs on: so its restoring the caller's count shows
     try:
         first, first_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
+        assert torch.get_num_threads() == 2  # the caller's thread count is given back
         torch.set_num_threads(1)
         second, second_history = train("previous_and_last_digit", 16, 2, seed=4, max_steps=30)
-        assert torch.get_num_threads() == 1  # the caller's thread count is given back
     finally:
         torch.set_num_threads(threads)
     assert torch.equal(torch.random.get_rng_state(), state)  # the global RNG is never touched
-    for name, tensor in first.state_dict().items():
-        assert torch.equal(tensor, second.state_dict()[name]), name  # bit-identical
-    assert first_history.losses == second_history.losses
+    assert_same_training(first, second)  # the same weights, to the last float32 bits
+    losses = torch.tensor(first_history.losses)
+    torch.testing.assert_close(losses, torch.tensor(second_history.losses), **FLOAT32)
     other, _ = train("previous_and_last_digit", 16, 2, seed=5, max_steps=30)
-    assert not torch.equal(other.layers[0].W_q.weight, first.layers[0].W_q.weight)
+    assert (other.layers[0].W_q.weight - first.layers[0].W_q.weight).abs().max() > 0.1  # another seed: other weights
 
 
 def test_snapshots_cover_the_start_the_middle_and_the_end():
@@ -232,3 +244,72 @@ def test_training_reports_each_step_and_stops_when_asked():
     with pytest.raises(TrainingStoppedError) as stopped:
         train("previous", 16, 2, seed=0, on_step=on_step, should_stop=lambda: len(seen) >= 7)
     assert seen == list(range(1, 8)) and stopped.value.step == 7
+
+
+# ---------------------------------------------------------------- what the reported accuracy is measured on
+@pytest.mark.parametrize(("words", "held"), [(3, 1), (4, 6), (5, 30), (7, 1024), (9, 1024)])
+def test_unscramble_sets_aside_a_quarter_of_the_orders_at_most_1024(words, held):
+    task = make_task("unscramble", " ".join(f"w{i}" for i in range(words))).hold_out(torch.Generator().manual_seed(0))
+    assert len(task.held_out) == held == min(math.factorial(words) // HELD_OUT_SHARE, HELD_OUT_MAX)
+    assert all(sorted(order) == list(range(words)) for order in task.held_out)  # each one an order of the words
+    assert task.evaluation == "held_out"
+    evaluation = task.evaluation_sequences(EVAL_SEQUENCES, torch.Generator().manual_seed(1))
+    assert {tuple(row) for row in evaluation[:, :words].tolist()} == task.held_out and len(evaluation) == held
+    assert bool((evaluation[:, words:] == words).all())  # then the blanks
+
+
+def test_unscramble_never_draws_a_held_out_order():
+    task = make_task("unscramble", "a b c d").hold_out(torch.Generator().manual_seed(0))  # 6 of 24 held out
+    drawn = task.sample(4000, torch.Generator().manual_seed(1))[:, :4].tolist()
+    orders = {tuple(order) for order in drawn}
+    assert not orders & task.held_out
+    assert len(orders) == 24 - 6  # every other order is drawn
+
+
+def test_two_words_set_nothing_aside_and_evaluate_on_both_orders():
+    task = make_task("unscramble", "cat sat").hold_out(torch.Generator().manual_seed(0))
+    assert task.held_out == frozenset() and task.evaluation == "every_order"
+    evaluation = task.evaluation_sequences(EVAL_SEQUENCES, torch.Generator().manual_seed(1))
+    assert sorted(evaluation[:, :2].tolist()) == [[0, 1], [1, 0]]
+
+
+def _train_keeping_targets(monkeypatch, task: str, text: str | None, steps: int) -> tuple[list, object, object]:
+    """Train ``steps`` steps (seed 3), keeping every training batch's targets (B, R, L)."""
+    seen: list[torch.Tensor] = []
+    original = loop._loss_and_accuracy
+
+    def recording(logits, targets):
+        seen.append(targets)
+        return original(logits, targets)
+
+    monkeypatch.setattr(loop, "_loss_and_accuracy", recording)
+    model, history = train(task, 16, 2, seed=3, text=text, max_steps=steps)
+    assert len(seen) == steps
+    return seen, model, history
+
+
+def test_unscrambles_accuracy_is_measured_on_orders_no_training_batch_contained(monkeypatch):
+    text = "the cat sat on mats"  # 5 words: 120 orders, 30 held out; 200 steps draw 25,600 shuffles
+    targets, model, history = _train_keeping_targets(monkeypatch, "unscramble", text, steps=200)
+    # a blank's target is where its word lies in the shuffled half: argsort of that gives the shuffled order back
+    trained = {tuple(row) for batch in targets for row in batch[:, 0, 5:].argsort(dim=1).tolist()}
+    assert len(trained) == 120 - 30  # every order but the held-out ones was trained on
+    task = make_task("unscramble", text).hold_out(loop._generator(3, "unscramble", "held out"))
+    assert len(task.held_out) == 30 and not trained & task.held_out
+    assert (history.evaluation, history.sequences, history.evaluated) == ("held_out", 30, 30 * 5)
+    # the reported accuracy, computed again here on the held-out orders alone
+    ids = task.evaluation_sequences(0, torch.Generator())  # (30, 10)
+    logits, _ = model(ids, training_mask(task, ids.size(1)))
+    right = (logits.argmax(dim=-1)[:, 0, 5:] == task.targets(ids)[:, 0, 5:]).float().mean()
+    assert history.accuracy == pytest.approx(float(right), abs=0.5 / history.evaluated)
+
+
+def test_fresh_evaluation_sequences_are_not_training_sequences(monkeypatch):
+    """The other tasks draw 1,024 fresh sequences from their own generator: none of them was a training batch's."""
+    targets, _, history = _train_keeping_targets(monkeypatch, "previous", None, steps=50)
+    task = make_task("previous")
+    evaluation = task.evaluation_sequences(EVAL_SEQUENCES, loop._generator(3, "previous", "eval"))
+    # "previous" targets are the sequence shifted by one: token 0 to L-2 of every trained sequence
+    trained = {tuple(row) for batch in targets for row in batch[:, 0, 1:].tolist()}
+    assert not trained & {tuple(row) for row in evaluation[:, :-1].tolist()}
+    assert (history.evaluation, history.sequences, history.evaluated) == ("fresh", 1024, 1024 * 11)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from conftest import HeadPicker, headings, heatmaps
 from streamlit.testing.v1 import AppTest
+from tolerances import assert_same_charts, assert_same_texts
 
 from components.i18n import t
 from components.url_params import URL_KEYS
@@ -44,11 +44,6 @@ def page_texts(at: AppTest) -> list[str]:
     """Every markdown-like text of the page, in order."""
     kinds = ("title", "header", "subheader", "markdown", "caption", "code", "error", "warning", "info", "success")
     return [str(e.value) for kind in kinds for e in at.get(kind)]
-
-
-def chart_frames(at: AppTest) -> list[pd.DataFrame]:
-    """Every chart's cells (panel, row, col, value, masked)."""
-    return [figure.cells() for figure in heatmaps(at)]
 
 
 # (key, value in the link, the widget's value it gives, a new widget value, how the link then reads it)
@@ -131,12 +126,10 @@ def test_step_from_the_link_and_next_to_the_link():
 def _same_page(first: AppTest, second: AppTest) -> None:
     assert not second.exception
     assert dict(second.query_params) == dict(first.query_params)
-    assert page_texts(second) == page_texts(first)  # title, token line, shapes, counts, notes
-    charts = chart_frames(first)
+    assert_same_texts(page_texts(second), page_texts(first))  # title, token line, shapes, counts, notes
+    charts = heatmaps(first)
     assert charts
-    assert len(chart_frames(second)) == len(charts)
-    for ours, theirs in zip(chart_frames(second), charts, strict=True):
-        assert ours.equals(theirs)  # masked cells are -inf in both
+    assert_same_charts(heatmaps(second), charts)  # masked cells are -inf in both
     drawn = [key for key in URL_KEYS if any(w.key == key for kind in _KINDS for w in first.get(kind))]
     assert drawn
     for key in drawn:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import altair as alt
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components.i18n import t
 from components.labs.charts import styled
 from components.safe_text import md_escape
 from mha.tokens import tokenize
 
-__all__ = ["format_bytes", "lab_header", "show_chart", "token_input"]
+__all__ = ["format_bytes", "lab_header", "show_chart", "show_verdict", "token_input"]
 
 
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB")
@@ -36,6 +37,20 @@ def token_input(label: str, default: str, key: str, max_tokens: int) -> list[str
         return None
     st.caption(t("lab.common.tokens_seen", count=len(tokens), tokens=md_escape(" · ".join(tokens), limit=300)))
     return tokens
+
+
+def show_verdict(place: DeltaGenerator, check: str, diff: float, tolerance: float) -> bool:
+    """Whether two computations gave the same numbers, as the measurement says: a box with ``check`` (what was
+    compared) and "max |difference| = 3.1e-07 ≤ 1e-04: the same numbers", green (``st.success``) when ``diff`` is
+    within ``tolerance``, else "… > 1e-04: different numbers" in red (``st.error``; a NaN is not within).
+
+    Returns:
+        Whether ``diff <= tolerance``.
+    """
+    same = diff <= tolerance
+    verdict = t("lab.common.max_diff_ok" if same else "lab.common.max_diff_bad", diff=diff, tol=tolerance)
+    (place.success if same else place.error)(f"{check}  \n{verdict}")
+    return same
 
 
 def show_chart(chart: alt.TopLevelMixin) -> None:

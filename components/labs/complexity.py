@@ -10,7 +10,7 @@ from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import format_bytes, lab_header, show_chart
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
-from mha.experiments.complexity import ALL_LENGTHS, LIVE_MAX_LENGTH, extrapolate, score_bytes
+from mha.experiments.complexity import ALL_LENGTHS, LIVE_MAX_LENGTH, extrapolate, peak_bytes
 from mha.experiments.isolated import IsolatedMeasurementError, measure_complexity_isolated
 
 __all__ = ["complexity_frame", "plot_frame", "render"]
@@ -28,12 +28,13 @@ def complexity_frame(cap: int, num_heads: int, head_dim: int, block: int, repeat
     """Measured rows up to ``cap`` plus extrapolated rows up to 4096, measured in a child process.
 
     Columns: ``method, L, ms, ms_low, ms_high, bytes, measured, formula_bytes`` (``ms_low``/``ms_high``:
-    the middle half of the rounds, NaN for estimates). Cached 10 minutes and shared by all sessions,
-    but only when the times followed their work (see :func:`mha.experiments.complexity.complexity_breaks`).
+    the middle half of the rounds, NaN for estimates; ``formula_bytes``: :func:`peak_bytes`, None for sdpa).
+    Cached 10 minutes and shared by all sessions, but only when the times followed their work
+    (see :func:`mha.experiments.complexity.complexity_breaks`).
     """
     lengths = [length for length in ALL_LENGTHS if length <= cap]
     steady = measure_complexity_isolated(lengths, num_heads, head_dim, block, repeats)
-    rows = steady.result + extrapolate(steady.result, ALL_LENGTHS)
+    rows = steady.result + extrapolate(steady.result, ALL_LENGTHS, num_heads, head_dim, block)
     frame = pd.DataFrame(
         {
             "method": [row.method for row in rows],
@@ -43,7 +44,7 @@ def complexity_frame(cap: int, num_heads: int, head_dim: int, block: int, repeat
             "ms_high": [row.high_s * 1e3 if row.high_s is not None else float("nan") for row in rows],
             "bytes": [row.peak_bytes for row in rows],
             "measured": [row.measured for row in rows],
-            "formula_bytes": [score_bytes(row.method, row.length, num_heads, block) for row in rows],
+            "formula_bytes": [peak_bytes(row.method, row.length, num_heads, head_dim, block) for row in rows],
         }
     )
     return measured(steady, frame.sort_values(["method", "L"], kind="stable").reset_index(drop=True))
@@ -115,7 +116,9 @@ def _render_result(frame: pd.DataFrame, num_heads: int) -> None:
                 for low, high in zip(frame["ms_low"], frame["ms_high"], strict=True)
             ],
             t("lab.complexity.col.peak"): frame["bytes"].map(format_bytes),
-            t("lab.complexity.col.formula"): frame["formula_bytes"].map(format_bytes),
+            t("lab.complexity.col.formula"): frame["formula_bytes"].map(
+                lambda b: "—" if pd.isna(b) else format_bytes(b)
+            ),
             t("lab.complexity.col.source"): frame["measured"].map(
                 lambda m: t("lab.complexity.measured" if m else "lab.complexity.estimated")
             ),
@@ -146,8 +149,9 @@ def render() -> None:
     block = int(cols[2].select_slider(t("lab.complexity.block"), options=BLOCKS, value=64, key="complexity_block"))
     cap = int(cols[3].select_slider(t("lab.complexity.cap"), options=CAPS, value=LIVE_MAX_LENGTH, key="complexity_cap"))
     repeats = repeats_slider(cols[4], "complexity_repeats")
-    big = format_bytes(2 * num_heads * EXAMPLE_LENGTH * EXAMPLE_LENGTH * 4)
-    st.info(t("lab.complexity.cap_note", cap=LIVE_MAX_LENGTH, heads=num_heads, length=EXAMPLE_LENGTH, big=big))
+    big = format_bytes(peak_bytes("full", EXAMPLE_LENGTH, num_heads, head_dim, block))
+    note = {"cap": LIVE_MAX_LENGTH, "heads": num_heads, "length": EXAMPLE_LENGTH, "d_k": head_dim, "big": big}
+    st.info(t("lab.complexity.cap_note", **note))
 
     settings = (cap, num_heads, head_dim, block, repeats)
     try:

@@ -7,7 +7,7 @@ import streamlit as st
 
 from components.i18n import t
 from components.labs.charts import Grid, Titles, heatmap, matrix_frame
-from components.labs.common import lab_header, show_chart, token_input
+from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from mha.experiments.cross import run_cross_attention
 from mha.tokens import token_labels
 
@@ -88,8 +88,7 @@ def render() -> None:
         .drop(columns="dims"),
         hide_index=True,
     )
-    key_tag = "lab.common.max_diff_ok" if result["diff"] <= result["tolerance"] else "lab.common.max_diff_bad"
-    st.success(t("lab.cross.check") + " " + t(key_tag, diff=result["diff"], tol=result["tolerance"]))
+    show_verdict(st, t("lab.cross.check"), result["diff"], result["tolerance"])
     if result["masked"]:
         st.info(t("lab.cross.padding"))
 

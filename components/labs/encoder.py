@@ -8,7 +8,7 @@ import torch
 
 from components.i18n import t
 from components.labs.charts import Size, Titles, bar_chart
-from components.labs.common import lab_header, show_chart, token_input
+from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from mha.counting import count_parameters
 from mha.experiments.encoder import (
     ACTIVATIONS,
@@ -20,6 +20,7 @@ from mha.experiments.encoder import (
     to_torch_encoder_layer,
 )
 from mha.experiments.inputs import token_inputs
+from mha.reference import TOLERANCE
 
 __all__ = ["render", "steps_frame"]
 
@@ -146,9 +147,7 @@ def render() -> None:
                     activation=ACTIVATION_NAMES[activation],
                 )
             )
-    tolerance = 1e-4
-    key = "lab.common.max_diff_ok" if result["diff"] <= tolerance else "lab.common.max_diff_bad"
-    st.success(t("lab.encoder.check") + " " + t(key, diff=result["diff"], tol=tolerance))
+    show_verdict(st, t("lab.encoder.check"), result["diff"], TOLERANCE[torch.float32])
 
     st.subheader(t("lab.encoder.steps_title"))
     steps = result["steps"]

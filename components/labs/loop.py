@@ -8,7 +8,7 @@ import torch
 
 from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
-from components.labs.common import lab_header, show_chart
+from components.labs.common import lab_header, show_chart, show_verdict
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
 from mha.counting import total_parameters
 from mha.experiments.loop_vs_fused import (
@@ -18,6 +18,7 @@ from mha.experiments.loop_vs_fused import (
     loop_from_fused,
     measure_loop_vs_fused_steady,
 )
+from mha.reference import TOLERANCE
 from mha.sources.seeded import build_model
 
 __all__ = ["params_frame", "render", "timing_frame"]
@@ -176,7 +177,7 @@ def render() -> None:
     d_model = int(left.select_slider(t("lab.common.d_model"), options=D_MODELS, value=256, key="loop_d_model"))
     num_heads = int(middle.select_slider(t("lab.common.num_heads"), options=HEADS, value=8, key="loop_heads"))
     repeats = repeats_slider(right, "loop_repeats")
-    st.success(t("lab.loop.same_numbers", diff=_equality(d_model, num_heads)))
+    show_verdict(st, t("lab.loop.equality_check"), _equality(d_model, num_heads), TOLERANCE[torch.float32])
     st.subheader(t("lab.loop.params_title"))
     _render_params(d_model, num_heads)
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from components.i18n import t
 from components.labs.charts import Grid, Titles, heatmap, matrix_frame, source_grid
-from components.labs.common import lab_header, show_chart, token_input
+from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from mha.experiments.inputs import token_inputs
 from mha.experiments.reshape import compare_reshapes, head_sources
 from mha.sources.seeded import build_model
@@ -60,12 +60,6 @@ def _compare(tokens: tuple[str, ...], d_model: int, num_heads: int, seed: int) -
     }
 
 
-def _verdict(diffs: tuple[float, float], tolerance: float) -> str:
-    diff = max(diffs)
-    key = "lab.common.max_diff_ok" if diff <= tolerance else "lab.common.max_diff_bad"
-    return t(key, diff=diff, tol=tolerance)
-
-
 def render() -> None:
     """Draw the lab."""
     lab_header("reshape")
@@ -82,9 +76,9 @@ def render() -> None:
 
     st.code(WRONG_CODE if bug else CORRECT_CODE, language="python")
     st.subheader(t("lab.reshape.check_title"))
-    ok, bad = st.columns(2)
-    ok.success(t("lab.reshape.correct_check") + "  \n" + _verdict(result["correct_diff"], result["tolerance"]))
-    bad.error(t("lab.reshape.wrong_check") + "  \n" + _verdict(result["wrong_diff"], result["tolerance"]))
+    correct, wrong = st.columns(2)
+    show_verdict(correct, t("lab.reshape.correct_check"), max(result["correct_diff"]), result["tolerance"])
+    show_verdict(wrong, t("lab.reshape.wrong_check"), max(result["wrong_diff"]), result["tolerance"])
 
     st.subheader(t("lab.reshape.sources_title_bug" if bug else "lab.reshape.sources_title_ok"))
     frame = sources_frame(tokens, int(num_heads), transpose=not bug)

@@ -470,11 +470,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.loop.title": {"en": "Lab 5 · A loop over heads vs one fused layer", "zh": "实验 5 · 逐头循环 vs 一次融合计算"},
     "lab.loop.intro": {
         "en": "Multi-head attention is often written as a list of single heads run in a Python loop. "
-        "This lab cuts our layer's weights into exactly such d_k-wide heads: the outputs are identical. "
+        "This lab cuts our layer's weights into exactly such d_k-wide heads: the same function, so the outputs "
+        "agree up to float32 rounding (the check below measures by how much). "
         "It also builds the second tutorial's version, whose heads are full width, and counts what that costs. "
         "Then it times them, here, on this server.",
         "zh": "多头注意力常被写成一个单头列表，在 Python 循环里逐个运行。"
-        "本实验把我们这一层的权重切成正好这样的几个宽 d_k 的头：输出完全一致。"
+        "本实验把我们这一层的权重切成正好这样的几个宽 d_k 的头：同一个函数，所以输出只差 float32 的舍入误差"
+        "（下面的检查会测出差多少）。"
         "它还构造了第二个教程的写法——每个头都是满宽度的——并算出这样做的代价。然后在这台服务器上给它们计时。",
     },
     "lab.loop.explain": {
@@ -509,9 +511,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "**第二个教程：满宽度的头**（每个头宽 d_model：投影参数是 h 倍）",
     },
     "lab.loop.fused_code": {"en": "**Fused** (this engine)", "zh": "**融合版**（本引擎）"},
-    "lab.loop.same_numbers": {
-        "en": "Same numbers: max |loop − fused| = {diff:.1e} on a 16-token input (the d_k-wide loop).",
-        "zh": "数值相同：在 16 个词元的输入上，最大 |循环 − 融合| = {diff:.1e}（宽 d_k 的逐头循环）。",
+    "lab.loop.equality_check": {
+        "en": "The d_k-wide loop over heads against the fused layer, same weights, on a 16-token input:",
+        "zh": "宽 d_k 的逐头循环与融合层对照（相同权重，16 个词元的输入）：",
     },
     "lab.loop.params_title": {"en": "Parameters", "zh": "参数量"},
     "lab.loop.col.variant": {"en": "layer", "zh": "层"},
@@ -573,8 +575,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "和 PyTorch 的融合实现 `F.scaled_dot_product_attention`，测量时间和内存随 L 的变化。",
     },
     "lab.complexity.explain": {
-        "en": "**Full attention** builds an H × L × L score matrix and an equally large weight matrix: double L "
-        "and both grow 4×, in time and in memory. That is the O(L²) of attention.\n\n"
+        "en": "**Full attention** builds an H × L × L score matrix: double L and it grows 4×, in time and in "
+        "memory. That is the O(L²) of attention. This engine, computing without gradients as here, runs the "
+        "softmax in the score matrix's own memory, so one H × L × L float32 tensor holds the scores and then the "
+        "weights; its peak is 4 · H · L · (L + d_k) bytes, that tensor and the scaled queries (later the "
+        "output). With gradients (training) the scores and the weights are two tensors.\n\n"
         "**Block-local attention** (as in the Swin Transformer) cuts the sequence into fixed blocks of b tokens "
         "and lets each token attend only inside its block. Computed block by block it holds H × L × b scores: "
         "linear in L for a fixed b. The price: tokens in different blocks never see each other in this layer. "
@@ -585,8 +590,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "memory far less. Memory here is the peak the PyTorch CPU allocator held during one call, read from "
         "the profiler; the measurement runs in a separate process, so the profiler's own log stays out of the "
         "server's.",
-        "zh": "**完整注意力**要建立 H × L × L 的分数矩阵和同样大的权重矩阵：L 翻倍，时间和内存都变成 4 倍。"
-        "这就是注意力的 O(L²)。\n\n"
+        "zh": "**完整注意力**要建立 H × L × L 的分数矩阵：L 翻倍，时间和内存都变成 4 倍。这就是注意力的 O(L²)。"
+        "本引擎在不求梯度时（这里就是如此）直接在分数矩阵自己的内存里做 softmax，所以只有一个 H × L × L 的 "
+        "float32 张量，先存分数、再存权重；峰值为 4 · H · L · (L + d_k) 字节，即这个张量加上缩放后的查询"
+        "（之后是输出）。求梯度时（训练）分数和权重是两个张量。\n\n"
         "**分块局部注意力**（如 Swin Transformer）把序列切成每块 b 个词元的固定块，每个词元只在自己的块内关注。"
         "逐块计算时只需要 H × L × b 个分数：在 b 固定时与 L 成线性关系。代价是：不同块里的词元在这一层互相看不见。"
         "（它不是主页面上随每个词元移动的滑动*窗口*掩码 |i − j| ≤ w：在本应用中“窗口”始终指那一种。）\n\n"
@@ -599,11 +606,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.complexity.cap": {"en": "Measure live up to L =", "zh": "现场测量到 L ="},
     "lab.complexity.cap_note": {
         "en": "Live measurements stop at L = {cap}: this server is shared by a whole class, and full attention at "
-        "L = {length} with your {heads} head(s) would hold two {heads} × {length} × {length} float32 tensors ({big}) "
-        "per call. Longer lengths are estimated from the longest measured point (dashed lines), not measured.",
+        "L = {length} with your {heads} head(s) would hold one {heads} × {length} × {length} float32 tensor (the "
+        "scores, then the weights in the same memory) per call: {big} at its peak with d_k = {d_k}. Longer "
+        "lengths are estimated from the longest measured point (dashed lines), not measured.",
         "zh": "现场测量最多到 L = {cap}：这台服务器由全班共享，而按你选的 {heads} 个头，"
-        "L = {length} 的完整注意力每次调用"
-        "要占用两个 {heads} × {length} × {length} 的 float32 张量（{big}）。更长的长度由测到的最长点推算（虚线），"
+        "L = {length} 的完整注意力每次调用要占用一个 {heads} × {length} × {length} 的 float32 张量"
+        "（先存分数，再在同一块内存里存权重）：d_k = {d_k} 时峰值为 {big}。更长的长度由测到的最长点推算（虚线），"
         "并非实测。",
     },
     "lab.complexity.press": {
@@ -636,7 +644,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.complexity.col.ms": {"en": "ms per call (median)", "zh": "每次毫秒（中位数）"},
     "lab.complexity.col.spread": {"en": "ms, middle half", "zh": "毫秒，中间一半"},
     "lab.complexity.col.peak": {"en": "peak memory", "zh": "内存峰值"},
-    "lab.complexity.col.formula": {"en": "score tensor (formula)", "zh": "分数张量（公式）"},
+    "lab.complexity.col.formula": {"en": "peak (formula)", "zh": "峰值（公式）"},
     "lab.complexity.col.source": {"en": "source", "zh": "来源"},
     "lab.complexity.measured": {"en": "measured", "zh": "实测"},
     "lab.complexity.estimated": {"en": "estimated", "zh": "推算"},
@@ -864,8 +872,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.encoder.step.ffn": {"en": "FFN output", "zh": "FFN 输出"},
     "lab.encoder.step.residual2": {"en": "residual: + FFN", "zh": "残差：+ FFN"},
     "lab.encoder.steps_caption.post": {
-        "en": "Post-Norm: the block ends with a LayerNorm, so its output always has RMS ≈ 1.",
-        "zh": "Post-Norm：这一层以 LayerNorm 结尾，所以输出的均方根总是约等于 1。",
+        "en": "Post-Norm: the block ends with a LayerNorm, which brings each token's numbers to mean 0 and "
+        "variance 1, then multiplies them by its weight γ and adds its bias β. Here γ = 1 and β = 0, as "
+        "`nn.LayerNorm` starts, so the output has RMS ≈ 1; a trained γ and β give it another scale.",
+        "zh": "Post-Norm：这一层以 LayerNorm 结尾：它先把每个词元的数值变成均值 0、方差 1，再乘以权重 γ、加上偏置 β。"
+        "这里 γ = 1、β = 0（`nn.LayerNorm` 的初始值），所以输出的均方根约等于 1；训练后的 γ 和 β 会给出别的尺度。",
     },
     "lab.encoder.steps_caption.pre": {
         "en": "Pre-Norm: the block ends with a residual sum, not a LayerNorm: stacked layers keep adding to the same "

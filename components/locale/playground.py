@@ -106,6 +106,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Link parameter “{name}” = “{value}” should be true or false; using {used}.",
         "zh": "链接参数“{name}” = “{value}”应为 true 或 false；改用 {used}。",
     },
+    "url.trained_sizes": {
+        "en": "The link asks for trained weights without giving every size: using d_model = {d_model} and "
+        "num_heads = {num_heads}, sizes that train in a few seconds.",
+        "zh": "链接要求训练得到的权重，但没有给出全部尺寸：使用 d_model = {d_model}、num_heads = {num_heads}，"
+        "这组尺寸几秒钟就能训练好。",
+    },
     "url.control_chars": {
         "en": "Link parameter “{name}” contained {count} invisible control characters; they were removed.",
         "zh": "链接参数“{name}”含有 {count} 个不可见的控制字符，已删除。",
@@ -290,9 +296,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "实验 4 · 第一个教程的两个因果掩码并不匹配（把它第 5 节的掩码传给第 2 节的模块，这个阶梯会整个翻过来）",
     },
     "step2.uniform_note": {
-        "en": "W_q and W_k here are random, not trained, so every row of weights is close to uniform "
-        "(1/L ≈ {uniform}). A trained model learns W_q and W_k whose weights pick out a few tokens.",
-        "zh": "这里的 W_q 和 W_k 是随机的、没有经过训练，所以每一行权重都接近均匀（1/L ≈ {uniform}）。"
+        "en": "W_q and W_k here are random, not trained, so every row of weights is close to uniform: no weight "
+        "is above {ratio} × 1/L = {bound} (the largest is {largest}; 1/L ≈ {uniform}). A trained model learns "
+        "W_q and W_k whose weights pick out a few tokens.",
+        "zh": "这里的 W_q 和 W_k 是随机的、没有经过训练，所以每一行权重都接近均匀：没有一个权重超过 "
+        "{ratio} × 1/L = {bound}（最大的是 {largest}；1/L ≈ {uniform}）。"
         "训练过的模型会学到让权重集中在少数几个词元上的 W_q 和 W_k。",
     },
     "step2.grid_title": {"en": "All {heads} heads", "zh": "全部 {heads} 个头"},
@@ -417,16 +425,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     "steps.code": {"en": "The code of this step", "zh": "这一步的代码"},
     # ------------------------------------------------------------ step 2: why √d_k, dropout
     "step2.why_scale": {
-        "en": "**Why divide by √d_k?** A score is a sum of d_k products; if the entries of Q and K have "
-        "variance 1, the score has variance d_k, so scores grow like √d_k (here √{d_k} ≈ {root}). Large "
-        "scores push the softmax towards one-hot: one weight near 1, the rest near 0. There its gradients "
-        "vanish and the layer stops learning. Dividing by √d_k brings the scores back to variance 1 for "
-        "every d_k. Here, over all {heads} heads, the raw scores have a standard deviation of {raw_std}, "
-        "the scaled ones {scaled_std}.",
-        "zh": "**为什么要除以 √d_k？** 一个分数是 d_k 个乘积之和；若 Q 和 K 的元素方差为 1，分数的方差就是 d_k，"
-        "所以分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
-        "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 让分数的方差回到 1，"
-        "与 d_k 无关。这里全部 {heads} 个头的原始分数标准差为 {raw_std}，缩放后为 {scaled_std}。",
+        "en": "**Why divide by √d_k?** A score q·k is a sum of d_k products q_i·k_i. If the entries of Q and K "
+        "are independent, with standard deviations σ_q and σ_k, each product has a standard deviation of "
+        "σ_q·σ_k and the sum about σ_q·σ_k·√d_k: scores grow like √d_k (here √{d_k} ≈ {root}). Large scores "
+        "push the softmax towards one-hot: one weight near 1, the rest near 0. There its gradients vanish and "
+        "the layer stops learning. Dividing by √d_k leaves about σ_q·σ_k, whatever d_k is: the spread no "
+        "longer depends on d_k. That is variance 1 only when σ_q·σ_k = 1, which `nn.Linear`'s default "
+        "initialisation does not give (its weights are uniform in ±1/√d_model: an input of variance 1 gives "
+        "entries of variance about 1/3). Here, over all {heads} heads, σ_q = {q_std} and σ_k = {k_std}, so "
+        "σ_q·σ_k·√d_k = {expected_raw}: the raw scores have a standard deviation of {raw_std}, the scaled "
+        "ones {scaled_std} (σ_q·σ_k = {expected_scaled}).",
+        "zh": "**为什么要除以 √d_k？** 分数 q·k 是 d_k 个乘积 q_i·k_i 之和。若 Q 和 K 的元素相互独立，"
+        "标准差分别为 σ_q 和 σ_k，则每个乘积的标准差为 σ_q·σ_k，求和后约为 σ_q·σ_k·√d_k："
+        "分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
+        "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 之后约剩 σ_q·σ_k，"
+        "无论 d_k 多大：分数的离散程度不再依赖 d_k。只有当 σ_q·σ_k = 1 时方差才是 1，而 `nn.Linear` "
+        "的默认初始化并不给出这一点（其权重在 ±1/√d_model 内均匀分布：方差为 1 的输入得到的元素方差约为 1/3）。"
+        "这里全部 {heads} 个头的 σ_q = {q_std}，σ_k = {k_std}，所以 σ_q·σ_k·√d_k = {expected_raw}："
+        "原始分数的标准差为 {raw_std}，缩放后为 {scaled_std}（σ_q·σ_k = {expected_scaled}）。",
     },
     "step2.dropout_title": {
         "en": "Dropout after the softmax (training only)",
@@ -457,12 +473,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`transpose(1, 2)` moves no numbers: it returns a view of the same memory with two strides "
         "swapped. Here `context.transpose(1, 2)` has shape `{shape}` and strides `{strides}`; laid out in "
         "order, that shape would have strides `{packed}`. So it is not contiguous (`is_contiguous()` is "
-        "`{contiguous}`). `view` only reinterprets memory as it lies, so it needs contiguous memory; on this "
-        "tensor it fails:",
+        "`{contiguous}`). `view` only reinterprets memory as it lies, so the dimensions it merges must lie one "
+        "after the other in memory (each one's stride = the next one's stride × the next one's size). "
+        "Contiguous memory always meets that, but it is not required: on a non-contiguous tensor `view` still "
+        "works as long as the dimensions it merges lie one after the other (splitting one always works). Here "
+        "it must merge the last two dimensions (h and d_k), and h's stride is not d_k × d_k's stride, so on "
+        "this tensor it fails:",
         "zh": "`transpose(1, 2)` 并不移动任何数字：它返回同一块内存的视图，只是交换了两个步长（stride）。"
         "这里 `context.transpose(1, 2)` 的形状是 `{shape}`，步长是 `{strides}`；若按顺序存放，这个形状的步长"
         "应为 `{packed}`。所以它不是连续的（`is_contiguous()` 为 `{contiguous}`）。`view` 只是按内存现有的排列"
-        "重新解读，因此要求内存连续；对这个张量它会报错：",
+        "重新解读，所以它要合并的那些维度在内存中必须一个紧接一个"
+        "（每个维度的步长 = 下一个维度的步长 × 下一个维度的大小）。"
+        "连续的内存总能满足这一点，但连续并不是必需的：对不连续的张量，只要它要合并的维度在内存中一个紧接一个"
+        "（拆分一个维度总是可以的），`view` 照样可用。这里它要合并最后两个维度（h 和 d_k），"
+        "而 h 的步长不等于 d_k × d_k 的步长，所以对这个张量它会报错：",
     },
     "step3.contiguous_lucky": {
         "en": "`transpose(1, 2)` moves no numbers: it returns a view of the same memory with two strides "

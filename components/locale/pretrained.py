@@ -61,10 +61,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # ------------------------------------------------------------ the checkpoint's tokens
     "notes.unk_tokens": {
-        "en": "{count} of the {total} tokens are [UNK]: the vocabulary of {checkpoint} does not know them, so the "
-        "model sees one and the same vector for each of them.",
-        "zh": "{total} 个词元中有 {count} 个是 [UNK]：{checkpoint} 的词表里没有它们，"
-        "所以模型对它们看到的是同一个向量。",
+        "en": "{count} of the {total} tokens are [UNK]: the vocabulary of {checkpoint} does not know them, so they "
+        "all get the same token embedding (the [UNK] row). Only their position embeddings, and from the second "
+        "layer on what attention mixed into them, tell them apart: what the words were is lost.",
+        "zh": "{total} 个词元中有 {count} 个是 [UNK]：{checkpoint} 的词表里没有它们，所以它们得到同一个词元嵌入"
+        "（[UNK] 那一行）。只有各自的位置嵌入，以及从第二层起注意力混入的内容，能把它们区分开："
+        "原来是什么词已经丢失了。",
     },
     "notes.unk_chinese": {
         "en": "For Chinese text choose the checkpoint {suggestion}: its vocabulary has Chinese characters, that of "

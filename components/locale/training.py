@@ -42,10 +42,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "**Unscramble your sentence.** The words of your sentence (the text box) are shuffled, and as "
         "many blanks `_` follow, where the model writes the sentence back in order: at blank k it must name "
         "the position, in the shuffled half, of word k. A blank knows only its own position, so a head has "
-        "to learn that blank k looks for word k, and point at it. Every training sequence is a new shuffle.",
+        "to learn that blank k looks for word k, and point at it. Every training sequence is a new shuffle, "
+        "except for the orders set aside before training (a quarter of them, rounded down, at most 1,024): "
+        "no step draws them, and the accuracy is measured on them (a two-word sentence has only two orders: "
+        "none is set aside).",
         "zh": "**还原打乱的句子。** 你的句子（文本框中的）被打乱，后面跟着同样多的空位 `_`，模型要在这些空位上按顺序"
         "写回句子：在第 k 个空位，它要说出第 k 个词在打乱的那一半中的位置。空位只知道自己的位置，所以必须有一个头"
-        "学会“第 k 个空位去找第 k 个词”，并指向它。每个训练序列都是一次新的打乱。",
+        "学会“第 k 个空位去找第 k 个词”，并指向它。每个训练序列都是一次新的打乱，"
+        "但训练前会留出四分之一的顺序（向下取整，最多 1,024 种），训练从不抽到它们，准确率就在它们上面测量"
+        "（两个词的句子只有两种顺序：不留出任何一种）。",
     },
     "training.example": {
         "en": "An example and its targets (· : no target there, the loss skips it):",
@@ -98,11 +103,31 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Training failed ({message}). Press **Train** to try again, or choose other sizes.",
         "zh": "训练失败（{message}）。按 **训练** 重试，或换一组尺寸。",
     },
-    "training.done": {
-        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on {sequences} fresh random "
-        "sequences ({predictions} predictions no training step saw).",
+    "training.done.fresh": {
+        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on {sequences} new random "
+        "sequences ({predictions} predictions), drawn apart from the training batches: out of more than a billion "
+        "possible sequences, almost surely none of them was trained on.",
         "zh": "训练了 {steps} 步（{seconds} 秒）：在 {sequences} 个新的随机序列上 **准确率 {accuracy} %**"
-        "（{predictions} 个训练中从未见过的预测）。",
+        "（{predictions} 个预测）。这些序列与训练批次分开抽取：可能的序列超过十亿个，"
+        "几乎可以肯定其中没有一个被训练过。",
+    },
+    "training.done.held_out": {
+        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on {sequences} of the {orders} "
+        "orders of your sentence ({predictions} predictions). They were set aside before training and no "
+        "training step drew them: the accuracy says whether the model writes back an order it never saw.",
+        "zh": "训练了 {steps} 步（{seconds} 秒）：在你的句子的 {orders} 种顺序中的 {sequences} 种上 "
+        "**准确率 {accuracy} %**（{predictions} 个预测）。这些顺序在训练前就被留出，没有任何训练步抽到它们："
+        "准确率说明模型能否写回一个从未见过的顺序。",
+    },
+    "training.done.every_order": {
+        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on all {orders} orders of your "
+        "{words}-word sentence ({predictions} predictions). Every one of them was also trained on: {orders} "
+        "orders leave none to set aside, so this measures what the model learned, not whether it would write "
+        "back an order it never saw. Add a word to get orders set aside.",
+        "zh": "训练了 {steps} 步（{seconds} 秒）：在你这个 {words} 个词的句子的全部 {orders} 种顺序上 "
+        "**准确率 {accuracy} %**（{predictions} 个预测）。每一种顺序都被训练过：只有 {orders} 种顺序，"
+        "没有可以留出的，所以这里衡量的是模型学到了什么，而不是它能否写回一个从未见过的顺序。"
+        "再加一个词，就会有顺序被留出。",
     },
     "training.target_reached": {
         "en": "The batch accuracy reached {target} % at step {step}; {sharpen} more steps then sharpened the heads.",

@@ -1,4 +1,4 @@
-"""The export panel: download the trace (.npz, CSV) and copy a script that reproduces it in PyTorch.
+"""The export panel: download the trace (.npz, .pt, CSV) and copy a script that reproduces it in PyTorch.
 
 The files are built only when a button is clicked: ``st.download_button`` takes a callable for ``data``
 and runs it on demand, so an ordinary rerun costs nothing but the (short) script text.
@@ -16,7 +16,7 @@ from components.folds import folded
 from components.headings import heading
 from components.i18n import t
 from components.panels.parts import Results, ValueParts
-from mha.export import export_basename, trace_csv_zip, trace_npz
+from mha.export import export_basename, trace_csv_zip, trace_npz, trace_pt
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
 
@@ -53,6 +53,14 @@ def downloads(run: AttentionRun) -> list[Download]:
             build=functools.partial(trace_npz, run),
         ),
         Download(
+            key="export_pt",
+            label_key="export.pt.label",
+            help_key="export.pt.help",
+            file_name=f"{base}.pt",
+            mime="application/octet-stream",
+            build=functools.partial(trace_pt, run),
+        ),
+        Download(
             key="export_csv",
             label_key="export.csv.label",
             help_key="export.csv.help",
@@ -72,7 +80,7 @@ def render(parts: ValueParts) -> None:
 
 
 def _downloads(results: Results) -> None:
-    """The two downloads (built on click) and the script that reproduces the run."""
+    """The downloads (built on click) and the script that reproduces the run."""
     run = results.run
     offered = downloads(run)
     for column, download in zip(st.columns(len(offered)), offered, strict=True):
@@ -88,5 +96,5 @@ def _downloads(results: Results) -> None:
         )
     script = folded(st, t("export.code.title"), key=SCRIPT_KEY)
     if script is not None:
-        script.caption(t("export.code.caption"))
+        script.caption(t("export.code.caption" if run.config.weights == "random" else "export.code.caption_pt"))
         script.code(reproduce_script(run), language="python")

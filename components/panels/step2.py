@@ -18,6 +18,8 @@ from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_table, md_escape
 from mha.dropout import training_dropout
 from mha.pipeline import AttentionRun
+from mha.row_spread import NEAR_UNIFORM_RATIO, near_uniform_bound
+from mha.score_scale import score_spread
 
 __all__ = ["DROPOUT_KEY", "GRID_STAGES", "ScoresChart", "head_label", "render", "row_ranges"]
 
@@ -95,9 +97,11 @@ class ScoresChart:
 def _notes(results: Results) -> None:
     """Under step 2's charts: what the weights look like, why √d_k, dropout, each head's label."""
     run = results.run
-    length = len(run.tokens)
-    if run.source_kind == "random" and float(run.trace.attend.weights[0].max()) < 0.3:
-        st.caption(t("step2.uniform_note", uniform=f"{1 / length:.2f}"))
+    weights = run.trace.attend.weights[0]  # (H, Lq, Lk)
+    bound = near_uniform_bound(weights)
+    if run.source_kind == "random" and bound is not None:
+        uniform = {"ratio": NEAR_UNIFORM_RATIO, "bound": f"{bound:.3f}", "uniform": f"{1 / weights.size(-1):.3f}"}
+        st.caption(t("step2.uniform_note", largest=f"{float(weights.max()):.3f}", **uniform))
     if run.mask is not None:
         st.caption(t("step2.masked_note"))
     if run.config.mask_type == "causal":  # the first tutorial's two causal masks do not fit together: lab 4 shows it
@@ -108,14 +112,19 @@ def _notes(results: Results) -> None:
 
 
 def _why_scale(run: AttentionRun) -> None:
-    """Why 1/√d_k: the score's variance grows with d_k and saturates the softmax; the numbers of every head."""
-    a = run.trace.attend
-    raw = a.raw_scores[0]  # (H, Lq, Lk)
-    spread = {
-        name: f"{float(scores.double().std(correction=0)):.2f}"
-        for name, scores in (("raw_std", raw), ("scaled_std", raw * a.scale))
+    """Why 1/√d_k: the scores' spread grows like √d_k and saturates the softmax; the numbers of every head."""
+    p, a = run.trace.project, run.trace.attend
+    spread = score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
+    numbers = {
+        "q_std": spread.q_std,
+        "k_std": spread.k_std,
+        "expected_raw": spread.expected_raw_std,
+        "raw_std": spread.raw_std,
+        "scaled_std": spread.scaled_std,
+        "expected_scaled": spread.expected_scaled_std,
     }
-    st.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **spread))
+    shown = {name: f"{value:.2f}" for name, value in numbers.items()}
+    st.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **shown))
 
 
 def _dropout(run: AttentionRun) -> None:

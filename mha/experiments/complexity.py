@@ -3,7 +3,8 @@
 Three ways to attend, on the same random q, k, v of shape (1, H, L, Dh):
 
 - ``full``: this engine's :func:`mha.functional.scaled_dot_product_attention`; it builds the
-  whole (H, L, L) score and weight tensors, so memory and time grow like L²;
+  whole (H, L, L) score tensor, so memory and time grow like L². Without gradients (as here) its
+  softmax runs in the scores' own buffer: one (H, L, L) tensor holds the scores, then the weights;
 - ``blocks``: block-local attention (as in the Swin Transformer): the sequence is cut into L/b
   fixed, non-overlapping blocks of b tokens and each attends only within its block, computed
   blockwise, so only (H, L/b, b, b) scores exist: linear in L for a fixed b. The same numbers as
@@ -46,7 +47,7 @@ __all__ = [
     "extrapolate",
     "measure_complexity",
     "measure_complexity_steady",
-    "score_bytes",
+    "peak_bytes",
     "work",
 ]
 
@@ -85,15 +86,27 @@ def block_diagonal_mask(length: int, block: int) -> Tensor:
     return (index.view(-1, 1) == index.view(1, -1)).view(1, 1, length, length)  # (1, 1, L, L)
 
 
-def score_bytes(method: str, length: int, num_heads: int, block: int) -> int:
-    """Bytes of one float32 score tensor each method materialises: H·L² (full), H·L·b (blocks), 0 (sdpa:
-    its kernel never holds the whole matrix; measured peaks show what it does hold)."""
+def peak_bytes(method: str, length: int, num_heads: int, head_dim: int, block: int) -> int | None:
+    """Peak float32 bytes one call allocates, by what it holds at once (checked against the profiler in the tests).
+
+    ``full``: the (H, L, L) scores, softmaxed in the same buffer (no second L × L tensor without gradients),
+    beside the scaled queries q · scale (H, L, Dh) while Q Kᵀ is computed, and then beside the output
+    (H, L, Dh): 4 · H · L · (L + Dh). ``blocks``: the same with b in place of L for the keys:
+    4 · H · L · (b + Dh). ``sdpa``: ``None``: its kernel's tiles are its own business; only measured.
+
+    Args:
+        method: one of :data:`METHODS`.
+        length: L; num_heads: H; head_dim: Dh; block: b (cut to L when longer).
+
+    Raises:
+        ValueError: an unknown method.
+    """
     if method == "full":
-        return num_heads * length * length * FLOAT32_BYTES
+        return FLOAT32_BYTES * num_heads * length * (length + head_dim)
     if method == "blocks":
-        return num_heads * length * min(block, length) * FLOAT32_BYTES
+        return FLOAT32_BYTES * num_heads * length * (min(block, length) + head_dim)
     if method == "sdpa":
-        return 0
+        return None
     raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
 
 
@@ -204,12 +217,19 @@ def measure_complexity_steady(
     return replace(steady, result=_with_memory(steady.result, calls))
 
 
-def extrapolate(rows: Sequence[ComplexityRow], lengths: Sequence[int]) -> list[ComplexityRow]:
+def extrapolate(
+    rows: Sequence[ComplexityRow], lengths: Sequence[int], num_heads: int, head_dim: int, block: int
+) -> list[ComplexityRow]:
     """Estimates for lengths past the measured ones, marked ``measured=False``.
 
     From each method's longest measured point: time scaled like L² (full; sdpa too, it still
-    computes every score) or like L (blocks, fixed b); memory scaled like L² (full: the
-    score tensors dominate) or like L (blocks: H·L·b scores; sdpa: its output and tiles).
+    computes every score) or like L (blocks, fixed b); memory scaled like :func:`peak_bytes`
+    (full: L · (L + Dh), blocks: L · (b + Dh)) or like L (sdpa: its output and tiles).
+
+    Args:
+        rows: measured rows.
+        lengths: the lengths to estimate (those not longer than a method's longest measured one are skipped).
+        num_heads, head_dim, block: H, Dh and b of the measurement.
     """
     estimates = []
     for method in METHODS:
@@ -218,17 +238,19 @@ def extrapolate(rows: Sequence[ComplexityRow], lengths: Sequence[int]) -> list[C
             continue
         last = max(measured, key=lambda row: row.length)
         time_power = 1 if method == "blocks" else 2
-        memory_power = 2 if method == "full" else 1
+        last_formula = peak_bytes(method, last.length, num_heads, head_dim, block)
         for length in lengths:
             if length <= last.length:
                 continue
             growth = length / last.length
+            formula = peak_bytes(method, length, num_heads, head_dim, block)
+            memory_growth = growth if formula is None or not last_formula else formula / last_formula
             estimates.append(
                 ComplexityRow(
                     method=method,
                     length=length,
                     seconds=last.seconds * growth**time_power,
-                    peak_bytes=int(last.peak_bytes * growth**memory_power),
+                    peak_bytes=int(last.peak_bytes * memory_growth),
                     measured=False,
                 )
             )

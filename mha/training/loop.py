@@ -8,7 +8,9 @@ RNG is never touched. Adam (lr 3e-3) on batches of fresh sequences (128, or the 
 batch accuracy is recorded. Once it reaches the target on two steps in a row, training
 goes on for ``sharpen_steps`` more steps (a plateau can end just before it: the heads
 sharpen), and stops at ``max_steps`` in any case. The accuracy reported is measured
-afterwards on fresh sequences no step trained on.
+afterwards on the task's evaluation sequences (:meth:`~mha.training.tasks.Task.evaluation_sequences`):
+fresh ones from their own generator, or the orders unscramble set aside before its first step
+(:meth:`~mha.training.tasks.Task.hold_out`), which no training batch contains.
 """
 
 from __future__ import annotations
@@ -78,7 +80,9 @@ class TrainingHistory:
     head_difference: tuple[tuple[float, ...], ...]  # per layer, one per record step
     snapshots: tuple[Snapshot, ...]  # thinned: at most SNAPSHOTS_MAX + 1, the first and last steps included
     probe: Tensor  # (L,) ids of the sample sequence the snapshots show
-    accuracy: float  # on EVAL_SEQUENCES fresh sequences
+    accuracy: float  # on the task's evaluation sequences
+    evaluation: str  # what they are: "fresh", "held_out" or "every_order" (mha.training.tasks)
+    sequences: int  # how many
     evaluated: int  # predictions behind ``accuracy``
     seconds: float
 
@@ -131,11 +135,11 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _evaluate(model: TaskModel, task: Task, generator: torch.Generator) -> tuple[float, int]:
+def _evaluate(model: TaskModel, task: Task, sequences: Tensor) -> tuple[float, int]:
+    """The share of right predictions of ``task``'s outputs on ``sequences`` (N, L), and how many predictions."""
     right = scored = 0
     with torch.no_grad():
-        for _ in range(EVAL_SEQUENCES // BATCH_SIZE):
-            ids = task.sample(BATCH_SIZE, generator)
+        for ids in sequences.split(BATCH_SIZE):  # (≤ BATCH_SIZE, L)
             targets = task.targets(ids)
             logits, _ = model(ids, training_mask(task, ids.size(1)))
             mask = targets != IGNORE
@@ -233,7 +237,7 @@ def _train(
 ) -> tuple[TaskModel, TrainingHistory]:
     """The body of :func:`train`."""
     start = time.perf_counter()
-    spec = make_task(task, text)
+    spec = make_task(task, text).hold_out(_generator(seed, task, "held out"))  # before any training draw
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
     model = build_task_model(spec, d_model, num_heads, _generator(seed, task, "init"))
     data = _generator(seed, task, "data")
@@ -271,7 +275,8 @@ def _train(
                 on_step(step, losses[-1], accuracy)
     model.eval().requires_grad_(False)
     recorder.finish(model, step)
-    accuracy, evaluated = _evaluate(model, spec, _generator(seed, task, "eval"))
+    evaluation = spec.evaluation_sequences(EVAL_SEQUENCES, _generator(seed, task, "eval"))  # (N, L)
+    accuracy, evaluated = _evaluate(model, spec, evaluation)
     history = TrainingHistory(
         task=task,
         steps=step,
@@ -283,6 +288,8 @@ def _train(
         snapshots=tuple(recorder.snapshots),
         probe=probe[0].clone(),
         accuracy=accuracy,
+        evaluation=spec.evaluation,
+        sequences=evaluation.size(0),
         evaluated=evaluated,
         seconds=time.perf_counter() - start,
     )

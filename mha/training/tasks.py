@@ -14,10 +14,19 @@ Tasks (values of ``AttentionConfig.task``):
     previous_and_last_digit  token i-1, and the most recent digit before i (causal): position + content
     induction                two layers: the token that followed the last earlier occurrence of token i
     unscramble               a sentence shuffled, then blanks to write it back: blank k points at word k
+
+What the accuracy is measured on (:attr:`Task.evaluation`): ``"fresh"`` sequences drawn like the
+training ones from their own generator (each task above but unscramble has more than a billion
+possible sequences, so almost surely none was trained on); ``"held_out"``: unscramble's orders set
+aside before training (:meth:`Task.hold_out`), which no training batch contains; ``"every_order"``:
+a two-word sentence has two orders and both are trained on.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,6 +58,10 @@ TASK_MASKS = {"induction": "causal"}
 _DIGIT_SHARE = 0.3  # of the tokens of previous_and_last_digit's sequences
 _EXAMPLE_DRAWS = 64  # sequences tried for one that shows the task's relations
 BLANK = "_"  # unscramble's output slots: where the sentence is written back
+#: Unscramble sets aside one order in HELD_OUT_SHARE (at most HELD_OUT_MAX) before training; a two-word
+#: sentence (two orders) none.
+HELD_OUT_SHARE = 4
+HELD_OUT_MAX = 1024
 
 
 def task_layers(name: str) -> int:
@@ -82,6 +95,19 @@ class Task:
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
         """``batch`` random sequences of ids, (B, L)."""
         raise NotImplementedError
+
+    @property
+    def evaluation(self) -> str:
+        """What :meth:`evaluation_sequences` are: ``"fresh"``, ``"held_out"`` or ``"every_order"`` (module doc)."""
+        return "fresh"
+
+    def hold_out(self, generator: torch.Generator) -> Task:
+        """This task with the sequences its evaluation keeps from training set aside (here none: ``"fresh"``)."""
+        return self
+
+    def evaluation_sequences(self, count: int, generator: torch.Generator) -> Tensor:
+        """The sequences the reported accuracy is measured on, (N, L): here ``count`` fresh ones."""
+        return self.sample(count, generator)
 
     def example(self, generator: torch.Generator) -> Tensor:
         """One sequence (L,) to show, drawn until it shows the task's relations apart from the positional ones."""
@@ -266,17 +292,56 @@ class UnscrambleTask(Task):
     is the position, in the shuffled half, of word k: the blank knows only its own position,
     so a head must learn "blank k looks for word k" and point there. The learner's own
     sentence is the task: :meth:`parse` takes no other input.
+
+    A short sentence has few orders (7 words: 5,040) and training draws ten thousand shuffles and
+    more, so fresh shuffles would be orders already trained on. :meth:`hold_out` sets aside
+    ``min(n! // HELD_OUT_SHARE, HELD_OUT_MAX)`` orders that :meth:`sample` never draws, and the
+    accuracy is measured on exactly those. Two words have two orders: none is set aside.
     """
+
+    held_out: frozenset[tuple[int, ...]] = frozenset()  # orders no training batch contains
 
     @property
     def words(self) -> int:
         """n, the words of the sentence."""
         return len(self.vocab) - 1
 
-    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
-        shuffled = torch.rand(batch, self.words, generator=generator).argsort(dim=1)  # (B, n): a permutation per row
-        blanks = torch.full((batch, self.words), self.words)  # (B, n)
+    @property
+    def orders(self) -> int:
+        """n!, the orders of the sentence."""
+        return math.factorial(self.words)
+
+    @property
+    def evaluation(self) -> str:
+        return "held_out" if self.held_out else "every_order"
+
+    def hold_out(self, generator: torch.Generator) -> UnscrambleTask:
+        """This task with ``min(n! // HELD_OUT_SHARE, HELD_OUT_MAX)`` random orders set aside."""
+        count = min(self.orders // HELD_OUT_SHARE, HELD_OUT_MAX)
+        chosen: dict[tuple[int, ...], None] = {}  # in the order drawn
+        while len(chosen) < count:
+            for order in self._shuffles(count, generator).tolist():
+                if len(chosen) < count:
+                    chosen.setdefault(tuple(order), None)
+        return dataclasses.replace(self, held_out=frozenset(chosen))
+
+    def evaluation_sequences(self, count: int, generator: torch.Generator) -> Tensor:
+        """The held-out orders (``count`` is not used), or every order when none is held out, with their blanks."""
+        orders = sorted(self.held_out) if self.held_out else list(itertools.permutations(range(self.words)))
+        return self._with_blanks(torch.tensor(orders))
+
+    def _shuffles(self, batch: int, generator: torch.Generator) -> Tensor:
+        return torch.rand(batch, self.words, generator=generator).argsort(dim=1)  # (B, n): a permutation per row
+
+    def _with_blanks(self, shuffled: Tensor) -> Tensor:
+        blanks = torch.full_like(shuffled, self.words)  # (B, n)
         return torch.cat([shuffled, blanks], dim=1)  # (B, 2n)
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        shuffled = self._shuffles(batch, generator)  # (B, n)
+        while held := [i for i, order in enumerate(shuffled.tolist()) if tuple(order) in self.held_out]:
+            shuffled[held] = self._shuffles(len(held), generator)  # drawn again: never a held-out order
+        return self._with_blanks(shuffled)
 
     def targets(self, ids: Tensor) -> Tensor:
         where = ids[:, : self.words].argsort(dim=1)  # (B, n): where[k] = the shuffled position of word k

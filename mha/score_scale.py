@@ -1,0 +1,66 @@
+"""Why step 2 divides by √d_k: how the scores' spread follows the spread of Q's and K's entries and d_k.
+
+A score ``q · k`` is a sum of d_k products ``q_i k_i``. If the entries are independent, with standard
+deviations σ_q and σ_k, each product has standard deviation σ_q·σ_k and the sum about σ_q·σ_k·√d_k;
+dividing by √d_k leaves about σ_q·σ_k, whatever d_k is. That is variance 1 only when σ_q·σ_k = 1:
+``nn.Linear``'s default initialisation (weights uniform in ±1/√d_model) gives entries of variance
+about a third of the input's, so on random weights the scaled scores spread less than 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from torch import Tensor
+
+__all__ = ["ScoreSpread", "score_spread"]
+
+
+@dataclass(frozen=True)
+class ScoreSpread:
+    """The standard deviations (over every head and cell) of Q's and K's entries and of the raw and scaled scores."""
+
+    d_k: int
+    q_std: float
+    k_std: float
+    raw_std: float
+    scaled_std: float
+
+    @property
+    def expected_raw_std(self) -> float:
+        """σ_q·σ_k·√d_k: the raw scores' spread if the entries were independent."""
+        return self.q_std * self.k_std * math.sqrt(self.d_k)
+
+    @property
+    def expected_scaled_std(self) -> float:
+        """σ_q·σ_k: what is left after dividing by √d_k, the same for every d_k."""
+        return self.q_std * self.k_std
+
+
+def _std(values: Tensor) -> float:
+    return float(values.double().std(correction=0))
+
+
+def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: float) -> ScoreSpread:
+    """The spreads behind step 2's "why divide by √d_k": Q's and K's entries, the scores before and after scaling.
+
+    Args:
+        q_heads: the queries split into heads.
+        k_heads: the keys split into heads.
+        raw_scores: ``q_heads @ k_headsᵀ``.
+        scale: ``1 / √d_k``, what the scores are multiplied by.
+
+    Shape:
+        q_heads: (H, Lq, Dh); k_heads: (H, Lk, Dh); raw_scores: (H, Lq, Lk).
+
+    Returns:
+        Population standard deviations (every head together) and d_k = Dh.
+    """
+    return ScoreSpread(
+        d_k=int(q_heads.size(-1)),
+        q_std=_std(q_heads),
+        k_std=_std(k_heads),
+        raw_std=_std(raw_scores),
+        scaled_std=_std(raw_scores * scale),  # (H, Lq, Lk)
+    )
