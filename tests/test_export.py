@@ -188,6 +188,7 @@ def _trained_export_app() -> None:
     import streamlit as st
 
     from components.panels import Results, ValueParts, export
+    from components.panels.export import SCRIPT_KEY
     from mha.config import AttentionConfig
     from mha.pipeline import run_attention
 
