@@ -104,7 +104,10 @@ def key_frame(
             "offer": offer.tolist(),
             "norm": norms.tolist(),
             "effect": effects.tolist(),
-            **{f"{name}_share": _shares(v, allowed).tolist() for name, v in zip(MEASURES, (weights, norms, effects))},
+            **{
+                f"{name}_share": _shares(v, allowed).tolist()
+                for name, v in zip(MEASURES, (weights, norms, effects), strict=True)
+            },
         }
     )
     if prediction is not None:
@@ -156,7 +159,9 @@ def measure_bars(frame: pd.DataFrame, names: dict[str, str], key_title: str, sha
         alt.Chart(long)
         .mark_bar()
         .encode(
-            x=alt.X("key:N", sort=list(frame["key"]), title=key_title, axis=alt.Axis(labelAngle=-45, labelOverlap=False)),
+            x=alt.X(
+                "key:N", sort=list(frame["key"]), title=key_title, axis=alt.Axis(labelAngle=-45, labelOverlap=False)
+            ),
             xOffset=alt.XOffset("measure:N", sort=order),
             y=alt.Y("share:Q", title=share_title, axis=alt.Axis(format=".0%", titleAlign="left", titleX=0, titleY=-12)),
             color=color,
@@ -246,8 +251,9 @@ def _render_table(frame: pd.DataFrame, names: dict[str, str], prediction: Predic
         }
     )
     if prediction is not None:
+        drops = zip(frame["drop"], frame["flip"], strict=True)
         table[t("lab.attribution.col.drop")] = [
-            f"{round(d, 3) + 0.0:+.3f}" + (" ⚑" if flip else "") for d, flip in zip(frame["drop"], frame["flip"], strict=True)
+            f"{round(d, 3) + 0.0:+.3f}" + (" ⚑" if flip else "") for d, flip in drops
         ]
     st.dataframe(table, hide_index=True)
     st.caption(t("lab.attribution.table_caption"))

@@ -111,7 +111,11 @@ def _render_summary(report: ExportReport, model_bytes: bytes) -> None:
     versions = report.versions
     st.caption(t("lab.onnx.versions", torch=versions["torch"], onnx=versions["onnx"], ort=versions["onnxruntime"]))
     st.download_button(
-        t("lab.onnx.download"), model_bytes, file_name="layer.onnx", mime="application/octet-stream", key="onnx_download"
+        t("lab.onnx.download"),
+        model_bytes,
+        file_name="layer.onnx",
+        mime="application/octet-stream",
+        key="onnx_download",
     )
 
 
@@ -169,7 +173,8 @@ def _render_masks(report: ExportReport) -> None:
     causal = report.causal
     diff = max(causal.max_abs_output, causal.max_abs_weights)
     tolerance = _tolerance(causal.output_scale)
-    (st.success if diff <= tolerance else st.error)(t("lab.onnx.causal", length=causal.length, diff=diff, tol=tolerance))
+    verdict = st.success if diff <= tolerance else st.error
+    verdict(t("lab.onnx.causal", length=causal.length, diff=diff, tol=tolerance))
     empty = report.empty_row
     st.markdown(t("lab.onnx.empty_intro", row=empty.row, length=empty.length))
     said = {kind: t(f"lab.onnx.row.{kind}") for kind in ("nan", "zeros", "other")}

@@ -35,7 +35,8 @@ def session_config() -> AttentionConfig | None:
     be loaded here is reported and replaced by random weights, as on the main page.
     """
     state = st.session_state
-    values = {field.name: state.get(field.name, getattr(_DEFAULT, field.name)) for field in dataclasses.fields(_DEFAULT)}
+    names = [field.name for field in dataclasses.fields(_DEFAULT)]
+    values = {name: state.get(name, getattr(_DEFAULT, name)) for name in names}
     try:
         config = AttentionConfig(**values)
     except ConfigError as error:

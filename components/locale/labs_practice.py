@@ -47,7 +47,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "output_i = Σ_h Σ_j α_ij^h · f_h(x_j) + b_o，其中 f_h(x_j) = v_j^h · (W_o^h)ᵀ\n\n"
         "v_j^h 是 v_j = x_j W_vᵀ + b_v 中属于头 h 的那一段，W_o^h 是 W_o 中读取头 h 的那 d_k 列。注意力图只显示 α。"
         "小林等人（Kobayashi et al. 2020）改为度量 ‖α_ij^h f_h(x_j)‖：一个键可以拿到大部分权重，"
-        "却几乎什么也没加进输出——只要它的向量 f(x_j) 很小（BERT 里盯着 [CLS]、[SEP] 或第一个词元的头就是有名的例子）。\n\n"
+        "却几乎什么也没加进输出——只要它的向量 f(x_j) 很小（BERT 里盯着 [CLS]、[SEP] 或第一个词元的头就是有名的例子）"
+        "。\n\n"
         "去掉一个键有两种做法：**把它的值 v_j 置零**：权重不变，输出正好少了 α·f(x_j)，所以影响就等于范数。"
         "**对这个查询遮掉它**（用引擎自己的掩码）：其余键的权重重新归一到 1，输出移动 α_j / (1 − α_j) · (o − f(x_j))，"
         "它可大可小，与 α_j 的大小并不对应。\n\n"
@@ -76,18 +77,23 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.attribution.measure.effect_mask": {"en": "effect of masking it", "zh": "遮掉它的影响"},
     "lab.attribution.measure.effect_zero_value": {"en": "effect of zeroing v", "zh": "把 v 置零的影响"},
     "lab.attribution.share": {"en": "share of the measure's total", "zh": "占该量总和的比例"},
-    "lab.attribution.chart_title": {"en": "Query {token}: three measures per key", "zh": "查询 {token}：每个键的三个量"},
+    "lab.attribution.chart_title": {
+        "en": "Query {token}: three measures per key",
+        "zh": "查询 {token}：每个键的三个量",
+    },
     "lab.attribution.chart_caption_layer": {
         "en": "Each measure as a share of its own total over the keys this query may attend to, so that the three "
         "can stand side by side. All heads: the weight is the mean over heads; the norm and the effect are the "
         "layer's (every head's vectors summed; the key removed in every head).",
-        "zh": "每个量都换算成它在这个查询能关注的所有键上的总和中所占的比例，这样三者才能并排比较。所有头：权重取各头的平均，"
+        "zh": "每个量都换算成它在这个查询能关注的所有键上的总和中所占的比例，这样三者才能并排比较。所有头：权重取各头"
+        "的平均，"
         "范数和影响是整层的（各头向量相加；在每个头里都去掉该键）。",
     },
     "lab.attribution.chart_caption_head": {
         "en": "Each measure as a share of its own total over the keys this query may attend to, so that the three "
         "can stand side by side; this head's weights and vectors only.",
-        "zh": "每个量都换算成它在这个查询能关注的所有键上的总和中所占的比例，这样三者才能并排比较；只看这一个头的权重和向量。",
+        "zh": "每个量都换算成它在这个查询能关注的所有键上的总和中所占的比例，这样三者才能并排比较；只看这一个头的权重"
+        "和向量。",
     },
     "lab.attribution.rho": {"en": "Rank agreement: {a} vs {b}", "zh": "排序一致程度：{a} 与 {b}"},
     "lab.attribution.rho_help": {
@@ -115,7 +121,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Only the keys this query may attend to. ‖f(x)‖ is what the key would add with weight 1: the norm "
         "is the weight times it. The effects are ‖Δ output‖ of this query, in the output's own units; ⚑: removing "
         "the key changes a predicted token.",
-        "zh": "只列出这个查询能关注的键。‖f(x)‖ 是权重为 1 时这个键会加进的量：范数就是权重乘以它。影响是这个查询输出的变化"
+        "zh": "只列出这个查询能关注的键。‖f(x)‖ 是权重为 1 时这个键会加进的量：范数就是权重乘以它。影响是这个查询输出"
+        "的变化"
         " ‖Δ output‖，单位与输出相同；⚑：去掉这个键会改变预测出的词元。",
     },
     "lab.attribution.heads_title": {"en": "Every head, for this query", "zh": "这个查询在每个头里的情况"},
@@ -141,11 +148,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "A checkpoint's layer is read here without a task head (the bare encoder), so there is no prediction "
         "to measure: the effects above are the change of this layer's output for the query, before the residual "
         "connection, LayerNorm and the later layers.",
-        "zh": "这里读取的检查点只有编码器本身，没有任务头，所以没有预测可以度量：上面的影响是这一层对该查询的输出的变化，"
+        "zh": "这里读取的检查点只有编码器本身，没有任务头，所以没有预测可以度量：上面的影响是这一层对该查询的输出的变"
+        "化，"
         "还没有经过残差连接、LayerNorm 和后面的层。",
     },
     "lab.attribution.no_prediction_here": {
-        "en": "The task scores no output at this query's position: pick another query to see the effect on a prediction.",
+        "en": "The task scores no output at this query's position: pick another query to see the effect on a predicti"
+        "on.",
         "zh": "这个任务在这个查询的位置上没有要预测的输出：换一个查询词元，就能看到对预测的影响。",
     },
     "lab.attribution.prediction": {
@@ -167,15 +176,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "注意力权重是线索，不是解释",
     },
     "lab.attribution.verdict": {
-        "en": "Here the key with the most weight, {token}, gets {weight:.0%} of it; by what it adds it ranks {norm_rank:g} "
+        "en": "Here the key with the most weight, {token}, gets {weight:.0%} of it; by what it adds it ranks "
+        "{norm_rank:g} "
         "of {count}, and by the {effect} {effect_rank:g} of {count}. A weight says how much of a key's vector the "
         "softmax mixes in, not how big that vector is (the norm) nor what the output loses without the key (the "
         "effect). And all three describe one layer's output for one query, which still passes a residual "
         "connection, further layers and a readout before anything is predicted. So a weight is a clue to check, "
         "with the norm and by removing the key, not the reason for a prediction.",
-        "zh": "这里权重最大的键是 {token}，拿到了 {weight:.0%} 的权重；按加进的量它排第 {norm_rank:g}（共 {count} 个），"
+        "zh": "这里权重最大的键是 {token}，拿到了 {weight:.0%} 的权重；按加进的量它排第 {norm_rank:g}（共 {count} 个"
+        "），"
         "按{effect}排第 {effect_rank:g}（共 {count} 个）。权重只说明 softmax 把这个键的向量混进了多少，"
-        "并不说明这个向量有多大（范数），也不说明去掉这个键后输出会失去什么（影响）。而且这三个量描述的都只是一层对一个查询的输出，"
+        "并不说明这个向量有多大（范数），也不说明去掉这个键后输出会失去什么（影响）。而且这三个量描述的都只是一层对一"
+        "个查询的输出，"
         "在做出任何预测之前，它还要经过残差连接、后面的层和输出头。所以权重是需要核实的线索（用范数、用去掉键的实验），"
         "而不是预测的原因。",
     },
@@ -187,7 +199,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "before a deployment: which operators the graph holds and where they come from, the largest difference "
         "to PyTorch at lengths the export never saw, the mask, and both runtimes' speed.",
         "zh": "用 `torch.onnx.export` 导出你在主页面上的这一层（它的尺寸和权重），序列长度设为可变，在 CPU 上用 "
-        "ONNX Runtime 运行，并像教程要求的那样在部署前检查它：图里有哪些算子、它们来自哪行代码；在导出时没见过的长度上与 "
+        "ONNX Runtime 运行，并像教程要求的那样在部署前检查它：图里有哪些算子、它们来自哪行代码；在导出时没见过的长度"
+        "上与 "
         "PyTorch 的最大差值；掩码；以及两个运行时的速度。",
     },
     "lab.onnx.explain": {
@@ -203,7 +216,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "catches.\n\n"
         "A graph that agrees with PyTorch proves that the export is faithful, not that the layer is right: lab "
         "3's wrong reshape exports just as faithfully.",
-        "zh": "教程 6.3：把这一层导出到 ONNX Runtime 或 TensorRT 时，要检查转置和 reshape 是否受支持、序列长度能否变化；"
+        "zh": "教程 6.3：把这一层导出到 ONNX Runtime 或 TensorRT 时，要检查转置和 reshape 是否受支持、序列长度能否变"
+        "化；"
         "如果使用的是自研多头注意力实现，尽量先与官方实现做输出对比测试。\n\n"
         "我们这一层的 `view(...).transpose(1, 2)` 变成了 `Shape`、`Gather`、`Concat`、`Reshape` 和 `Transpose` "
         "节点：长度在运行时从输入读取，所以同一张图适用于任何 L。这里用的是 PyTorch 基于 `TorchScript` 的导出器"
@@ -249,7 +263,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "allowed). The tolerance is 1e-5 for outputs up to 1 in size and grows with larger ones: float32 keeps "
         "about 7 digits, and the two runtimes add in different orders.",
         "zh": "在 L = {export} 时导出的图在全部 {count} 个长度上都能运行，数值与 PyTorch 一致（所有键都可关注）。"
-        "容差：输出不超过 1 时为 1e-5，输出更大时按比例放大——float32 只保留约 7 位有效数字，两个运行时的求和顺序也不同。",
+        "容差：输出不超过 1 时为 1e-5，输出更大时按比例放大——float32 只保留约 7 位有效数字，两个运行时的求和顺序也不"
+        "同。",
     },
     "lab.onnx.lengths_bad": {
         "en": "At some length the graph's numbers differ from PyTorch's by more than the tolerance.",
@@ -281,7 +296,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.onnx.empty_intro": {
         "en": "Now a query with no key left to attend to (row {row} blocked entirely, L = {length}). Our layer gives "
         "it zero weights and a zero context, never NaN.",
-        "zh": "再看一个没有任何键可关注的查询（第 {row} 行被全部遮住，L = {length}）。我们的层会给它全零的权重和全零的上下文，"
+        "zh": "再看一个没有任何键可关注的查询（第 {row} 行被全部遮住，L = {length}）。我们的层会给它全零的权重和全零"
+        "的上下文，"
         "绝不会是 NaN。",
     },
     "lab.onnx.empty_plain_ok": {
@@ -293,7 +309,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "{others:.1e}). The export traced the example, whose rows all had keys, so the branch `if not "
         "empty_rows.any(): return torch.softmax(...)` of mha/functional.py was recorded and the other one was "
         "never seen.",
-        "zh": "上面导出的图在这一行给出了**{got}**（其余各行与 PyTorch 的差值在 {others:.1e} 以内）。导出时追踪的是示例输入，"
+        "zh": "上面导出的图在这一行给出了**{got}**（其余各行与 PyTorch 的差值在 {others:.1e} 以内）。导出时追踪的是示"
+        "例输入，"
         "它的每一行都有可关注的键，于是 `mha/functional.py` 中 `if not empty_rows.any(): return torch.softmax(...)` "
         "这个分支被记录下来，另一个分支从未出现过。",
     },
@@ -301,7 +318,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Exported again from an example that has such a row, the graph records the other branch and gives "
         "**{got}**, like PyTorch (max |difference| {diff:.1e}). The lasting fix is a softmax without a branch on "
         "the data; until then, export with an example that covers every case, and compare.",
-        "zh": "用带有这种行的示例重新导出，图会记录另一个分支，给出**{got}**，与 PyTorch 一致（最大 |差值| {diff:.1e}）。"
+        "zh": "用带有这种行的示例重新导出，图会记录另一个分支，给出**{got}**，与 PyTorch 一致（最大 |差值| {diff:.1e}"
+        "）。"
         "根本的修复是写一个不依赖数据分支的 softmax；在此之前，导出时要用覆盖所有情况的示例，并且做对比。",
     },
     "lab.onnx.row.nan": {"en": "NaN", "zh": "NaN"},
@@ -318,7 +336,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ONNX Runtime reproduces PyTorch's wrong numbers exactly. Comparing the export with its own source "
         "passes; only a comparison with a reference implementation (lab 3, `nn.MultiheadAttention`) catches the "
         "bug. That is why the tutorial asks for both checks.",
-        "zh": "同样的权重，用 `view(B, H, L, d_k)` 而不做转置来拆分头，在 L = {length} 时导出：ONNX Runtime 精确地复现了 "
+        "zh": "同样的权重，用 `view(B, H, L, d_k)` 而不做转置来拆分头，在 L = {length} 时导出：ONNX Runtime 精确地复"
+        "现了 "
         "PyTorch 的错误数值。拿导出结果和它自己的源代码比，检查会通过；只有和参考实现比（实验 3，"
         "`nn.MultiheadAttention`）才能抓到这个错误。这就是教程要求两种检查都做的原因。",
     },

@@ -102,11 +102,11 @@ def _per_head_parts(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, q
     length = x.size(1)
     with torch.inference_mode():
         _, _, _, q_heads, k_heads, v_heads = model.project_and_split(x, x, x)  # (1, H, L, Dh) each
-    q_i = q_heads[0, :, query].double()  # (H, Dh)
-    k = k_heads[0].double()  # (H, L, Dh)
-    scores = torch.matmul(k, q_i.unsqueeze(-1)).squeeze(-1) * default_scale(d_k)  # (H, L, Dh) @ (H, Dh, 1) -> (H, L)
-    w_o = model.W_o.weight.double().view(d_model, heads, d_k).permute(1, 2, 0)  # (D, H, Dh) -> (H, Dh, D)
-    f = torch.matmul(v_heads[0].double(), w_o)  # (H, L, Dh) @ (H, Dh, D) -> (H, L, D)
+        q_i = q_heads[0, :, query].double()  # (H, Dh)
+        k = k_heads[0].double()  # (H, L, Dh)
+        scores = torch.matmul(k, q_i.unsqueeze(-1)).squeeze(-1) * default_scale(d_k)  # (H,L,Dh) @ (H,Dh,1) -> (H,L)
+        w_o = model.W_o.weight.double().view(d_model, heads, d_k).permute(1, 2, 0)  # (D, H, Dh) -> (H, Dh, D)
+        f = torch.matmul(v_heads[0].double(), w_o)  # (H, L, Dh) @ (H, Dh, D) -> (H, L, D)
     keep = _query_row_mask(mask, heads, length, query).to(scores.device)
     return scores.cpu(), keep.cpu(), f.cpu()
 

@@ -1,4 +1,4 @@
-"""The tutorial's deployment check, live: export our ``MultiHeadAttention`` to ONNX and compare ONNX Runtime with PyTorch.
+"""The tutorial's deployment check, live: export our ``MultiHeadAttention`` to ONNX, compare ONNX Runtime and PyTorch.
 
 Shape legend: B batch (1 here), H heads, L tokens, D = d_model.
 
@@ -278,7 +278,7 @@ def empty_row_check(layer: MultiHeadAttention, plain_session, length: int, seed:
     keep[..., row, :] = False
     with torch.inference_mode():
         output, weights = layer(inputs, inputs, inputs, keep)
-    plain_output, plain_weights = run_onnx(plain_session, inputs, keep)
+    _, plain_weights = run_onnx(plain_session, inputs, keep)
     recorded = onnx_session(export_onnx(MaskedSelfAttention(layer), (inputs, keep)))
     recorded_output, recorded_weights = run_onnx(recorded, inputs, keep)
     others = torch.arange(length) != row

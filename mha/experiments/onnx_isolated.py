@@ -128,9 +128,7 @@ def time_isolated(
         _layer_file(folder, layer, lengths=[int(n) for n in lengths], repeats=int(repeats))
         data = _run_child("time", folder, timeout_s)
     return Steady(
-        result=[
-            RuntimeTiming(row["length"], Timing(**row["torch"]), Timing(**row["onnx"])) for row in data["result"]
-        ],
+        result=[RuntimeTiming(row["length"], Timing(**row["torch"]), Timing(**row["onnx"])) for row in data["result"]],
         attempts=data["attempts"],
         breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
     )
