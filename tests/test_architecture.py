@@ -41,6 +41,16 @@ def test_the_engine_imports_transformers_only_when_a_checkpoint_is_asked_for(pat
     assert "transformers" not in _imports(path, top_level_only=True)
 
 
+@pytest.mark.parametrize("path", [*_modules("mha"), *_modules("components")], ids=lambda p: str(p.relative_to(REPO)))
+def test_onnx_and_onnxruntime_are_imported_only_inside_the_functions_of_lab_12(path):
+    assert not _imports(path, top_level_only=True) & {"onnx", "onnxruntime"}
+    if _imports(path) & {"onnx", "onnxruntime"}:
+        assert path.relative_to(REPO).as_posix() in {
+            "mha/experiments/onnx_export.py",
+            "mha/experiments/onnx_isolated.py",
+        }
+
+
 @pytest.mark.parametrize("path", _modules("components"), ids=lambda p: str(p.relative_to(REPO)))
 def test_the_ui_never_imports_the_pages(path):
     assert not _imports(path) & UI_FORBIDDEN
@@ -52,8 +62,23 @@ def test_the_default_page_does_not_load_heavy_optional_libraries():
         "import sys; import components.controls, components.runner, components.steps, mha.pipeline; "
         "from mha.config import AttentionConfig; from mha.pipeline import run_attention; "
         "run_attention(AttentionConfig()); "
-        "print(sorted(name for name in ('transformers', 'jieba') if name in sys.modules))"
+        "print(sorted(name for name in ('transformers', 'jieba', 'onnx', 'onnxruntime') if name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("page", ["playground.py", "pages/12_onnx_export.py"])
+def test_the_pages_never_load_onnx_or_onnxruntime(page):
+    """The main page, and lab 12 itself even after an export and its checks (a child process does that work)."""
+    export = "at.button(key='onnx_export').click().run(); " if "onnx" in page else ""
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        f"at = AppTest.from_file({str(REPO / page)!r}, default_timeout=300).run(); {export}"
+        "assert not at.exception, at.exception; assert not at.error, at.error; "
+        "print(sorted(name for name in ('onnx', 'onnxruntime', 'onnxscript') if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -68,9 +68,12 @@ def session_run() -> AttentionRun | None:
 def show_layer_caption(run: AttentionRun) -> None:
     """One line naming the layer the lab examines, and a link back to the main page to change it."""
     config = run.config
-    source = t(f"lab.layer.source.{run.source_kind}", seed=config.seed, task=t(f"task.{config.task}"))
     if run.source_kind == "pretrained":
         source = t("lab.layer.source.pretrained", name=md_escape(config.checkpoint, limit=60))
+    elif run.source_kind == "trained":
+        source = t("lab.layer.source.trained", task=t(f"task.{config.task}"))
+    else:
+        source = t("lab.layer.source.random", seed=config.seed)
     st.caption(
         t(
             "lab.layer.caption",
