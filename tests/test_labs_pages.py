@@ -379,7 +379,7 @@ def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
 def test_onnx_lab_reads_in_chinese_after_the_export():
     from test_languages import _own_text, leftover_english, shown_texts, user_tokens
 
-    at = open_with_session("pages/12_onnx_export.py", "zh", d_model=32, num_heads=4, tokens="the cat sat on the mat")
+    at = open_with_session("pages/12_onnx_export.py", "zh", d_model=32, num_heads=4, tokens="小猫坐在垫子上")
     at.button(key="onnx_export").click().run()
     assert not at.exception, at.exception
     tokens = user_tokens(at)

@@ -66,7 +66,7 @@ def session_run() -> AttentionRun | None:
 
 
 def show_layer_caption(run: AttentionRun) -> None:
-    """One line naming the layer the lab examines, and a link back to the main page to change it."""
+    """One line naming the layer the lab examines, the main page's text (read-only), and a link back to change them."""
     config = run.config
     if run.source_kind == "pretrained":
         source = t("lab.layer.source.pretrained", name=md_escape(config.checkpoint, limit=60))
@@ -86,6 +86,7 @@ def show_layer_caption(run: AttentionRun) -> None:
             mask=t(f"mask.{config.mask_type}"),
         )
     )
+    st.text_input(t("lab.layer.text"), value=config.tokens, disabled=True, help=t("lab.layer.text_help"))
     if linkable(HOME_PAGE, _entry_script()):
         st.page_link(HOME_PAGE, label=t("lab.layer.change"), icon=":material/tune:")
 

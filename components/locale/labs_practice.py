@@ -15,6 +15,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.layer.source.random": {"en": "random weights (seed {seed})", "zh": "随机权重（种子 {seed}）"},
     "lab.layer.source.trained": {"en": "trained here on “{task}”", "zh": "在本机训练的“{task}”任务"},
     "lab.layer.source.pretrained": {"en": "the checkpoint {name}", "zh": "预训练检查点 {name}"},
+    "lab.layer.text": {"en": "The main page's text", "zh": "主页面上的文本"},
+    "lab.layer.text_help": {
+        "en": "Read-only here: the lab examines the main page's run. A trained task shows its own sequence when the "
+        "text is not one of its sequences; a checkpoint cuts the text with its own tokenizer.",
+        "zh": "这里只读：本实验分析的是主页面的运行结果。文本不是训练任务能读的序列时，任务会显示它自己的示例序列；"
+        "预训练检查点用它自己的分词器切分文本。",
+    },
     "lab.layer.change": {
         "en": "Change the weights, sizes, sentence or mask on the main page",
         "zh": "到主页面更改权重、尺寸、句子或掩码",
@@ -123,7 +130,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "the key changes a predicted token.",
         "zh": "只列出这个查询能关注的键。‖f(x)‖ 是权重为 1 时这个键会加进的量：范数就是权重乘以它。影响是这个查询输出"
         "的变化"
-        " ‖Δ output‖，单位与输出相同；⚑：去掉这个键会改变预测出的词元。",
+        " ‖Δ 输出‖，单位与输出相同；⚑：去掉这个键会改变预测出的词元。",
     },
     "lab.attribution.heads_title": {"en": "Every head, for this query", "zh": "这个查询在每个头里的情况"},
     "lab.attribution.col.head": {"en": "head", "zh": "头"},
