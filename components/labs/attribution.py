@@ -12,7 +12,8 @@ import torch
 from components import runner
 from components.chart_style import FONT_SIZE
 from components.i18n import t
-from components.labs.common import lab_header, show_chart
+from components.labs.charts import WIDTH_BUDGET_PX
+from components.labs.common import lab_header, show_chart, table_height
 from components.labs.session_layer import session_run, show_layer_caption
 from components.safe_text import md_escape
 from mha.config import AttentionConfig
@@ -152,9 +153,9 @@ def measure_bars(frame: pd.DataFrame, names: dict[str, str], key_title: str, sha
         title=None,
         sort=order,
         scale=alt.Scale(domain=order, range=[MEASURE_COLORS[m] for m in MEASURES]),
-        legend=alt.Legend(orient="top", labelFontSize=FONT_SIZE - 1),
+        legend=alt.Legend(orient="bottom", direction="horizontal", labelFontSize=FONT_SIZE - 1, labelLimit=320),
     )
-    width = max(360, min(860, 34 * len(frame)))
+    width = max(420, min(WIDTH_BUDGET_PX, 60 * len(frame)))
     return (
         alt.Chart(long)
         .mark_bar()
@@ -218,11 +219,12 @@ def _fmt_rho(value: float | None) -> str:
 
 def _render_agreement(frame: pd.DataFrame, names: dict[str, str]) -> None:
     weight, norm, effect = (torch.tensor(frame[m].to_numpy()) for m in MEASURES)
+    st.caption(t("lab.attribution.rho_caption", **{m: names[m] for m in MEASURES}))
     cols = st.columns(3)
     pairs = (("weight", "norm", weight, norm), ("weight", "effect", weight, effect), ("norm", "effect", norm, effect))
     for col, (a, b, x, y) in zip(cols, pairs, strict=True):
         col.metric(
-            t("lab.attribution.rho", a=names[a], b=names[b]),
+            t("lab.attribution.rho", a=t(f"lab.attribution.short.{a}"), b=t(f"lab.attribution.short.{b}")),
             _fmt_rho(spearman(x, y)),
             help=t("lab.attribution.rho_help", tau=_fmt_rho(kendall_tau(x, y))),
         )
@@ -255,7 +257,7 @@ def _render_table(frame: pd.DataFrame, names: dict[str, str], prediction: Predic
         table[t("lab.attribution.col.drop")] = [
             f"{round(d, 3) + 0.0:+.3f}" + (" ⚑" if flip else "") for d, flip in drops
         ]
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, height=table_height(len(table)))
     st.caption(t("lab.attribution.table_caption"))
 
 
@@ -272,7 +274,7 @@ def _render_heads(measures: KeyMeasures, labels: list[str]) -> None:
             t("lab.attribution.col.top_weight_norm_rank"): frame["top_weight_norm_rank"],
         }
     )
-    st.dataframe(table, hide_index=True)
+    st.dataframe(table, hide_index=True, height=table_height(len(table)))
     st.caption(t("lab.attribution.heads_caption") + " " + t("lab.common.heads_from_zero"))
 
 

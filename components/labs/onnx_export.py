@@ -7,7 +7,7 @@ import streamlit as st
 
 from components import runner
 from components.i18n import t
-from components.labs.common import format_bytes, lab_header
+from components.labs.common import format_bytes, lab_header, table_height
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
 from components.labs.session_layer import session_run, show_layer_caption
 from components.safe_text import md_escape
@@ -153,6 +153,8 @@ def _render_graph(report: ExportReport) -> None:
             }
         ),
         hide_index=True,
+        height=table_height(len(frame), most=25),
+        column_config={t("lab.onnx.col.code"): st.column_config.TextColumn(width="large")},
     )
     st.caption(t("lab.onnx.graph_caption"))
     with st.expander(t("lab.onnx.nodes_title")):

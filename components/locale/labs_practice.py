@@ -102,7 +102,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "每个量都换算成它在这个查询能关注的所有键上的总和中所占的比例，这样三者才能并排比较；只看这一个头的权重"
         "和向量。",
     },
-    "lab.attribution.rho": {"en": "Rank agreement: {a} vs {b}", "zh": "排序一致程度：{a} 与 {b}"},
+    "lab.attribution.rho": {"en": "ρ, {a} vs {b}", "zh": "ρ：{a} 与 {b}"},
+    "lab.attribution.short.weight": {"en": "weight", "zh": "权重"},
+    "lab.attribution.short.norm": {"en": "norm", "zh": "范数"},
+    "lab.attribution.short.effect": {"en": "effect", "zh": "影响"},
+    "lab.attribution.rho_caption": {
+        "en": "How alike the three rank the keys (Spearman's ρ: +1 the same order, 0 unrelated, −1 reversed). "
+        "Weight: {weight}; norm: {norm}; effect: {effect}.",
+        "zh": "三个量给键排出的顺序有多相近（斯皮尔曼等级相关 ρ：+1 顺序相同，0 无关，−1 相反）。"
+        "权重：{weight}；范数：{norm}；影响：{effect}。",
+    },
     "lab.attribution.rho_help": {
         "en": "Spearman's ρ over the keys this query may attend to: +1 the same order, 0 unrelated, −1 reversed. "
         "Kendall's τ: {tau}.",
@@ -278,7 +287,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在某些长度上，图的数值与 PyTorch 的差别超过了容差。",
     },
     "lab.onnx.graph_title": {"en": "The graph, next to the code it came from", "zh": "图中的算子，以及它们来自的代码"},
-    "lab.onnx.col.line": {"en": "line of mha/", "zh": "`mha/` 中的行"},
+    "lab.onnx.col.line": {"en": "line of mha/", "zh": "mha/ 中的行"},
     "lab.onnx.col.code": {"en": "code", "zh": "代码"},
     "lab.onnx.col.ops": {"en": "ONNX operators, in order", "zh": "ONNX 算子（按顺序）"},
     "lab.onnx.no_line": {"en": "— (added by the exporter)", "zh": "—（导出器添加）"},
