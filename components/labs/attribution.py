@@ -312,16 +312,17 @@ def _render_verdict(frame: pd.DataFrame, names: dict[str, str]) -> None:
 def render() -> None:
     """Draw the lab."""
     lab_header("attribution")
-    run = session_run()
-    if run is None:
+    session = session_run()
+    if session is None:
         return
+    config, run = session
     show_layer_caption(run)
     labels = token_labels(run.tokens)
     query, head, ablation = _choose(run, labels)
-    measures = _measures(run.config, query)
+    measures = _measures(config, query)
     if int(measures.allowed.sum()) < 2:
         st.warning(t("lab.attribution.too_few_keys", token=md_escape(labels[query])))
-    prediction = _prediction(run.config, query, head, ablation) if run.source_kind == "trained" else None
+    prediction = _prediction(config, query, head, ablation) if run.source_kind == "trained" else None
     frame = key_frame(measures, None if head == LAYER else head, ablation, labels, prediction)
     names = _measure_names(ablation)
 

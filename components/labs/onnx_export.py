@@ -235,15 +235,16 @@ def _render_timing(config: AttentionConfig) -> None:
 def render() -> None:
     """Draw the lab."""
     lab_header("onnx")
-    run = session_run()
-    if run is None:
+    session = session_run()
+    if session is None:
         return
+    config, run = session
     show_layer_caption(run)
     st.code(EXPORT_CODE, language="python")
-    if _render_request(run.config):
+    if _render_request(config):
         try:
             with st.spinner(t("lab.onnx.exporting")):
-                report, model_bytes = _checked(run.config)
+                report, model_bytes = _checked(config)
         except IsolatedExportError as error:
             st.error(t("lab.onnx.failed", message=md_escape(str(error), limit=300)))
         else:
@@ -252,4 +253,4 @@ def render() -> None:
             _render_graph(report)
             _render_masks(report)
             _render_reshape(report)
-    _render_timing(run.config)
+    _render_timing(config)

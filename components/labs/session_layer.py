@@ -52,14 +52,16 @@ def session_config() -> AttentionConfig | None:
     return config
 
 
-def session_run() -> AttentionRun | None:
-    """The main page's run for this session (cached and shared like the page's), or ``None`` after an error."""
+def session_run() -> tuple[AttentionConfig, AttentionRun] | None:
+    """The main page's config and run for this session (cached and shared like the page's), or ``None`` after an
+    error. Cache further work on the config returned here: it is the key of the page's own run (``run.config``
+    carries a checkpoint's sizes instead of the learner's, a different key)."""
     config = session_config()
     if config is None:
         return None
     try:
         with st.spinner(t("lab.layer.loading")):
-            return runner.cached_run(config)
+            return config, runner.cached_run(config)
     except ConfigError as error:
         st.error(error_message(error))
         return None
