@@ -97,40 +97,41 @@ def _query_row_mask(mask: Tensor | None, heads: int, length: int, query: int) ->
 
 
 def _per_head_parts(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, query: int) -> tuple[Tensor, ...]:
-    """The pieces of query ``query``'s output, in float64: scaled scores (H, L), keep (H, L), f (H, L, D)."""
+    """The pieces of query ``query``'s output, float64 on the CPU: scaled scores (H, L), keep (H, L), the values
+    v (H, L, Dh) and each head's slice of W_o, transposed: (H, Dh, D)."""
     heads, d_k, d_model = model.num_heads, model.d_k, model.d_model
-    length = x.size(1)
     with torch.inference_mode():
         _, _, _, q_heads, k_heads, v_heads = model.project_and_split(x, x, x)  # (1, H, L, Dh) each
         q_i = q_heads[0, :, query].double()  # (H, Dh)
         k = k_heads[0].double()  # (H, L, Dh)
         scores = torch.matmul(k, q_i.unsqueeze(-1)).squeeze(-1) * default_scale(d_k)  # (H,L,Dh) @ (H,Dh,1) -> (H,L)
-        w_o = model.W_o.weight.double().view(d_model, heads, d_k).permute(1, 2, 0)  # (D, H, Dh) -> (H, Dh, D)
-        f = torch.matmul(v_heads[0].double(), w_o)  # (H, L, Dh) @ (H, Dh, D) -> (H, L, D)
-    keep = _query_row_mask(mask, heads, length, query).to(scores.device)
-    return scores.cpu(), keep.cpu(), f.cpu()
+        w_o = model.W_o.weight.detach().double().view(d_model, heads, d_k).permute(1, 2, 0)  # (D, H, Dh) -> (H, Dh, D)
+        values = v_heads[0].double()  # (H, L, Dh)
+    keep = _query_row_mask(mask, heads, x.size(1), query)
+    return scores.cpu(), keep, values.cpu(), w_o.cpu()
 
 
 def _masked_deltas(scores: Tensor, keep: Tensor, f: Tensor) -> Tensor:
-    """Δ of each head's part of the output when key j is masked too, for every j: (H, L, D).
+    """Δ of one head's part of the output when key j is masked too, for every j: (L, D).
 
     Key j's cell is blocked in the query's row (with the run's own blocks) and the softmax is taken again
     (:func:`mha.functional.masked_softmax`: a row left with no key gives zero weights, as in the engine).
+
+    Shape:
+        scores (L,), keep (L,), f (L, D) -> (L, D).
     """
-    heads, length = scores.shape
-    weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
-    base = torch.matmul(weights.unsqueeze(1), f).squeeze(1)  # (H, 1, L) @ (H, L, D) -> (H, D)
-    drop_j = ~torch.eye(length, dtype=torch.bool)  # (L, L): row j keeps every key but j
-    keep_j = keep.unsqueeze(1) & drop_j  # (H, 1, L) & (L, L) -> (H, L, L)
-    new_weights = masked_softmax(apply_mask(scores.unsqueeze(1).expand(heads, length, length), keep_j))  # (H, L, L)
-    return torch.matmul(new_weights, f) - base.unsqueeze(1)  # (H, L, L) @ (H, L, D) -> (H, L, D)
+    length = scores.numel()
+    base = torch.matmul(masked_softmax(apply_mask(scores, keep)), f)  # (L,) @ (L, D) -> (D,)
+    keep_j = keep.unsqueeze(0) & ~torch.eye(length, dtype=torch.bool)  # (L, L): row j keeps every key but j
+    new_weights = masked_softmax(apply_mask(scores.expand(length, length), keep_j))  # (L, L)
+    return torch.matmul(new_weights, f) - base  # (L, L) @ (L, D) -> (L, D)
 
 
 def key_measures(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, query: int) -> KeyMeasures:
     """The weight, the norm and the effect of masking, of every key for one query, per head and for the layer.
 
-    Computed in float64 from the layer's own projections; W_o's bias is the same whatever is removed and is
-    left out of every vector (it cancels in every Δ).
+    Computed in float64 from the layer's own projections, one head at a time (a few (L, D) buffers at once);
+    W_o's bias is the same whatever is removed and is left out of every vector (it cancels in every Δ).
 
     Args:
         model: the attention layer (any dtype, any device).
@@ -144,20 +145,29 @@ def key_measures(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, quer
     length = x.size(1)
     if not 0 <= query < length:
         raise ValueError(f"query must be a position from 0 to {length - 1}, got query={query}")
-    scores, keep, f = _per_head_parts(model, x, mask, query)
+    scores, keep, values, w_o = _per_head_parts(model, x, mask, query)
     weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
-    contributions = weights.unsqueeze(-1) * f  # (H, L, 1) * (H, L, D) -> (H, L, D)
-    deltas = _masked_deltas(scores, keep, f)  # (H, L, D)
+    heads, d_model = w_o.size(0), w_o.size(-1)
+    value_norms, norms, masked_effects = (torch.zeros(heads, length, dtype=torch.float64) for _ in range(3))
+    layer_f, layer_c, layer_delta = (torch.zeros(length, d_model, dtype=torch.float64) for _ in range(3))
+    for head in range(heads):
+        f = torch.matmul(values[head], w_o[head])  # (L, Dh) @ (Dh, D) -> (L, D): f_h(x_j) for every key
+        contributions = weights[head].unsqueeze(-1) * f  # (L, 1) * (L, D) -> (L, D)
+        deltas = _masked_deltas(scores[head], keep[head], f)  # (L, D)
+        value_norms[head], norms[head], masked_effects[head] = (v.norm(dim=-1) for v in (f, contributions, deltas))
+        layer_f += f
+        layer_c += contributions
+        layer_delta += deltas
     return KeyMeasures(
         query=query,
         weights=weights,
-        value_norms=f.norm(dim=-1),
-        norms=contributions.norm(dim=-1),
-        masked_effects=deltas.norm(dim=-1),
+        value_norms=value_norms,
+        norms=norms,
+        masked_effects=masked_effects,
         layer_weights=weights.mean(dim=0),
-        layer_value_norms=f.sum(dim=0).norm(dim=-1),
-        layer_norms=contributions.sum(dim=0).norm(dim=-1),
-        layer_masked_effects=deltas.sum(dim=0).norm(dim=-1),
+        layer_value_norms=layer_f.norm(dim=-1),
+        layer_norms=layer_c.norm(dim=-1),
+        layer_masked_effects=layer_delta.norm(dim=-1),
         allowed=keep.any(dim=0),
     )
 
@@ -173,13 +183,16 @@ def ablation_deltas(
     """
     if ablation not in ABLATIONS:
         raise ValueError(f"ablation must be one of {', '.join(ABLATIONS)}, got {ablation!r}")
-    scores, keep, f = _per_head_parts(model, x, mask, query)
-    if ablation == "mask":
-        deltas = _masked_deltas(scores, keep, f)  # (H, L, D)
-    else:
-        weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
-        deltas = -weights.unsqueeze(-1) * f  # (H, L, D)
-    return deltas.sum(dim=0) if head is None else deltas[head]  # (L, D)
+    scores, keep, values, w_o = _per_head_parts(model, x, mask, query)
+    weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
+    total = torch.zeros(x.size(1), w_o.size(-1), dtype=torch.float64)  # (L, D)
+    for h in range(w_o.size(0)) if head is None else (head,):
+        f = torch.matmul(values[h], w_o[h])  # (L, Dh) @ (Dh, D) -> (L, D)
+        if ablation == "mask":
+            total += _masked_deltas(scores[h], keep[h], f)
+        else:
+            total -= weights[h].unsqueeze(-1) * f  # (L, 1) * (L, D)
+    return total
 
 
 @dataclass(frozen=True)
