@@ -72,11 +72,11 @@ GRID_STAGES = ("raw", "scaled", "weights")
 #: The labs that take each step further (names of components.nav.LAB_PAGES).
 STEP_LABS = {
     1: ("heads", "loop", "reshape"),
-    2: ("scaling", "masks", "sculpt", "cross", "complexity"),
+    2: ("scaling", "masks", "sculpt", "cross", "complexity", "attribution"),
     3: ("reshape",),
     4: ("encoder",),
 }
-SUMMARY_LABS = ("heads", "complexity")
+SUMMARY_LABS = ("heads", "complexity", "onnx")
 CHECK_LABS = ("masks",)
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
