@@ -112,7 +112,8 @@ def scaled_dot_product_attention(
         scale = default_scale(q.size(-1))
     # Scale q (Lq x Dh numbers) rather than the scores (Lq x Lk), as nn.MultiheadAttention does.
     scores = torch.matmul(q * scale, k.transpose(-2, -1))  # (..., Lq, Dh) @ (..., Dh, Lk) -> (..., Lq, Lk)
-    needs_graph = torch.is_grad_enabled() and scores.requires_grad
+    # A graph to keep (autograd, or a trace such as torch.onnx.export's, which cannot translate softmax(out=...)).
+    needs_graph = (torch.is_grad_enabled() and scores.requires_grad) or torch.jit.is_tracing()
     if needs_graph or (mask is not None and torch.broadcast_shapes(scores.shape, mask.shape) != scores.shape):
         weights = torch.softmax(scores, dim=-1) if mask is None else masked_softmax(apply_mask(scores, mask))
     else:  # no autograd graph to keep: mask and softmax in the scores' own buffer

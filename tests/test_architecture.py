@@ -120,7 +120,7 @@ def test_the_table_has_every_room_and_reads_as_rules():
     rooms = [room for rule in RULES for room in rule.rooms]
     assert rooms == ["mha/", "components/", "pages/", "playground.py", "bench/", "scripts/", "tests/"]
     engine = RULES[0]
-    assert engine.lazily == {"transformers", "huggingface_hub", "tqdm", "jieba"}
+    assert engine.lazily == {"transformers", "huggingface_hub", "tqdm", "jieba", "onnx", "onnxruntime"}
     assert {"streamlit", "components", "pages"} <= engine.forbidden and engine.standard_library
     assert RULES[2].each_other and RULES[-1].everything and RULES[-1].no_network
 
@@ -164,14 +164,41 @@ def test_the_tests_row_the_network_is_kept_by_the_guard():
             pass
 
 
+def test_onnx_and_onnxruntime_are_imported_only_by_lab_12s_engine_modules():
+    for room in ("mha/", "components/", "pages/", "playground.py"):
+        for path in _files(room):
+            if any(
+                _matches(name, frozenset({"onnx", "onnxruntime"})) for found in _imports(path) for name in found.names
+            ):
+                assert path.relative_to(REPO).as_posix() in {
+                    "mha/experiments/onnx_export.py",
+                    "mha/experiments/onnx_isolated.py",
+                }
+
+
 def test_the_default_page_does_not_load_heavy_optional_libraries():
     """What the main page imports to draw its default view leaves transformers and jieba unloaded."""
     code = (
         "import sys; import components.controls, components.runner, components.panels, mha.pipeline; "
         "from mha.config import AttentionConfig; from mha.pipeline import run_attention; "
         "run_attention(AttentionConfig()); "
-        "print(sorted(name for name in ('transformers', 'jieba') if name in sys.modules))"
+        "print(sorted(name for name in ('transformers', 'jieba', 'onnx', 'onnxruntime') if name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("page", ["playground.py", "pages/12_onnx_export.py"])
+def test_the_pages_never_load_onnx_or_onnxruntime(page):
+    """The main page, and lab 12 itself even after an export and its checks (a child process does that work)."""
+    export = "at.button(key='onnx_export').click().run(); " if "onnx" in page else ""
+    code = (
+        "import sys; from streamlit.testing.v1 import AppTest; "
+        f"at = AppTest.from_file({str(REPO / page)!r}, default_timeout=300).run(); {export}"
+        "assert not at.exception, at.exception; assert not at.error, at.error; "
+        "print(sorted(name for name in ('onnx', 'onnxruntime', 'onnxscript') if name in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"

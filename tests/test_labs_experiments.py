@@ -17,6 +17,15 @@ from components.frames import head_summary_frame
 from components.i18n import t
 from mha.counting import count_parameters, total_parameters
 from mha.experiments import tutorial_code
+from mha.experiments.attribution import (
+    ablation_deltas,
+    disagreements,
+    kendall_tau,
+    key_measures,
+    prediction_effects,
+    ranks,
+    spearman,
+)
 from mha.experiments.complexity import (
     LIVE_MAX_LENGTH,
     METHODS,
@@ -59,6 +68,18 @@ from mha.experiments.mask_translate import (
     run_mask_forms,
     second_tutorial_causal,
 )
+from mha.experiments.onnx_export import (
+    MaskedSelfAttention,
+    check_lengths,
+    check_masks,
+    empty_row_check,
+    export_onnx,
+    graph_nodes,
+    onnx_session,
+    run_onnx,
+    wrong_reshape_check,
+)
+from mha.experiments.onnx_isolated import check_export_isolated, run_lengths, time_isolated
 from mha.experiments.reshape import compare_reshapes, forward_view_only, head_sources
 from mha.experiments.scaling import D_K_VALUES, example_weights, row_entropy, scaling_stats, score_scale
 from mha.experiments.sculpt import PATTERNS, run_sculpted, sculpted_model, shift_rotation
@@ -74,9 +95,12 @@ from mha.experiments.tutorial_causal import (
 )
 from mha.functional import scaled_dot_product_attention
 from mha.masks import causal_mask
+from mha.module import MultiHeadAttention
 from mha.reference import to_torch_mha
 from mha.sources.seeded import build_model
 from mha.tokens import positional_encoding, token_labels
+from mha.training.model import build_task_model
+from mha.training.tasks import make_task
 
 TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
 EXACT32 = {"rtol": 0.0, "atol": 1e-6}
@@ -663,3 +687,230 @@ def test_post_norm_output_has_rms_1_only_while_gamma_is_1_and_beta_0():
 def test_unknown_activation_is_refused():
     with pytest.raises(ValueError, match="unknown activation"):
         build_encoder(EncoderSizes(8, 2, 16), False, "tanh")
+
+
+# ---------------------------------------------------------------- lab 11: weight, norm and the effect of removing a key
+def _float64_layer(d_model: int = 16, num_heads: int = 4, seed: int = 3) -> MultiHeadAttention:
+    return build_model(d_model, num_heads, seed, dtype=torch.float64)
+
+
+def _rerun(layer: MultiHeadAttention, x, mask, *, zero_value: tuple[int, int] | None = None):
+    """The layer's output through its own four steps, with v_j of one head (head, key) zeroed on request."""
+    with torch.inference_mode():
+        _, _, _, q_heads, k_heads, v_heads = layer.project_and_split(x, x, x)  # (1, H, L, Dh) each
+        if zero_value is not None:
+            v_heads = v_heads.clone()
+            v_heads[:, zero_value[0], zero_value[1]] = 0.0
+        context, _ = layer.attend(q_heads, k_heads, v_heads, mask)  # (1, H, L, Dh)
+        return layer.project_out(layer.concat_heads(context))  # (1, L, D)
+
+
+def test_norms_equal_what_zeroing_the_value_removes_from_the_output():
+    """‖α f(x_j)‖ per head against the engine's own steps rerun with v_j of that head zeroed (float64)."""
+    layer, x = _float64_layer(), torch.randn(1, 6, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(0))
+    mask = causal_mask(6).view(1, 1, 6, 6)
+    query = 4
+    measures = key_measures(layer, x, mask, query)
+    full = _rerun(layer, x, mask)[0, query]
+    for head in range(4):
+        for key in range(6):
+            removed = full - _rerun(layer, x, mask, zero_value=(head, key))[0, query]
+            assert float(measures.norms[head, key]) == pytest.approx(float(removed.norm()), abs=1e-10)
+    # the layer's vectors: every head's contributions plus W_o's bias give the output itself
+    deltas = ablation_deltas(layer, x, mask, query, None, "zero_value")  # (L, D): -Σ_h α f
+    torch.testing.assert_close(-deltas.sum(0) + layer.W_o.bias, full, rtol=0, atol=1e-12)
+    torch.testing.assert_close(measures.layer_norms, deltas.norm(dim=-1), rtol=0, atol=1e-12)
+    assert measures.allowed.tolist() == [True] * 5 + [False]
+    assert float(measures.norms[:, 5].abs().max()) == 0.0  # a blocked key adds nothing
+
+
+@pytest.mark.parametrize("query", [0, 3, 5])
+def test_masking_a_key_changes_the_output_as_a_rerun_with_that_key_masked(query):
+    """Per head and for the layer, against the layer's forward with the engine's mask blocking cell (query, j)."""
+    layer = _float64_layer()
+    x = torch.randn(1, 6, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    mask = causal_mask(6).view(1, 1, 6, 6)
+    measures = key_measures(layer, x, mask, query)
+    with torch.inference_mode():
+        full = layer(x, x, x, mask)[0][0, query]
+    for key in range(query + 1):
+        blocked = mask.expand(1, 4, 6, 6).clone()
+        blocked[:, :, query, key] = False  # in every head
+        with torch.inference_mode():
+            rerun = layer(x, x, x, blocked)[0][0, query]
+        assert float(measures.layer_masked_effects[key]) == pytest.approx(float((rerun - full).norm()), abs=1e-10)
+        for head in range(4):
+            one_head = mask.expand(1, 4, 6, 6).clone()
+            one_head[:, head, query, key] = False
+            with torch.inference_mode():
+                rerun = layer(x, x, x, one_head)[0][0, query]
+            assert float(measures.masked_effects[head, key]) == pytest.approx(float((rerun - full).norm()), abs=1e-10)
+    # query 0 has one key: masking it leaves no key, zero weights, and the output falls back to W_o's bias
+    if query == 0:
+        assert float(measures.layer_masked_effects[0]) == pytest.approx(float((full - layer.W_o.bias).norm()))
+
+
+def _disagreeing_layer() -> tuple[MultiHeadAttention, torch.Tensor]:
+    """One head that puts ~91 % of its weight on key 0, whose value is tiny, and ~4.5 % on keys 1 and 2, whose
+    values are 1000 times larger."""
+    layer = MultiHeadAttention(4, 1).double()
+    with torch.no_grad():
+        for linear in (layer.W_q, layer.W_k, layer.W_v, layer.W_o):
+            linear.weight.zero_()
+            linear.bias.zero_()
+        layer.W_q.bias.copy_(torch.tensor([6.0, 0, 0, 0]))  # every query asks for feature 0
+        layer.W_k.weight.copy_(torch.eye(4))  # keys are the tokens themselves
+        layer.W_v.weight.copy_(torch.diag(torch.tensor([0.01, 10.0, 10.0, 0.0])))
+        layer.W_o.weight.copy_(torch.eye(4))
+    x = torch.eye(4, dtype=torch.float64)[:3].unsqueeze(0)  # (1, 3, 4): token j is feature j
+    return layer, x
+
+
+def test_a_constructed_head_whose_weight_and_norm_disagree():
+    layer, x = _disagreeing_layer()
+    measures = key_measures(layer, x, None, query=2)
+    weights, norms = measures.weights[0], measures.norms[0]
+    expected = torch.softmax(torch.tensor([3.0, 0.0, 0.0], dtype=torch.float64), dim=0)  # scores 6 · 1/√4
+    torch.testing.assert_close(weights, expected)
+    torch.testing.assert_close(norms, expected * torch.tensor([0.01, 10.0, 10.0], dtype=torch.float64))
+    assert int(weights.argmax()) == 0 and float(norms[0]) < float(norms[1]) / 40
+    assert spearman(weights, norms) == pytest.approx(-1.0)
+    assert disagreements(weights, norms)[0] == (0, 1.0, 3.0)  # first by weight, last by what it adds
+
+
+def test_rank_correlations_match_their_textbook_values():
+    a = torch.tensor([1.0, 2, 3, 4, 5])
+    b = torch.tensor([2.0, 1, 4, 3, 5])
+    assert spearman(a, b) == pytest.approx(1 - 6 * 4 / (5 * 24))  # no ties: 1 - 6 Σd² / (n (n² - 1)), Σd² = 4
+    assert kendall_tau(a, b) == pytest.approx((8 - 2) / 10)  # 2 of the 10 pairs are discordant
+    assert kendall_tau(torch.tensor([1.0, 1, 2]), torch.tensor([1.0, 2, 3])) == pytest.approx(2 / 6**0.5)  # τ-b
+    assert ranks(torch.tensor([1.0, 2, 2, 5])).tolist() == [4.0, 2.5, 2.5, 1.0]
+    assert spearman(a, torch.ones(5)) is None and kendall_tau(a, torch.ones(5)) is None
+
+
+def test_prediction_effects_match_a_rerun_of_the_trained_model_with_the_key_masked():
+    """A two-layer task model: removing (query, key) in layer 0 and running everything after it again."""
+    task = make_task("induction")
+    model = build_task_model(task, 16, 2, torch.Generator().manual_seed(0)).eval().requires_grad_(False)
+    ids = task.example(torch.Generator().manual_seed(1))[:9]
+    mask = causal_mask(9).view(1, 1, 9, 9)
+    query, layer_index, readouts = 6, 0, (0,)
+    with torch.inference_mode():
+        xs, _ = model.layer_inputs(ids.unsqueeze(0), mask)
+    deltas = ablation_deltas(model.layers[layer_index], xs[layer_index], mask, query, None, "mask")
+    effects = prediction_effects(model, ids, mask, layer_index, query, deltas, readouts)
+    with torch.inference_mode():
+        base = torch.softmax(model(ids.unsqueeze(0), mask)[0][0, 0, query].double(), dim=-1)
+    assert int(effects.predicted[0]) == int(base.argmax())
+    for key in range(query + 1):
+        blocked = mask.clone()
+        blocked[..., query, key] = False
+        with torch.inference_mode():
+            x = model.embed(ids.unsqueeze(0))
+            for index, attention in enumerate(model.layers):
+                x = x + attention(x, x, x, blocked if index == layer_index else mask)[0]
+            probabilities = torch.softmax(model.readouts[0](x[0, query]).double(), dim=-1)
+        drop = float(base[effects.predicted[0]] - probabilities[effects.predicted[0]])
+        assert float(effects.drops[key, 0]) == pytest.approx(drop, abs=1e-5)
+        assert bool(effects.flips[key, 0]) == (int(probabilities.argmax()) != int(base.argmax()))
+
+
+# ---------------------------------------------------------------- lab 12: the exported layer in ONNX Runtime
+@pytest.fixture(scope="module")
+def exported():
+    """A small seeded layer exported at L = 8 (all keys allowed), its graph and an ONNX Runtime session."""
+    layer = build_model(32, 4, 7)
+    x = torch.randn(1, 8, 32, generator=torch.Generator().manual_seed(2))
+    model_bytes = export_onnx(MaskedSelfAttention(layer), (x, torch.ones(1, 1, 8, 8, dtype=torch.bool)))
+    return layer, x, model_bytes, onnx_session(model_bytes)
+
+
+def test_the_exported_graph_runs_at_three_lengths_as_pytorch(exported):
+    layer, x, _, session = exported
+    checks = check_lengths(layer, session, x, [3, 8, 37])
+    assert [(c.length, c.seen_at_export) for c in checks] == [(3, False), (8, True), (37, False)]
+    for check in checks:
+        assert check.max_abs_output <= 1e-5 and check.max_abs_weights <= 1e-5, check
+    # and directly, at a length never seen, with the shapes the layer gives
+    y = torch.randn(1, 37, 32, generator=torch.Generator().manual_seed(5))
+    output, weights = run_onnx(session, y, torch.ones(1, 1, 37, 37, dtype=torch.bool))
+    assert list(output.shape) == [1, 37, 32] and list(weights.shape) == [1, 4, 37, 37]
+    with torch.inference_mode():
+        torch.testing.assert_close(output, layer(y, y, y)[0], rtol=0, atol=1e-5)
+
+
+def test_the_exported_graph_honours_the_mask(exported):
+    layer, _, _, session = exported
+    causal = check_masks(layer, session, 21)
+    assert causal.max_abs_output <= 1e-5 and causal.max_abs_weights <= 1e-5
+    keep = torch.rand(1, 1, 12, 12, generator=torch.Generator().manual_seed(4)) < 0.5
+    keep[..., 0] = True  # every row keeps a key
+    y = torch.randn(1, 12, 32, generator=torch.Generator().manual_seed(6))
+    output, weights = run_onnx(session, y, keep)
+    assert float(weights[0][:, ~keep[0, 0]].abs().max()) == 0.0  # blocked cells get no weight
+    with torch.inference_mode():
+        expected_output, expected_weights = layer(y, y, y, keep)
+    torch.testing.assert_close(output, expected_output, rtol=0, atol=1e-5)
+    torch.testing.assert_close(weights, expected_weights, rtol=0, atol=1e-5)
+
+
+def test_a_row_with_no_key_is_nan_in_the_plain_export_and_zeros_in_one_traced_with_such_a_row(exported):
+    """The tracer records the branch of masked_softmax the example took (the lab says so; this keeps it true)."""
+    layer, _, _, session = exported
+    check = empty_row_check(layer, session, 5)
+    assert check.torch_row_sum == 0.0
+    assert check.plain_row == "nan" and check.plain_max_abs <= 1e-5
+    assert check.recorded_row == "zeros" and check.recorded_max_abs <= 1e-5
+
+
+def test_the_wrong_reshape_exports_its_wrong_numbers_faithfully(exported):
+    layer, x, _, _ = exported
+    check = wrong_reshape_check(layer, x)
+    assert check.onnx_vs_torch_wrong <= 1e-5  # ONNX Runtime = PyTorch, both with the bug
+    assert check.wrong_vs_right > 0.05  # and both far from the correct layer
+    with torch.inference_mode():
+        assert float((forward_view_only(layer, x)[0] - layer(x, x, x)[0]).abs().max()) == pytest.approx(
+            check.wrong_vs_right
+        )
+
+
+def test_each_operator_is_traced_back_to_the_line_of_mha_it_came_from(exported):
+    _, _, model_bytes, _ = exported
+    nodes = graph_nodes(model_bytes)
+    by_op: dict[str, set[str]] = {}
+    for node in nodes:
+        by_op.setdefault(node.op, set()).add(node.code)
+    assert all(".view(" in code for code in by_op["Reshape"])  # split_heads and concat_heads
+    assert {n.file for n in nodes if n.op == "Reshape"} == {"mha/module.py"}
+    assert any("transpose(1, 2)" in code for code in by_op["Transpose"])
+    assert by_op["Softmax"] == {"return torch.softmax(masked_scores, dim=-1)"}
+    assert by_op["Where"] == {'return scores.masked_fill(~mask, float("-inf"))'}
+    projections = [n for n in nodes if n.name.startswith(("/layer/W_q/", "/layer/W_o/"))]
+    assert projections and all(n.file == "mha/module.py" and "self.W_" in n.code for n in projections)
+    assert all(n.file or n.op == "Unsqueeze" for n in nodes)  # only the exporter's own Unsqueezes have no line
+
+
+def test_torch_export_refuses_the_masked_layer_as_the_lab_says():
+    """The lab's text: the torch.export-based exporter stops at masked_softmax's branch on the data."""
+    layer = build_model(16, 2, 0)
+    module = MaskedSelfAttention(layer)
+    length = torch.export.Dim("L", min=2, max=64)
+    example = (torch.randn(1, 8, 16), torch.ones(1, 1, 8, 8, dtype=torch.bool))
+    with pytest.raises(Exception, match=r"data-dependent"):
+        torch.export.export(module, example, dynamic_shapes=({1: length}, {2: length, 3: length}))
+
+
+def test_the_isolated_export_reports_what_the_functions_measure():
+    layer = build_model(16, 2, 1)
+    x = torch.randn(1, 5, 16, generator=torch.Generator().manual_seed(3))
+    report, model_bytes = check_export_isolated(layer, x)
+    assert report.export_length == 5 and report.model_bytes == len(model_bytes) > 0
+    assert [c.length for c in report.lengths] == list(run_lengths(5)) == [5, 3, 37]
+    assert all(max(c.max_abs_output, c.max_abs_weights) <= 1e-5 for c in report.lengths)
+    assert report.empty_row.plain_row == "nan" and report.reshape.onnx_vs_torch_wrong <= 1e-5
+    assert {"Reshape", "Transpose", "MatMul", "Softmax"} <= {node.op for node in report.nodes}
+    session = onnx_session(model_bytes)  # the bytes that came back are the graph that was checked
+    torch.testing.assert_close(run_onnx(session, x, torch.ones(1, 1, 5, 5, dtype=torch.bool))[0], layer(x, x, x)[0])
+    timed = time_isolated(layer, [8, 16], repeats=3)
+    assert [row.length for row in timed.result] == [8, 16]
+    assert all(row.torch.rounds == 3 and row.onnx.median_s > 0 for row in timed.result)

@@ -455,3 +455,95 @@ def test_complexity_note_quotes_the_one_score_tensor_the_engine_holds(lang):
     assert note == t("lab.complexity.cap_note", lang=lang, cap=1024, heads=4, length=4096, d_k=32, big=big)
     explain = t("lab.complexity.explain", lang=lang)
     assert "4 · H · L · (L + d_k)" in explain and "equally large weight matrix" not in explain
+
+
+# ---------------------------------------------------------------- labs 11 and 12: the main page's own layer
+def open_with_session(page: str, lang: str = "en", **state: object) -> AppTest:
+    """A lab page run with the main page's choices already in the session (as after a visit to the main page)."""
+    at = AppTest.from_file(str(REPO / page), default_timeout=300)
+    at.query_params["lang"] = lang
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def _column_values(at: AppTest, key: str, **params) -> list[str]:
+    return list(find_table(at, key, **params)[column(key, **params)])
+
+
+def test_attribution_shows_the_main_pages_layer_and_its_three_measures():
+    at = open_with_session("pages/11_attribution.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
+    assert not at.exception, at.exception
+    assert "d_model = 32 · 4 heads" in text_of(at)
+    keys = _column_values(at, "lab.attribution.col.key")
+    assert keys == ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]
+    weights = [float(v) for v in find_table(at, "lab.attribution.col.key")[column("lab.attribution.measure.weight")]]
+    assert sum(weights) == pytest.approx(1.0, abs=1e-2)  # the mean over heads of a softmax row
+    bars = chart_data(at)[0]
+    assert set(bars["key"]) == set(keys) and len(bars) == 3 * len(keys)  # three measures per key
+    assert len(find_table(at, "lab.attribution.col.rho")) == 1 + 4  # the layer and every head
+    assert t("lab.attribution.no_prediction_random", lang="en") in [i.value for i in at.info]
+
+
+def test_attribution_zeroing_a_value_removes_exactly_the_norm_and_a_causal_mask_drops_keys():
+    at = open_with_session("pages/11_attribution.py", d_model=32, num_heads=4, tokens="the cat sat on the mat",
+                           mask_type="causal")  # fmt: skip
+    at.selectbox(key="attribution_query").set_value(2).run()
+    at.selectbox(key="attribution_head").set_value(1).run()
+    at.radio(key="attribution_ablation").set_value("zero_value").run()
+    assert not at.exception, at.exception
+    table = find_table(at, "lab.attribution.col.key")
+    assert list(table[column("lab.attribution.col.key")]) == ["0:the", "1:cat", "2:sat"]  # keys after 2 are masked
+    norm = table[column("lab.attribution.measure.norm")]
+    assert list(table[column("lab.attribution.measure.effect_zero_value")]) == list(norm)
+
+
+def test_attribution_measures_the_prediction_of_a_trained_task(short_trainings):
+    state = {"weights": "trained", "task": "previous_and_first", "d_model": 32, "num_heads": 2,
+             "tokens": "3 1 4 1 5 9", "attribution_query": 4}  # fmt: skip
+    at = open_with_session("pages/11_attribution.py", **state)
+    assert not at.exception, at.exception
+    drops = _column_values(at, "lab.attribution.col.drop")
+    assert len(drops) == 6 and all(float(d.split()[0]) <= 1.0 for d in drops)
+    assert any(m.value.startswith("Prediction at this query") for m in at.markdown)
+
+
+def test_attribution_says_what_it_measures_for_a_checkpoint(listed_tiny):
+    at = open_with_session("pages/11_attribution.py", weights="pretrained", checkpoint="tiny",
+                           tokens="The cat sat on the mat")  # fmt: skip
+    assert not at.exception, at.exception
+    assert t("lab.attribution.no_prediction_checkpoint", lang="en") in [i.value for i in at.info]
+    assert "d_model = 32 · 4 heads" in text_of(at)  # the checkpoint's sizes, not the learner's
+
+
+def test_attribution_a_bad_choice_from_the_main_page_is_an_error_not_a_traceback():
+    at = open_with_session("pages/11_attribution.py", d_model=30, num_heads=4)
+    assert not at.exception
+    assert len(at.error) == 1 and "30" in at.error[0].value
+
+
+def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
+    at = open_with_session("pages/12_onnx_export.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
+    assert not at.exception, at.exception
+    assert not at.dataframe  # nothing exported yet
+    at.button(key="onnx_export").click().run()
+    assert not at.exception, at.exception
+    lengths = find_table(at, "lab.onnx.col.seen")
+    assert list(lengths["L"]) == [6, 3, 37] and set(lengths[column("lab.onnx.col.ok")]) == {"✓"}
+    graph = find_table(at, "lab.onnx.col.code")
+    reshapes = graph[graph[column("lab.onnx.col.ops")].str.contains("Reshape")]
+    assert set(reshapes[column("lab.onnx.col.line")]) == {"mha/module.py:77", "mha/module.py:91"}
+    assert any("**NaN**" in w.value for w in at.warning)  # the empty row, traced on the plain branch
+    assert len(at.error) == 0
+
+
+def test_onnx_lab_reads_in_chinese_after_the_export():
+    from test_languages import _own_text, leftover_english, shown_texts, user_tokens
+
+    at = open_with_session("pages/12_onnx_export.py", "zh", d_model=32, num_heads=4, tokens="小猫坐在垫子上")
+    at.button(key="onnx_export").click().run()
+    assert not at.exception, at.exception
+    tokens = user_tokens(at)
+    texts = [(key, text) for key, text in shown_texts(at) if _own_text(key)]
+    leftovers = [(key, text[:80], words) for key, text in texts if (words := leftover_english(text, tokens))]
+    assert not leftovers, leftovers

@@ -23,6 +23,7 @@ from components.i18n import LANGUAGES, t
 from components.nav import LAB_PAGES
 from components.panels.frame import STEP_LABS
 from components.panels.step2 import DROPOUT_KEY
+from components.panels.summary import SUMMARY_LABS
 from components.safe_text import md_escape
 from mha.batching import page_batch
 from mha.config import AttentionConfig
@@ -158,7 +159,8 @@ def test_every_step_links_to_its_labs():
     at = open_page()
     for step, labs in STEP_LABS.items():
         assert page_links(panel(at, t(f"step{step}.title"))) == [LAB_PATHS[lab] for lab in labs]
-    assert page_links(panel(at, t("summary.title"))) == [LAB_PATHS["heads"], LAB_PATHS["complexity"]]
+    assert page_links(panel(at, t("summary.title"))) == [LAB_PATHS[lab] for lab in SUMMARY_LABS]
+    assert "onnx" in SUMMARY_LABS and "attribution" in STEP_LABS[2]
 
 
 def test_dropout_is_shown_on_the_weights_after_the_softmax_in_training_only():

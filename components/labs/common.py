@@ -11,7 +11,7 @@ from components.labs.charts import styled
 from components.safe_text import md_escape
 from mha.tokens import tokenize
 
-__all__ = ["format_bytes", "lab_header", "show_chart", "show_verdict", "token_input"]
+__all__ = ["format_bytes", "lab_header", "show_chart", "show_verdict", "table_height", "token_input"]
 
 
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB")
@@ -66,3 +66,8 @@ def format_bytes(count: float) -> str:
         value /= 1024
         unit += 1
     return f"{value:.0f} B" if unit == 0 else f"{value:.1f} {_BYTE_UNITS[unit]}"
+
+
+def table_height(rows: int, most: int = 20) -> int:
+    """Pixels for an ``st.dataframe`` that shows up to ``most`` rows whole (a header and 35 px a row), then scrolls."""
+    return 38 + 35 * min(rows, most)

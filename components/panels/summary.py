@@ -16,7 +16,7 @@ from mha.pipeline import AttentionRun
 __all__ = ["SUMMARY_LABS", "render", "render_counts"]
 
 HEAD_COUNTS = (1, 2, 4, 8, 16, 32, 64)
-SUMMARY_LABS = ("heads", "complexity")
+SUMMARY_LABS = ("heads", "complexity", "onnx")
 
 
 def render(parts: ValueParts) -> None:
