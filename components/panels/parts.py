@@ -21,7 +21,6 @@ fragment; their cells count together against :data:`HEAD_SWITCH_CELLS`.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -109,7 +108,6 @@ class ValueParts:
     _picker: DeltaGenerator | None = None
     _parts: list[tuple[DeltaGenerator, Draw]] = field(default_factory=list)
     _head_charts: list[tuple[DeltaGenerator, HeadChart]] = field(default_factory=list)
-    _filled: bool = False  # filled once: the page's full run (a fragment keeps its arguments for its later runs)
 
     def add_head_picker(self, box: DeltaGenerator) -> None:
         """Keep a place at the end of ``box`` for the head picker of the charts that follow the head."""
@@ -147,11 +145,10 @@ class ValueParts:
             with self._picker:
                 _follow_head(run, drawn, tuple(self._head_charts), self.hide_picker)
         for place, draw in self._parts:
-            # A fragment's later runs can write only where it wrote in the last full run: the first fill writes a
-            # block into each place even where the part draws nothing; the later ones draw straight into it.
-            with place, (contextlib.nullcontext() if self._filled else st.container()):
+            # A block in each place, even where the part draws nothing: a fragment's later runs can write only where
+            # it wrote in the last full run, and the same block every time lets the browser update it in place.
+            with place, st.container():
                 draw(results)
-        self._filled = True
 
 
 def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
