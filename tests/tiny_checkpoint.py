@@ -1,9 +1,13 @@
-"""A BERT checkpoint written to a folder, made here from a config and a vocabulary: no network.
+"""BERT and GPT-2 checkpoints written to a folder, made here from a config and a vocabulary: no network.
 
-The tests use the tiny one (2 layers, 4 heads, hidden 32); ``bench/pretrained.py`` builds
+The tests use the tiny BERT (2 layers, 4 heads, hidden 32); ``bench/pretrained.py`` builds
 MiniLM- and BERT-base-sized ones with random weights the same way. The vocabulary knows the
 test sentences' words (and ``##s``), a few Chinese characters and, for the larger sizes,
 filler words up to BERT's 30,522 entries; other words and most Chinese characters become ``[UNK]``.
+
+GPT-2s (:func:`build_gpt2`) come with a byte-level BPE trained here on the test sentences, or with
+the tiny BERT's WordPiece tokenizer (as a Chinese GPT-2 pairs them); :func:`build_induction_gpt2`
+sets a 2-layer GPT-2's weights so that it has a previous-token head and an induction head.
 """
 
 from __future__ import annotations
@@ -106,14 +110,15 @@ def build_gpt2(
     vocab_size: int | None = None,
     seed: int = 0,
     bert_tokenizer: bool = False,
-    positions: int = GPT2_POSITIONS,
+    positions: int | None = None,
 ) -> Path:
     """Write a GPT-2 with random weights (``seed``) and its tokenizer to ``folder``; return it.
 
     The tokenizer is a byte-level BPE trained here on :data:`CORPUS` (GPT-2's kind: no [CLS],
     no [SEP], no pad token) or, with ``bert_tokenizer``, the tiny BERT's WordPiece vocabulary, as a
     Chinese GPT-2 (``uer/gpt2-chinese-cluecorpussmall``) pairs a GPT-2 with a BERT tokenizer.
-    ``vocab_size`` sizes the model's embedding (``None``: the tokenizer's).
+    ``vocab_size`` sizes the model's embedding (``None``: the tokenizer's); ``positions`` its position
+    embedding (``None``: GPT-2's 1,024 with a ``vocab_size``, else 160).
     """
     from transformers import GPT2Config, GPT2Model
 
@@ -122,7 +127,7 @@ def build_gpt2(
     end = tokenizer.cls_token_id if bert_tokenizer else tokenizer.eos_token_id
     config = GPT2Config(
         vocab_size=max(vocab_size or 0, len(tokenizer)),
-        n_positions=positions,
+        n_positions=positions or (1024 if vocab_size else GPT2_POSITIONS),
         n_embd=hidden,
         n_layer=layers,
         n_head=heads,
