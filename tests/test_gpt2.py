@@ -143,12 +143,25 @@ def test_a_gpt2_layer_always_runs_under_its_causal_mask(mask_type):
     assert torch.equal(run.mask.expand(1, 1, length, length), causal_mask(length))  # no [PAD]: just the triangle
     above = ~torch.ones(length, length, dtype=torch.bool).tril()
     assert float(run.trace.weights[0][:, above].abs().max()) == 0.0  # no token sees a later one
-    codes = [note.code for note in run.notes]
-    assert ("causal_checkpoint" in codes) == (mask_type != "causal")
-    assert codes[:2] == ["family_gpt2", "gpt2_unframed"]
+    assert [note.code for note in run.notes] == ["family_gpt2", "gpt2_unframed"]  # the first says it is causal
     check = make_source(config().weight_spec).compare(run.config, run.trace.weights, run.trace.output, run.mask)
     assert check.applies and check.passed
     assert export_basename(run.config).endswith("_causal" + ("_nopad" if mask_type == "padding" else ""))
+
+
+def test_the_reproducing_script_rebuilds_the_causal_run_the_sidebar_did_not_name(tmp_path):
+    """The run's config says the mask that ran (causal), so the script and the export name follow it."""
+    from test_reproduce import _run_script
+
+    from mha.export import trace_npz
+    from mha.reproduce import reproduce_script
+
+    run = run_attention(config(mask_type="none", layer=1))
+    (tmp_path / f"{export_basename(run.config)}.npz").write_bytes(trace_npz(run))
+    saved, stdout = _run_script(reproduce_script(run), tmp_path)
+    torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-6, rtol=0)
+    torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-6, rtol=0)
+    assert stdout.rstrip().endswith("match"), stdout
 
 
 def test_pad_tokens_of_a_bert_tokenizer_are_masked_on_top_of_the_causal_mask(chinese_gpt2):

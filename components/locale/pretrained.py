@@ -128,11 +128,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "`c_attn` is one `Conv1D` whose weight is stored (in, out), transposed against `nn.Linear`'s (out, in), "
         "with Q, K and V side by side; the page splits it in three and transposes each into W_q, W_k, W_v, and "
         "`c_proj`, transposed, is W_o. GPT-2 normalises before attention (Pre-Norm): the layer's input is `ln_1` "
-        "of the residual stream, to which the position embedding was added once, before layer 0.",
+        "of the residual stream, to which the position embedding was added once, before layer 0. Every layer runs "
+        "under the causal mask (each token sees itself and the tokens before it), whatever mask the sidebar names; "
+        "the padding mask still blocks [PAD] keys on top.",
         "zh": "{checkpoint} 是 GPT-2，一个因果语言模型。读取它的层和 BERT 不同：`c_attn` 是一个 `Conv1D`，"
         "它的权重按 (输入, 输出) 存放，与 `nn.Linear` 的 (输出, 输入) 互为转置，而且 Q、K、V 并排放在一起；"
         "本页把它切成三份，各自转置后成为 W_q、W_k、W_v，`c_proj` 转置后就是 W_o。GPT-2 在注意力之前做归一化"
-        "（Pre-Norm）：这一层的输入是残差流经过 `ln_1` 的结果，位置嵌入只在第 0 层之前加过一次。",
+        "（Pre-Norm）：这一层的输入是残差流经过 `ln_1` 的结果，位置嵌入只在第 0 层之前加过一次。每一层都在因果掩码下"
+        "运行（每个词元只能看到自己和它之前的词元），与侧边栏选择的掩码无关；填充掩码仍会额外屏蔽 [PAD] 键。",
     },
     "notes.gpt2_unframed": {
         "en": "Its tokenizer (a byte-level BPE) adds no [CLS] and no [SEP]: every token is a piece of your text, and a "
@@ -146,12 +149,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "checkpoint's training. The model is still causal: each token sees only itself and the tokens before it.",
         "zh": "它的分词器是 BERT 分词器：在你的文本前加 [CLS]、后加 [SEP]，和这个检查点训练时一样。"
         "模型仍然是因果的：每个词元只能看到自己和它之前的词元。",
-    },
-    "notes.causal_checkpoint": {
-        "en": "{checkpoint} is causal: each of its layers runs under the causal mask (each token sees itself and the "
-        "tokens before it), whatever mask the sidebar names; the padding mask still blocks [PAD] keys on top.",
-        "zh": "{checkpoint} 是因果模型：它的每一层都在因果掩码下运行（每个词元只能看到自己和它之前的词元），"
-        "与侧边栏选择的掩码无关；填充掩码仍会额外屏蔽 [PAD] 键。",
     },
     "label.[SEP]": {"en": "[SEP]", "zh": "[SEP]"},
     # ------------------------------------------------------------ the check against the checkpoint itself

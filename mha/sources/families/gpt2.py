@@ -40,7 +40,8 @@ class GPT2Family(Family):
     check_how = "check.checkpoint_how_gpt2"
 
     def page_notes(self, framed: bool) -> tuple[str, ...]:
-        """What a GPT-2 reader must know; and whether its tokenizer adds [CLS]/[SEP] (a Chinese GPT-2's BERT one)."""
+        """What a GPT-2 reader must know (its layer's layout, that it is causal); whether its tokenizer adds [CLS]/[SEP]
+        (a Chinese GPT-2's BERT one)."""
         return ("family_gpt2", "gpt2_framed" if framed else "gpt2_unframed")
 
     def refuse(self, name: str, config: Mapping[str, object]) -> str | None:
