@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mha.checkpoints import checkpoint_names
+from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names, is_hub_id
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
@@ -99,6 +99,7 @@ class WeightSpec:
     task: str | None = None
     text: str | None = None  # the sentence a task trains on (``unscramble``): its tokens joined by single spaces
     checkpoint: str | None = None
+    hub_id: str | None = None  # a learner's own hub checkpoint (``owner/name``), where the server allows one
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ class AttentionConfig:
     Same config -> same weights, same embeddings, same numbers. ``weights`` names the
     weight source (:data:`WEIGHT_SOURCES`); ``task`` matters for ``trained``,
     ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
+    ``hub_id``, when set with ``pretrained``, names a learner's own hub checkpoint and takes
+    precedence over ``checkpoint``; only a server that sets ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB`` allows it.
     With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
     kept for when they switch back; the checkpoint's sizes replace them in the run.
     """
@@ -125,6 +128,7 @@ class AttentionConfig:
     weights: str = "random"
     task: str = "previous_and_first"
     checkpoint: str = ""
+    hub_id: str = ""
     layer: int = 0
     tokenizer: str = "characters"
 
@@ -137,8 +141,15 @@ class AttentionConfig:
         return self.d_model // self.num_heads
 
     @property
+    def pretrained_name(self) -> str:
+        """The checkpoint the page names: the learner's hub id, else the server's checkpoint name."""
+        return self.hub_id or self.checkpoint
+
+    @property
     def weight_spec(self) -> WeightSpec:
         """The part of this config that determines the weights (a source's cache key)."""
+        if self.weights == "pretrained" and self.hub_id:
+            return WeightSpec("pretrained", hub_id=self.hub_id)
         if self.weights == "pretrained":
             return WeightSpec("pretrained", checkpoint=self.checkpoint)
         if self.weights == "trained":
@@ -312,7 +323,9 @@ class AttentionConfig:
                     count=count,
                     high=lim.unscramble_words_max,
                 )
-        if self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
+        if self.weights == "pretrained" and self.hub_id:
+            self._validate_hub_id()
+        elif self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
             raise ConfigError(
                 "checkpoint",
                 "unknown",
@@ -320,4 +333,20 @@ class AttentionConfig:
                 f"got {self.checkpoint!r}",
                 value=self.checkpoint,
                 choices=", ".join(checkpoint_names()),
+            )
+
+    def _validate_hub_id(self) -> None:
+        if not is_hub_id(self.hub_id):
+            raise ConfigError(
+                "hub_id",
+                "bad_form",
+                f"hub_id must be a Hugging Face hub id such as owner/name, got {self.hub_id!r}",
+                value=self.hub_id,
+            )
+        if any_checkpoint_cap_mb() is None:
+            raise ConfigError(
+                "hub_id",
+                "any_off",
+                f"this server does not load a learner's own checkpoint (hub_id {self.hub_id!r})",
+                value=self.hub_id,
             )
