@@ -153,11 +153,11 @@ def test_the_reproducing_script_rebuilds_the_causal_run_the_sidebar_did_not_name
     """The run's config says the mask that ran (causal), so the script and the export name follow it."""
     from test_reproduce import _run_script
 
-    from mha.export import trace_npz
+    from mha.export import trace_pt
     from mha.reproduce import reproduce_script
 
     run = run_attention(config(mask_type="none", layer=1))
-    (tmp_path / f"{export_basename(run.config)}.npz").write_bytes(trace_npz(run))
+    (tmp_path / f"{export_basename(run.config)}.pt").write_bytes(trace_pt(run))  # the script reads the .pt
     saved, stdout = _run_script(reproduce_script(run), tmp_path)
     torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-6, rtol=0)
     torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-6, rtol=0)
