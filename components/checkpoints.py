@@ -1,5 +1,6 @@
-"""The server's checkpoints in the sidebar: a checkpoint's first download, with its progress on the page,
-and buttons that open the tutorials' examples in a real model with the head finder on their pair.
+"""The server's checkpoints in the sidebar: a checkpoint's first download (a listed one, or a learner's own
+hub id where the server allows it), with its progress on the page, and buttons that open the tutorials'
+examples in a real model with the head finder on their pair.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import streamlit as st
 from components.i18n import t
 from components.safe_text import md_escape
 from mha.checkpoints import checkpoint_location, checkpoint_names, chinese_checkpoint
-from mha.sources import hub
+from mha.sources import any_checkpoint, hub
 
-__all__ = ["FINDER_REQUEST", "PAIRS", "ensure_downloaded", "render_example_buttons"]
+__all__ = ["FINDER_REQUEST", "PAIRS", "ensure_downloaded", "ensure_hub_downloaded", "render_example_buttons"]
 
 #: Session key: a (query, key) pair of token texts the head finder should show next.
 FINDER_REQUEST = "_finder_request"
@@ -35,8 +36,24 @@ def ensure_downloaded(checkpoint: str) -> None:
     location = checkpoint_location(checkpoint)
     if not hub.needs_download(location):
         return
-    download = hub.start_download(location)
-    name = md_escape(checkpoint)
+    _show_progress(hub.start_download(location), md_escape(checkpoint))
+
+
+def ensure_hub_downloaded(hub_id: str) -> None:
+    """Check a learner's own hub id on the hub and download what it needs, showing the progress.
+
+    Nothing happens where the server does not allow one (``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB``
+    unset: nothing is fetched), for an id that is not ``owner/name``, a cached one or on an offline
+    server. A refusal (too large, no safetensors, an unsupported type, remote code) or a failure
+    is reported by the weight source's message (``source.<code>``), as for a listed checkpoint.
+    """
+    if not any_checkpoint.needs_download(hub_id):
+        return
+    _show_progress(any_checkpoint.start_download(hub_id), md_escape(hub_id))
+
+
+def _show_progress(download: hub.Download, name: str) -> None:
+    """A progress bar that follows ``download`` until it ends (every session asking shares the download)."""
     bar = st.progress(0.0, text=t("pretrained.connecting", name=name))
     while not download.wait(_POLL_S):
         if download.total_bytes:
@@ -47,7 +64,7 @@ def ensure_downloaded(checkpoint: str) -> None:
 
 def _open_example(checkpoint: str, text: str, pair: tuple[str, str]) -> None:
     state = st.session_state
-    state.update(weights="pretrained", checkpoint=checkpoint, tokens=text, mask_type="none")
+    state.update(weights="pretrained", checkpoint=checkpoint, hub_id="", tokens=text, mask_type="none")
     state[FINDER_REQUEST] = pair
 
 

@@ -36,7 +36,7 @@ from components.url_params import (
     to_query_params,
 )
 from components.url_state import changed_in_link, write_link
-from mha.checkpoints import checkpoint_names
+from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names
 from mha.config import DOMAINS, LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.device import available_devices
 from mha.masks import PAD_TOKENS
@@ -245,14 +245,33 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
         _select("task", hidden, format_func=lambda name: t(f"task.{name}"), on_change=_on_task_change)
     if weights == "pretrained":
         _select("checkpoint", hidden, help=t("controls.checkpoint_help"))
-        checkpoints.ensure_downloaded(st.session_state["checkpoint"])
+        cap_mb = any_checkpoint_cap_mb()
+        if cap_mb is not None and "hub_id" not in hidden:  # the server lets a learner name a checkpoint of their own
+            st.text_input(
+                t("controls.hub_id"),
+                key="hub_id",
+                max_chars=LIMITS.hub_id_chars_max,
+                placeholder="owner/name",
+                help=t("controls.hub_id_help", cap_mb=cap_mb),
+                persist_state=_PERSIST,
+            )
+        hub_id = str(st.session_state.get("hub_id", "")).strip()
+        if hub_id and cap_mb is not None:
+            checkpoints.ensure_hub_downloaded(hub_id)
+        else:
+            checkpoints.ensure_downloaded(st.session_state["checkpoint"])
 
 
 def _source_sizes() -> SourceSizes | None:
     """The sizes of the chosen source, or ``None`` when it cannot be made here (build_config says why)."""
     state = st.session_state
     if state["weights"] == "pretrained":
-        spec = WeightSpec("pretrained", checkpoint=state["checkpoint"])
+        hub_id = str(state.get("hub_id", "")).strip()
+        spec = (
+            WeightSpec("pretrained", hub_id=hub_id)
+            if hub_id
+            else WeightSpec("pretrained", checkpoint=state["checkpoint"])
+        )
     else:
         spec = WeightSpec(state["weights"], state["d_model"], state["num_heads"], state["seed"], task=state["task"])
     try:
@@ -416,6 +435,7 @@ def current_choices() -> Choices:
             state[key] = DEFAULTS[key]
     choices = {key: state[key] for key in DOMAINS}
     choices["tokens"] = clean_text(str(state["tokens"]))[0]
+    choices["hub_id"] = str(state["hub_id"]).strip()
     return choices
 
 

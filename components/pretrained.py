@@ -1,5 +1,6 @@
 """The parts of the page for a pretrained checkpoint: loading it (or saying why not), the check
-against the checkpoint itself, and the head finder over every head of every layer.
+against the checkpoint itself, the head finder over every head of every layer and, for a causal
+checkpoint (GPT-2), the pattern search: previous-token and induction scores of every head.
 
 Each function does nothing for other weight sources, so the page calls them unconditionally.
 """
@@ -7,6 +8,7 @@ Each function does nothing for other weight sources, so the page calls them unco
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -22,9 +24,10 @@ from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
 from mha.config import AttentionConfig, ConfigError
-from mha.head_finder import find_token, head_weights, rank_heads
+from mha.head_finder import find_token, head_weights, rank_heads, rank_table
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
+from mha.sources.pretrained import PretrainedSource
 
 __all__ = [
     "FINDER_KEYS",
@@ -32,6 +35,7 @@ __all__ = [
     "finder_frame",
     "render_checkpoint_check",
     "render_head_finder",
+    "render_head_patterns",
     "use_checkpoint",
 ]
 
@@ -49,7 +53,7 @@ def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
     if config is None or config.weights != "pretrained":
         return config
     try:
-        with st.spinner(t("pretrained.loading", name=md_escape(config.checkpoint))):
+        with st.spinner(t("pretrained.loading", name=md_escape(config.pretrained_name))):
             runner.cached_source(config.weight_spec)
     except SourceUnavailableError as error:
         st.error(source_message(error))
@@ -80,7 +84,7 @@ def render_checkpoint_check(run: AttentionRun) -> None:
         "tol": f"{check.tolerance:.0e}",
     }
     (box.success if check.passed else box.error)(t(f"check.checkpoint_{'pass' if check.passed else 'fail'}", **numbers))
-    box.caption(t("check.checkpoint_how"))
+    box.caption(t(check.how))
 
 
 # ---------------------------------------------------------------- the head finder
@@ -136,9 +140,17 @@ def finder_frame(table: Tensor) -> pd.DataFrame:
     )
 
 
-def finder_chart(layers: int, heads: int, title: str) -> dict[str, object]:
-    """A layer x head heatmap of weights on 0..1 (data: :func:`finder_frame`), each weight in its cell when few."""
-    layer_title, head_title, weight_title = t("chart.layer"), t("chart.head"), t("chart.weight")
+def finder_chart(
+    layers: int, heads: int, title: str, value_title: str | None = None, width: int | None = None
+) -> dict[str, object]:
+    """A layer x head heatmap of weights on 0..1 (data: :func:`finder_frame`), each weight in its cell when few.
+
+    Args:
+        value_title: what the values are called in the legend and tooltip (default: weight).
+        width: the cells' width at most, in pixels (default: 36 per head, 20 beyond 16 heads).
+    """
+    layer_title, head_title = t("chart.layer"), t("chart.head")
+    weight_title = t("chart.weight") if value_title is None else value_title
     encoding = {
         "x": {"field": "head", "type": "ordinal", "title": head_title, "axis": {"labelAngle": 0}},
         "y": {"field": "layer", "type": "ordinal", "title": layer_title, "axis": _UPRIGHT_TITLE},
@@ -160,18 +172,29 @@ def finder_chart(layers: int, heads: int, title: str) -> dict[str, object]:
             }
         )
     cell = 36 if heads <= 16 else 20
-    return {"title": title, "width": cell * heads, "height": cell * layers, "layer": cells}
+    if width is not None:
+        cell = max(min(cell, width // heads), 12)
+    # width and height size the cells; without "pad" Streamlit's default autosize ("fit") squeezes the title,
+    # axes and legend into them too, and a 2-layer map drew no cell at all
+    autosize = {"type": "pad", "contains": "padding"}
+    return {"title": title, "width": cell * heads, "height": cell * layers, "autosize": autosize, "layer": cells}
+
+
+def _is_causal(config: AttentionConfig) -> bool:
+    return cast(PretrainedSource, runner.cached_source(config.weight_spec)).causal
 
 
 def render_head_finder(run: AttentionRun) -> None:
-    """Pick a query and a key token; every head of every layer, as a layer x head map and a ranked list."""
+    """Pick a query and a key token; every head of every layer, as a layer x head map and a ranked list.
+    For a causal checkpoint, the pattern search follows (:func:`render_head_patterns`)."""
     if run.source_kind != "pretrained":
         return
     config = run.config
+    causal = _is_causal(config)
     tokens, maps = runner.cached_attention_maps(config.weight_spec, config.tokens)
     box = st.container(border=True)
     heading(box, t("finder.title"))
-    box.markdown(t("finder.what", checkpoint=md_escape(config.checkpoint)))
+    box.markdown(t("finder.what_causal" if causal else "finder.what", checkpoint=md_escape(config.pretrained_name)))
     _load_pair(tokens)
     labels = [f"{i}:{token}" for i, token in enumerate(tokens)]
     left, right = box.columns(2)
@@ -196,3 +219,53 @@ def render_head_finder(run: AttentionRun) -> None:
             on_click=_show_head,
             args=(head.layer, head.head),
         )
+    if causal:
+        render_head_patterns(run)
+
+
+# ---------------------------------------------------------------- the pattern search (causal checkpoints)
+#: Each score: its message key part, and the head label it stands for.
+_PATTERNS = (("previous", "previous token"), ("induction", "induction"))
+_PATTERN_CHART_WIDTH = 300  # px of cells: two maps side by side, legends included, in the page's column
+
+
+def _repeat_text(text: str) -> None:
+    st.session_state["tokens"] = f"{text} {text}"
+
+
+def render_head_patterns(run: AttentionRun) -> None:
+    """Every head of every layer scored as a previous-token head (on the text) and as an induction head
+    (on a repeated random sequence): two layer x head maps, the strongest heads with buttons that show them."""
+    config = run.config
+    patterns = runner.cached_head_patterns(config.weight_spec, config.tokens)
+    box = st.container(border=True)
+    heading(box, t("patterns.title"))
+    box.markdown(t("patterns.what", checkpoint=md_escape(config.pretrained_name), half=patterns.half))
+    for (kind, label), table, column in zip(
+        _PATTERNS, (patterns.previous, patterns.induction), box.columns(2), strict=True
+    ):
+        chart = finder_chart(*table.shape, t(f"patterns.{kind}_chart"), t("patterns.score"), _PATTERN_CHART_WIDTH)
+        column.vega_lite_chart(finder_frame(table), chart, theme=None, width="content")
+        ranked = rank_table(table)[:_BUTTONS]  # (layer, head, score), the highest first
+        entries = " · ".join(
+            t("finder.entry", layer=head.layer, head=head.head, weight=f"{head.weight:.2f}") for head in ranked
+        )
+        column.markdown(f"{t('patterns.top', label=t(f'label.{label}'))} {entries}")
+        row = column.container(horizontal=True, gap="small")
+        for number, head in enumerate(ranked):
+            row.button(
+                t("finder.show", layer=head.layer, head=head.head),
+                key=f"pattern_{kind}_{number}",
+                on_click=_show_head,
+                args=(head.layer, head.head),
+            )
+    uniform = {"previous": f"{patterns.uniform_previous:.2f}", "induction": f"{patterns.uniform_induction:.2f}"}
+    box.caption(t("patterns.uniform", **uniform))
+    box.caption(t("patterns.published"))
+    box.button(
+        t("patterns.repeat"),
+        key="pattern_repeat",
+        on_click=_repeat_text,
+        args=(config.tokens,),
+        help=t("patterns.repeat_help"),
+    )

@@ -1,5 +1,6 @@
 """Cached engine calls for the pages: the weight source per spec; the run, the live check and its lessons
-per config; for a pretrained checkpoint the check against it and every layer's weights for the head finder.
+per config; for a pretrained checkpoint the check against it, every layer's weights for the head finder
+and the pattern search's scores.
 
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
@@ -15,6 +16,7 @@ from torch import Tensor
 
 from mha.batching import PaddingCheck, page_batch
 from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.head_patterns import HeadPatterns, RepeatedSequence, head_patterns, induction_scores
 from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
@@ -25,6 +27,7 @@ __all__ = [
     "cached_batch_order",
     "cached_check",
     "cached_checkpoint_check",
+    "cached_head_patterns",
     "cached_padding",
     "cached_run",
     "cached_sizes",
@@ -89,6 +92,20 @@ def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
 def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
     """A checkpoint's tokens for ``text`` and every head's weights in every layer, (layers, H, L, L)."""
     return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
+def cached_induction_scores(spec: WeightSpec) -> tuple[RepeatedSequence, Tensor]:
+    """A checkpoint's repeated random sequence and every head's induction score on it, (layers, H)."""
+    sequence, maps = cast(PretrainedSource, cached_source(spec)).induction_maps()
+    return sequence, induction_scores(maps, sequence)
+
+
+def cached_head_patterns(spec: WeightSpec, text: str) -> HeadPatterns:
+    """Every head's previous-token score on ``text`` and induction score (each forward pass cached)."""
+    _, maps = cached_attention_maps(spec, text)
+    sequence, induction = cached_induction_scores(spec)
+    return head_patterns(maps, sequence, induction)
 
 
 def cached_batch_order(config: AttentionConfig) -> BatchOrderCheck:

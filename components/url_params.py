@@ -16,6 +16,8 @@ Problem codes and their params (``value`` is always the raw text from the link):
     too_long_text   the text had more than ``high`` characters; it was cut
     too_many_tokens the text had ``count`` tokens; only the first ``high`` were kept
     unknown_names   (``hide``) names that are no control; ``value`` lists them, the known ones are kept
+    hub_id_off      (``hub_id``) the server loads no checkpoint of a learner's own: the value is dropped
+    hub_id_form     (``hub_id``) not of the form owner/name: the value is dropped
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field, fields
 from typing import cast
 
 from components.heatmap import COLOR_SCALES
+from mha.checkpoints import any_checkpoint_cap_mb, is_hub_id
 from mha.config import DOMAINS, LIMITS, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
 from mha.tokens import tokenize
@@ -151,6 +154,18 @@ def _parse_bool(key: str, raw: str, default: bool) -> tuple[bool, Problem | None
     return default, Problem(key, "not_boolean", {"value": raw, "used": str(default).lower()})
 
 
+def _parse_hub_id(raw: str) -> tuple[str, Problem | None]:
+    """A learner's own checkpoint: kept where the server allows one and it reads ``owner/name``, else dropped."""
+    value = raw.strip()
+    if not value:
+        return "", None
+    if any_checkpoint_cap_mb() is None:
+        return "", Problem("hub_id", "hub_id_off", {"value": raw})
+    if not is_hub_id(value):
+        return "", Problem("hub_id", "hub_id_form", {"value": raw})
+    return value, None
+
+
 def _parse_tokens(raw: str, tokenizer: str) -> tuple[str, list[Problem]]:
     problems = []
     text, removed = clean_text(raw[:_SCAN_CHARS])
@@ -199,6 +214,8 @@ def parse_query_params(
             values[key], problem = _parse_choice(key, raw, tuple(devices) if key == "device" else domain.options())
         elif domain.kind == "bool":
             values[key], problem = _parse_bool(key, raw, bool(DEFAULTS[key]))
+        elif key == "hub_id":
+            values[key], problem = _parse_hub_id(raw)
         else:  # text: the tokens
             tokenizer = str(values.get("tokenizer", DEFAULTS["tokenizer"]))
             values[key], token_problems = _parse_tokens(raw, tokenizer)
@@ -208,13 +225,18 @@ def parse_query_params(
     return ParsedParams(values, problems)
 
 
-def to_query_params(values: Mapping[str, object]) -> dict[str, str]:
-    """Control values -> query strings, the inverse of :func:`parse_query_params` for valid values."""
-    out = {}
+def to_query_params(values: Mapping[str, object]) -> dict[str, str | None]:
+    """Control values -> query strings, the inverse of :func:`parse_query_params` for valid values.
+
+    An empty ``hub_id`` (no checkpoint of the learner's own) is ``None``: the name leaves the link.
+    """
+    out: dict[str, str | None] = {}
     for key in URL_KEYS:
         if key in values:
             value = values[key]
             out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if out.get("hub_id") == "":
+        out["hub_id"] = None
     return out
 
 

@@ -4,6 +4,11 @@
 is a Hugging Face hub id (``bert-base-uncased``) or a local directory on the server.
 Without it, :data:`DEFAULT_CHECKPOINTS` is used. A widget or a link only ever names an
 entry of this list; anything else is refused before it is opened.
+
+A server may also let learners name their own hub checkpoint (``hub_id``): only where
+``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB=N`` is set (read at every call), a hub id of the form
+``owner/name`` -- never a path or a URL -- whose safetensors weights are at most N MB
+(:mod:`mha.sources.any_checkpoint` checks the repository before anything is downloaded).
 """
 
 from __future__ import annotations
@@ -12,22 +17,32 @@ import os
 import re
 
 __all__ = [
+    "ANY_CHECKPOINT_ENV",
     "CHECKPOINTS_ENV",
     "DEFAULT_CHECKPOINTS",
+    "any_checkpoint_cap_mb",
     "checkpoint_location",
     "checkpoint_names",
     "chinese_checkpoint",
+    "is_hub_id",
     "parse_checkpoints",
 ]
 
 CHECKPOINTS_ENV = "ATTN_PLAYGROUND_CHECKPOINTS"
-#: name -> hub id: a small English encoder first (the default), then BERT-base in English and Chinese.
+ANY_CHECKPOINT_ENV = "ATTN_PLAYGROUND_ANY_CHECKPOINT_MB"
+#: name -> hub id: a small English encoder first (the default), BERT-base in English and Chinese, then two
+#: causal language models: DistilGPT2 and a Chinese GPT-2 (with a BERT tokenizer).
 DEFAULT_CHECKPOINTS: dict[str, str] = {
     "minilm": "sentence-transformers/all-MiniLM-L6-v2",
     "bert-base-uncased": "google-bert/bert-base-uncased",
     "bert-base-chinese": "google-bert/bert-base-chinese",
+    "distilgpt2": "distilbert/distilgpt2",
+    "gpt2-chinese": "uer/gpt2-chinese-cluecorpussmall",
 }
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: A hub id: owner/name, each 1-96 of ``A-Z a-z 0-9 . _ -`` starting and ending with a letter or digit.
+_HUB_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_HUB_ID = re.compile(rf"{_HUB_PART}/{_HUB_PART}")
 
 
 def parse_checkpoints(text: str) -> dict[str, str]:
@@ -70,3 +85,27 @@ def checkpoint_location(name: str) -> str:
 def chinese_checkpoint(names: tuple[str, ...]) -> str | None:
     """The first of ``names`` that says it is Chinese (``chinese`` in it, or ``zh`` as a dash-separated part)."""
     return next((name for name in names if "chinese" in name.lower() or "zh" in name.lower().split("-")), None)
+
+
+def is_hub_id(text: object) -> bool:
+    """Whether ``text`` has a hub id's form, ``owner/name`` (no path, URL, ``..``, ``--`` or ``.git`` end)."""
+    return (
+        isinstance(text, str)
+        and _HUB_ID.fullmatch(text) is not None
+        and ".." not in text
+        and "--" not in text
+        and not text.endswith(".git")
+    )
+
+
+def any_checkpoint_cap_mb() -> float | None:
+    """The server's cap in MB on a learner's own hub checkpoint, or ``None``: learners may not name one.
+
+    Read at every call from :data:`ANY_CHECKPOINT_ENV`; unset, empty, not a number or not above 0 is ``None``.
+    """
+    text = os.environ.get(ANY_CHECKPOINT_ENV, "").strip()
+    try:
+        cap = float(text)
+    except ValueError:
+        return None
+    return cap if 0 < cap < float("inf") else None

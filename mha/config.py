@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
-from mha.checkpoints import checkpoint_names
+from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names, is_hub_id
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
@@ -40,6 +40,7 @@ class Limits:
     num_heads_max: int = 64
     tokens_max: int = 128
     text_chars_max: int = 2000
+    hub_id_chars_max: int = 96  # owner/name on the Hugging Face hub
     seed_max: int = 2**31 - 1
     layers_max: int = 48  # layers a weight source may have (a link's ``layer`` is checked against it)
     train_d_model_max: int = 128  # training: the attention layers' width ...
@@ -103,6 +104,7 @@ class WeightSpec:
     task: str | None = None
     text: str | None = None  # the sentence a task trains on (``unscramble``): its tokens joined by single spaces
     checkpoint: str | None = None
+    hub_id: str | None = None  # a learner's own hub checkpoint (``owner/name``), where the server allows one
 
 
 @dataclass(frozen=True)
@@ -137,8 +139,8 @@ def _bool(default: bool) -> Any:
     return field(default=default, metadata={"domain": Domain("bool")})
 
 
-def _text(default: str) -> Any:
-    return field(default=default, metadata={"domain": Domain("text", high=LIMITS.text_chars_max)})
+def _text(default: str, high: int, checked: bool = True) -> Any:
+    return field(default=default, metadata={"domain": Domain("text", high=high, checked=checked)})
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ class AttentionConfig:
     Same config -> same weights, same embeddings, same numbers. ``weights`` names the
     weight source (:data:`WEIGHT_SOURCES`); ``task`` matters for ``trained``,
     ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
+    ``hub_id``, when set with ``pretrained``, names a learner's own hub checkpoint and takes
+    precedence over ``checkpoint``; only a server that sets ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB`` allows it.
     With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
     kept for when they switch back; the checkpoint's sizes replace them in the run.
 
@@ -158,6 +162,7 @@ class AttentionConfig:
     weights: str = _choice("random", lambda: WEIGHT_SOURCES)
     task: str = _choice("previous_and_first", lambda: TASKS)
     checkpoint: str = _choice("", checkpoint_names, checked=False)  # checked only for pretrained weights
+    hub_id: str = _text("", LIMITS.hub_id_chars_max)  # a learner's own checkpoint: see _validate_hub_id
     layer: int = _int(0, 0, LIMITS.layers_max - 1)
     d_model: int = _int(512, LIMITS.d_model_min, LIMITS.d_model_max)
     num_heads: int = _int(8, 1, LIMITS.num_heads_max)
@@ -165,7 +170,7 @@ class AttentionConfig:
     window: int = _int(2, 0, LIMITS.tokens_max)
     block_pad: bool = _bool(False)  # also block [PAD] keys under a causal or window mask
     tokenizer: str = _choice("characters", lambda: TOKENIZERS)
-    tokens: str = _text("The animal didn't cross the street because it was too tired")
+    tokens: str = _text("The animal didn't cross the street because it was too tired", LIMITS.text_chars_max)
     seed: int = _int(0, 0, LIMITS.seed_max)
     positional: bool = _bool(True)
     device: str = _choice("auto", lambda: DEVICE_CHOICES)
@@ -180,8 +185,15 @@ class AttentionConfig:
         return self.d_model // self.num_heads
 
     @property
+    def pretrained_name(self) -> str:
+        """The checkpoint the page names: the learner's hub id, else the server's checkpoint name."""
+        return self.hub_id or self.checkpoint
+
+    @property
     def weight_spec(self) -> WeightSpec:
         """The part of this config that determines the weights (a source's cache key)."""
+        if self.weights == "pretrained" and self.hub_id:
+            return WeightSpec("pretrained", hub_id=self.hub_id)
         if self.weights == "pretrained":
             return WeightSpec("pretrained", checkpoint=self.checkpoint)
         if self.weights == "trained":
@@ -243,7 +255,9 @@ class AttentionConfig:
                     count=count,
                     high=lim.unscramble_words_max,
                 )
-        if self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
+        if self.weights == "pretrained" and self.hub_id:
+            self._validate_hub_id()
+        elif self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
             raise ConfigError(
                 "checkpoint",
                 "unknown",
@@ -251,6 +265,22 @@ class AttentionConfig:
                 f"got {self.checkpoint!r}",
                 value=self.checkpoint,
                 choices=", ".join(checkpoint_names()),
+            )
+
+    def _validate_hub_id(self) -> None:
+        if not is_hub_id(self.hub_id):
+            raise ConfigError(
+                "hub_id",
+                "bad_form",
+                f"hub_id must be a Hugging Face hub id such as owner/name, got {self.hub_id!r}",
+                value=self.hub_id,
+            )
+        if any_checkpoint_cap_mb() is None:
+            raise ConfigError(
+                "hub_id",
+                "any_off",
+                f"this server does not load a learner's own checkpoint (hub_id {self.hub_id!r})",
+                value=self.hub_id,
             )
 
 

@@ -98,7 +98,8 @@ def export_basename(config: AttentionConfig) -> str:
     if config.block_pad and config.mask_type != "padding":
         mask += "_nopad"
     if config.weights == "pretrained":
-        return f"attention_{config.checkpoint}_layer{config.layer}_{mask}"
+        name = config.pretrained_name.replace("/", "--")  # a learner's hub id owner/name: no folder in a file name
+        return f"attention_{name}_layer{config.layer}_{mask}"
     origin = f"trained_{config.task}_layer{config.layer}_" if config.weights == "trained" else ""
     return f"attention_{origin}d{config.d_model}_h{config.num_heads}_{mask}_seed{config.seed}"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-__all__ = ["RankedHead", "find_token", "head_weights", "rank_heads"]
+__all__ = ["RankedHead", "find_token", "head_weights", "rank_heads", "rank_table"]
 
 
 @dataclass(frozen=True)
@@ -42,18 +42,24 @@ def head_weights(maps: Tensor, query: int, key: int) -> Tensor:
     return maps[:, :, query, key]  # (layers, H)
 
 
+def rank_table(table: Tensor) -> tuple[RankedHead, ...]:
+    """Every head of a (layers, H) table of values, the largest first (ties: lower layer, then lower head)."""
+    flat = table.double().flatten()  # (layers * H,)
+    heads = table.size(1)
+    order = torch.argsort(-flat, stable=True)  # (layers * H,)
+    return tuple(RankedHead(int(i) // heads, int(i) % heads, float(flat[i])) for i in order)
+
+
 def rank_heads(maps: Tensor, query: int, key: int) -> tuple[RankedHead, ...]:
     """Every head of every layer, the largest weight on ``key`` from ``query`` first (ties: lower layer, head)."""
-    table = head_weights(maps, query, key).double()  # (layers, H)
-    heads = table.size(1)
-    order = torch.argsort(-table.flatten(), stable=True)  # (layers * H,)
-    return tuple(RankedHead(int(i) // heads, int(i) % heads, float(table.flatten()[i])) for i in order)
+    return rank_table(head_weights(maps, query, key))  # (layers, H) ranked
 
 
 def find_token(tokens: Sequence[str], wanted: str) -> int | None:
-    """The first position whose token is ``wanted`` (case and a word piece's ``##`` ignored), or ``None``."""
+    """The first position whose token is ``wanted`` (case, a word piece's ``##`` and a byte-level BPE token's
+    leading space ignored), or ``None``."""
     target = wanted.strip().lower()
     for position, token in enumerate(tokens):
-        if token.lower().removeprefix("##") == target:
+        if token.strip().lower().removeprefix("##") == target:
             return position
     return None

@@ -11,7 +11,8 @@ and the share shown is the best relation's, so ``broad 0.12`` means no relation 
 more than 12 % of the weight.
 
 The positional relations are known for any input (:data:`POSITIONAL`); a weight source
-adds its own (``last digit`` for a task, ``[SEP]`` for BERT) as bool (L, L) tensors.
+adds its own (``last digit`` for a task, ``[SEP]`` for a BERT tokenizer's text, ``induction``
+for a causal checkpoint: :func:`induction_relation`) as bool (L, L) tensors.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = [
     "LIFT",
     "POSITIONAL",
     "HeadLabel",
+    "induction_relation",
+    "induction_sources",
     "label_heads",
     "positional_relations",
     "shares",
@@ -61,6 +64,29 @@ def positional_relations(length: int, device: torch.device | str | None = None) 
         "first token": (j == 0) & (i > 0),
         "itself": j == i,
     }
+
+
+def induction_sources(ids: Tensor) -> Tensor:
+    """(B, L) token ids -> (B, L): for each i, 1 + the most recent j < i with token j == token i, or -1 (none)."""
+    length = ids.size(1)
+    same = ids.unsqueeze(2) == ids.unsqueeze(1)  # (B, L, L): token i == token j
+    earlier = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril(-1)  # (L, L): j < i
+    positions = torch.arange(length, device=ids.device)
+    candidates = torch.where(same & earlier, positions, torch.full_like(positions, -1))  # (B, L, L)
+    latest = candidates.amax(dim=2)  # (B, L)
+    return torch.where(latest >= 0, latest + 1, latest)
+
+
+def induction_relation(ids: Tensor) -> Tensor:
+    """The ``induction`` relation of one sequence of token ids (L,): from each row, the key right after
+    the most recent earlier copy of the row's token (rows whose token did not occur before point nowhere).
+
+    Returns:
+        (L, L) bool.
+    """
+    source = induction_sources(ids.view(1, -1))[0]  # (L,)
+    keys = torch.arange(ids.numel(), device=ids.device)  # (L,)
+    return (keys.view(1, -1) == source.view(-1, 1)) & (source.view(-1, 1) >= 0)  # (L, L)
 
 
 def shares(weights: Tensor, relation: Tensor, rows: Tensor) -> Tensor:

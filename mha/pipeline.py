@@ -22,7 +22,7 @@ from mha.module import MultiHeadAttention
 from mha.sources import Note, WeightSource, make_source
 from mha.trace import AttentionTrace
 
-__all__ = ["AttentionRun", "run_attention"]
+__all__ = ["AttentionRun", "causal_config", "run_attention"]
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,22 @@ class AttentionRun:
         return self.trace.project.q_heads.size(-1)
 
 
+def causal_config(config: AttentionConfig) -> AttentionConfig:
+    """The config a causal model's layer runs with: the causal mask, whatever ``config``'s mask.
+
+    The learner's padding mask (or ``block_pad``) still blocks [PAD] keys, on top of the causal
+    mask (``block_pad``); a window is dropped. The run's config says so, so that everything read
+    from it (the export's name, the reproducing script's mask) is the mask that ran.
+    """
+    block_pad = config.block_pad or config.mask_type == "padding"
+    return dataclasses.replace(config, mask_type="causal", block_pad=block_pad)
+
+
 def run_attention(config: AttentionConfig, source: WeightSource | None = None) -> AttentionRun:
     """Ask the weight source for tokens, input and model, build the mask and run a traced forward.
+
+    A causal source's layer (GPT-2) runs under the causal mask whatever ``config.mask_type``
+    (:func:`causal_config`); the run's ``config`` is the one that ran.
 
     Args:
         config: validated choices.
@@ -77,8 +91,10 @@ def run_attention(config: AttentionConfig, source: WeightSource | None = None) -
     device = resolve_device(config.device)
     inputs = source.prepare(config, device.device)
     effective = dataclasses.replace(config, d_model=source.d_model, num_heads=source.num_heads)
+    if inputs.causal:
+        effective = causal_config(effective)
     mask = build_mask(
-        config.mask_type, inputs.tokens, window=config.window, device=device.device, block_pad=config.block_pad
+        effective.mask_type, inputs.tokens, window=effective.window, device=device.device, block_pad=effective.block_pad
     )
     with torch.inference_mode():
         trace = inputs.model.forward_traced(inputs.x, inputs.x, inputs.x, mask)

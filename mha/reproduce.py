@@ -256,7 +256,7 @@ def _literal_list(items: list[str], prefix: str, width: int = 88) -> str:
 def _origin(run: AttentionRun) -> str:
     config = run.config
     if config.weights == "pretrained":
-        return f"layer {config.layer} of the checkpoint {config.checkpoint!r}"
+        return f"layer {config.layer} of the checkpoint {config.pretrained_name!r}"
     return f"training on the task {config.task!r} (layer {config.layer})"
 
 

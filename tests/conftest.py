@@ -34,6 +34,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="attn-playground-hf-")
 os.environ.pop("HF_HUB_CACHE", None)
 os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
+os.environ.pop("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB", None)  # learners name no checkpoint of their own unless a test says
 guard_the_network()  # and in this process a socket may connect to this machine only (tests/network_guard.py)
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -155,6 +156,38 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
     from tiny_checkpoint import build_tiny_bert
 
     return build_tiny_bert(tmp_path_factory.mktemp("checkpoints") / "tiny")
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2(tmp_path_factory) -> Path:
+    """A tiny GPT-2 (3 layers, 4 heads, hidden 32) with a byte-level BPE trained here, built once per session."""
+    from tiny_checkpoint import build_tiny_gpt2
+
+    return build_tiny_gpt2(tmp_path_factory.mktemp("checkpoints") / "gpt2")
+
+
+@pytest.fixture(scope="session")
+def chinese_gpt2(tmp_path_factory) -> Path:
+    """A tiny GPT-2 with a BERT tokenizer, as ``uer/gpt2-chinese-cluecorpussmall`` pairs them."""
+    from tiny_checkpoint import build_gpt2
+
+    return build_gpt2(tmp_path_factory.mktemp("checkpoints") / "gpt2-chinese", bert_tokenizer=True, seed=1)
+
+
+@pytest.fixture(scope="session")
+def induction_gpt2(tmp_path_factory) -> Path:
+    """A 2-layer GPT-2 whose weights make head 0.0 a previous-token head and head 1.0 an induction head."""
+    from tiny_checkpoint import build_induction_gpt2
+
+    return build_induction_gpt2(tmp_path_factory.mktemp("checkpoints") / "planted")
+
+
+@pytest.fixture
+def listed_gpt2(tiny_gpt2, chinese_gpt2, induction_gpt2, tiny_checkpoint, monkeypatch) -> Path:
+    """The server's list for a test: ``gpt2``, ``gpt2-chinese``, ``planted`` (the GPT-2s) and ``tiny`` (the BERT)."""
+    listed = f"gpt2={tiny_gpt2},gpt2-chinese={chinese_gpt2},planted={induction_gpt2},tiny={tiny_checkpoint}"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
+    return tiny_gpt2
 
 
 @pytest.fixture

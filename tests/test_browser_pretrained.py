@@ -10,6 +10,7 @@ import pytest
 from conftest import ARTIFACTS, console_errors, wait_for_app
 from local_app import serving
 from test_browser_controls import drawn_charts
+from test_browser_gpt2 import MAPS
 
 pytestmark = pytest.mark.browser
 ANIMAL = "The animal didn't cross the street because it was too tired"
@@ -34,6 +35,8 @@ def test_a_pretrained_page_with_the_head_finder_draws_in_chromium(pretrained_url
     assert len(charts) == 6 and all(charts), charts
     assert page.get_by_role("heading", name="Head finder: every head of every layer").count() == 1
     assert page.get_by_text("Weight from 10:it to 2:animal").count() >= 1
+    (finder,) = page.evaluate(MAPS)
+    assert finder["cells"] == 2 * 4 and finder["width"] > 100, finder  # a cell per head of each layer, drawn
     assert page.get_by_text("Matches the checkpoint").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "playground-pretrained.png"), full_page=True)

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = sorted([REPO / "README.md", REPO / "ARCHITECTURE.md", *(REPO / "docs").glob("*.md")])
 EXTERNAL_SITES = {
     "share.streamlit.io", "docs.streamlit.io", "huggingface.co", "pytorch.org", "download.pytorch.org",
-    "docs.astral.sh", "github.com", "pypi.org",
+    "docs.astral.sh", "github.com", "pypi.org", "arxiv.org",
 }  # fmt: skip
 APP_HOSTS = {"localhost:8501", "127.0.0.1:8501"}
 

@@ -9,7 +9,7 @@ worst allowed request.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,10 @@ from mha.pipeline import run_attention
 from mha.sources.seeded import build_model
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
-VALID = controls.Choices(
-    d_model=64, num_heads=4, mask_type="none", window=2, tokens="the cat sat", seed=0, positional=True, device="cpu"
-)
+VALID: controls.Choices = {
+    **{item.name: item.default for item in fields(AttentionConfig)},
+    **{"d_model": 64, "num_heads": 4, "mask_type": "none", "window": 2, "tokens": "the cat sat", "device": "cpu"},
+}
 WORST_TENSOR_BUDGET = 64 * 2**20  # bytes: the stated budget for the worst allowed request's tensors
 
 
@@ -41,7 +42,7 @@ class NoTensors(TorchFunctionMode):
 
 
 def over(**changes: object) -> controls.Choices:
-    return controls.Choices(**{**asdict(VALID), **changes})
+    return {**VALID, **changes}
 
 
 OVER_CAP = {
@@ -80,7 +81,7 @@ def test_the_guard_catches_a_tensor_operation():
 
 
 def test_valid_choices_pass_the_same_path():
-    assert controls.build_config(VALID) == AttentionConfig(**asdict(VALID))
+    assert controls.build_config(VALID) == AttentionConfig(**VALID)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +90,7 @@ def test_valid_choices_pass_the_same_path():
 )
 def test_the_config_itself_refuses_before_any_tensor(changes):
     with NoTensors(), pytest.raises(ConfigError) as refused:
-        AttentionConfig(**{**asdict(VALID), **changes})
+        AttentionConfig(**{**VALID, **changes})
     (field,) = changes
     assert refused.value.field == field
 

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from tolerances import assert_same_charts, assert_same_texts
 
 from components.i18n import t
+from components.safe_text import md_escape
 from components.url_params import URL_KEYS
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
@@ -77,8 +78,8 @@ CONTROLS = [
 ]
 
 
-# Every control of the link is covered.
-AWAITING_SOURCES: set[str] = set()
+# Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below).
+AWAITING_SOURCES: set[str] = {"hub_id"}
 
 
 @pytest.fixture(autouse=True)
@@ -102,6 +103,37 @@ def test_a_link_sets_the_control_and_changing_it_updates_the_link(key, raw, valu
     assert widget(at, key).value == new
     assert at.query_params.get(key) == written
     assert at.query_params["d_model"] == ("144" if key == "d_model" else BASE["d_model"])  # the rest is kept
+
+
+def test_hub_id_from_the_link_to_its_field_and_back_where_the_server_allows_one(monkeypatch):
+    """``hub_id`` is a control only where ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB`` is set; the hub is offline here, so the
+    page says it cannot load it and goes on with random weights, and the field and the link keep the id."""
+    monkeypatch.setenv("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB", "50")
+    at = open_page({**BASE, "weights": "pretrained", "hub_id": "owner/model"})
+    assert not at.exception
+    field = [w for w in at.text_input if w.key == "hub_id"]
+    assert [w.value for w in field] == ["owner/model"]
+    assert at.query_params["hub_id"] == "owner/model"
+    field[0].set_value("other/model").run()
+    assert at.query_params["hub_id"] == "other/model"
+    field = [w for w in at.text_input if w.key == "hub_id"]
+    field[0].set_value("").run()
+    assert "hub_id" not in at.query_params  # no checkpoint of one's own: the name leaves the link
+
+
+@pytest.mark.parametrize(
+    ("setting", "raw", "code"), [(None, "owner/model", "hub_id_off"), ("50", "../x", "hub_id_form")]
+)
+def test_a_hub_id_the_server_cannot_take_is_left_out_of_the_link_with_a_warning(monkeypatch, setting, raw, code):
+    if setting is None:
+        monkeypatch.delenv("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB", raising=False)
+    else:
+        monkeypatch.setenv("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB", setting)
+    at = open_page({**BASE, "weights": "pretrained", "hub_id": raw})
+    assert not at.exception
+    assert t(f"url.{code}", name="hub_id", value=md_escape(raw, limit=40)) in [w.value for w in at.warning]
+    assert "hub_id" not in at.query_params
+    assert not [w for w in at.text_input if w.key == "hub_id"] or setting is not None
 
 
 def test_lang_from_the_link_and_the_selector_to_the_link():

@@ -1,9 +1,13 @@
-"""A BERT checkpoint written to a folder, made here from a config and a vocabulary: no network.
+"""BERT and GPT-2 checkpoints written to a folder, made here from a config and a vocabulary: no network.
 
-The tests use the tiny one (2 layers, 4 heads, hidden 32); ``bench/pretrained.py`` builds
+The tests use the tiny BERT (2 layers, 4 heads, hidden 32); ``bench/pretrained.py`` builds
 MiniLM- and BERT-base-sized ones with random weights the same way. The vocabulary knows the
 test sentences' words (and ``##s``), a few Chinese characters and, for the larger sizes,
 filler words up to BERT's 30,522 entries; other words and most Chinese characters become ``[UNK]``.
+
+GPT-2s (:func:`build_gpt2`) come with a byte-level BPE trained here on the test sentences, or with
+the tiny BERT's WordPiece tokenizer (as a Chinese GPT-2 pairs them); :func:`build_induction_gpt2`
+sets a 2-layer GPT-2's weights so that it has a previous-token head and an induction head.
 """
 
 from __future__ import annotations
@@ -59,3 +63,170 @@ def build_bert(
 def build_tiny_bert(folder: Path) -> Path:
     """The tests' checkpoint: 2 layers, 4 heads, hidden 32, a vocabulary of 37 entries."""
     return build_bert(folder)
+
+
+# ---------------------------------------------------------------- GPT-2
+GPT2_HIDDEN, GPT2_LAYERS, GPT2_HEADS, GPT2_POSITIONS = 32, 3, 4, 160
+END = "<|endoftext|>"
+#: What the tiny byte-level BPE is trained on: the test sentences, so that their words are whole tokens.
+CORPUS = (
+    "The animal didn't cross the street because it was too tired",
+    "the cat sat on the mat, the dog sat on the mat.",
+    "a b c a b c thinking machines think",
+)
+
+
+def _byte_level_bpe(vocab_size: int = 400):
+    """A GPT-2-style byte-level BPE (the 256 bytes, merges learnt from :data:`CORPUS`, ``<|endoftext|>``)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2TokenizerFast
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[END],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    bpe.train_from_iterator(list(CORPUS) * 3, trainer)
+    return GPT2TokenizerFast(tokenizer_object=bpe, bos_token=END, eos_token=END, unk_token=END)
+
+
+def _bert_tokenizer(folder: Path):
+    from transformers import BertTokenizer
+
+    vocab = folder / "vocab.txt"
+    vocab.write_text("\n".join(SPECIAL + WORDS) + "\n", encoding="utf-8")
+    return BertTokenizer(vocab=str(vocab), do_lower_case=True)
+
+
+def build_gpt2(
+    folder: Path,
+    hidden: int = GPT2_HIDDEN,
+    layers: int = GPT2_LAYERS,
+    heads: int = GPT2_HEADS,
+    vocab_size: int | None = None,
+    seed: int = 0,
+    bert_tokenizer: bool = False,
+    positions: int | None = None,
+) -> Path:
+    """Write a GPT-2 with random weights (``seed``) and its tokenizer to ``folder``; return it.
+
+    The tokenizer is a byte-level BPE trained here on :data:`CORPUS` (GPT-2's kind: no [CLS],
+    no [SEP], no pad token) or, with ``bert_tokenizer``, the tiny BERT's WordPiece vocabulary, as a
+    Chinese GPT-2 (``uer/gpt2-chinese-cluecorpussmall``) pairs a GPT-2 with a BERT tokenizer.
+    ``vocab_size`` sizes the model's embedding (``None``: the tokenizer's); ``positions`` its position
+    embedding (``None``: GPT-2's 1,024 with a ``vocab_size``, else 160).
+    """
+    from transformers import GPT2Config, GPT2Model
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = _bert_tokenizer(folder) if bert_tokenizer else _byte_level_bpe()
+    end = tokenizer.cls_token_id if bert_tokenizer else tokenizer.eos_token_id
+    config = GPT2Config(
+        vocab_size=max(vocab_size or 0, len(tokenizer)),
+        n_positions=positions or (1024 if vocab_size else GPT2_POSITIONS),
+        n_embd=hidden,
+        n_layer=layers,
+        n_head=heads,
+        bos_token_id=end,
+        eos_token_id=end,
+        tokenizer_class="BertTokenizer" if bert_tokenizer else None,
+    )
+    with torch.random.fork_rng():  # the global RNG of the calling process is left as it was
+        torch.manual_seed(seed)
+        model = GPT2Model(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_gpt2(folder: Path) -> Path:
+    """The tests' GPT-2: 3 layers, 4 heads, hidden 32, a byte-level BPE of 400 entries."""
+    return build_gpt2(folder)
+
+
+# ---------------------------------------------------------------- a GPT-2 with a planted induction circuit
+#: (layer, head) of the planted heads: a previous-token head in layer 0 and an induction head in layer 1.
+PREVIOUS_HEAD, INDUCTION_HEAD = (0, 0), (1, 0)
+
+
+def build_induction_gpt2(folder: Path, positions: int = 140) -> Path:
+    """A 2-layer, 2-head GPT-2 whose weights are set so that head 0.0 is a previous-token head and head 1.0
+    an induction head, by composition -- with the tiny BERT's WordPiece tokenizer (V = 37 words).
+
+    The residual stream is split into blocks, each a "+" half and a "-" half holding the same values
+    with opposite signs, so that every vector sums to 0 and has the same norm wherever it is: then
+    GPT-2's LayerNorms (weight 1, bias 0) only scale it by one constant, s = sqrt(D) / ||x||.
+
+    * T (2V dims): the token, one-hot (``wte``); P (2P dims): the position, one-hot (``wpe``);
+      S (2V dims): empty at the input, where head 0.0 writes the previous token.
+    * Head 0.0: its query at i is slot i-1, its key at j slot j (from P): the score is large only
+      for j = i-1, so it looks one token back. Its value is the token (from T), and ``c_proj`` writes
+      it into S: after layer 0, position j holds "my previous token was x" in S.
+    * Head 1.0: its query is the current token (from T), its key the previous token written into S:
+      the score is large only where token(j - 1) == token(i), i.e. at the position right after an
+      earlier copy of the current token -- the induction pattern. It knows no position: it works
+      only through what head 0.0 wrote (K-composition).
+    * Heads 0.1 and 1.1 and both MLPs are zero (their attention is uniform over what the mask allows).
+    """
+    from transformers import GPT2Config, GPT2Model
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = _bert_tokenizer(folder)
+    words = len(tokenizer)
+    t_plus, t_minus, s_plus, s_minus = (block * words for block in range(4))
+    p_plus, p_minus = 4 * words, 4 * words + positions
+    hidden = 2 * ((4 * words + 2 * positions + 1) // 2)  # every block, rounded up to an even width for 2 heads
+    d_head = hidden // 2
+    assert d_head >= max(words, positions), (d_head, words, positions)
+    config = GPT2Config(
+        vocab_size=words,
+        n_positions=positions,
+        n_embd=hidden,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+        tokenizer_class="BertTokenizer",
+    )
+    model = GPT2Model(config).eval()
+    scale = hidden**0.5 / 2  # LayerNorm's factor at layer 0: ||x|| = 2 (T and P, each of norm sqrt(2))
+    # Query and key weights: a score of sharp^2 * s^2 / sqrt(d_head) where the pattern points, 0 elsewhere:
+    # about 16 at layer 0 (s = sqrt(D) / 2) and 20 at layer 1 (s = sqrt(D / 6): T, P and S each of norm sqrt(2)).
+    sharp0, sharp1 = 1.5, 2.0
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()
+        for block in model.h:
+            block.ln_1.weight.fill_(1.0)
+            block.ln_2.weight.fill_(1.0)
+        model.ln_f.weight.fill_(1.0)
+        ids, places = torch.arange(words), torch.arange(positions)
+        model.wte.weight[ids, t_plus + ids] = 1.0
+        model.wte.weight[ids, t_minus + ids] = -1.0
+        model.wpe.weight[places, p_plus + places] = 1.0
+        model.wpe.weight[places, p_minus + places] = -1.0
+        q, k, v, o = (torch.zeros(hidden, hidden) for _ in range(4))  # nn.Linear layout: (out, in)
+        q[places[1:] - 1, p_plus + places[1:]] = sharp0  # head 0 (rows 0..d_head-1): query slot i-1 at i
+        k[places, p_plus + places] = sharp0  # key slot j at j
+        v[ids, t_plus + ids] = 1.0  # value: the token, in slot = its id
+        o[s_plus + ids, ids] = 1.0 / scale  # write it into S: +1 ...
+        o[s_minus + ids, ids] = -1.0 / scale  # ... and -1
+        _set_attention(model.h[0].attn, q, k, v, o)
+        q, k = torch.zeros(hidden, hidden), torch.zeros(hidden, hidden)
+        q[ids, t_plus + ids] = sharp1  # head 0: query = the current token
+        k[ids, s_plus + ids] = sharp1  # key = the previous token, as head 0.0 wrote it
+        _set_attention(model.h[1].attn, q, k, torch.zeros(hidden, hidden), torch.zeros(hidden, hidden))
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _set_attention(attention, q, k, v, o) -> None:
+    """A GPT-2 attention's ``c_attn`` and ``c_proj`` from ``nn.Linear``-layout (out, in) matrices: a Conv1D
+    stores (in, out), Q, K and V side by side."""
+    attention.c_attn.weight.copy_(torch.cat([q.T, k.T, v.T], dim=1))  # (D, 3D)
+    attention.c_proj.weight.copy_(o.T)  # (D, D)

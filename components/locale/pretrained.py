@@ -32,10 +32,67 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点“{name}”还没有下载到本服务器；重新运行页面即可下载。改为显示随机权重。",
     },
     "source.not_supported": {
-        "en": "“{name}” is a {model_type} model: this page reads one layer of a BERT-family encoder (model type "
-        "{supported}) and no other architecture. Showing random weights.",
-        "zh": "“{name}”是 {model_type} 模型：本页只读取 BERT 系列编码器（模型类型 {supported}）的一层，"
-        "不支持其他结构。改为显示随机权重。",
+        "en": "“{name}” is a {model_type} model: this page reads one layer of a BERT-family encoder or a GPT-2-family "
+        "language model (model types {supported}) and no other architecture. Showing random weights.",
+        "zh": "“{name}”是 {model_type} 模型：本页只读取 BERT 系列编码器或 GPT-2 系列语言模型（模型类型 {supported}）"
+        "的一层，不支持其他结构。改为显示随机权重。",
+    },
+    # ------------------------------------------------------------ a learner's own hub checkpoint (hub_id)
+    "source.any_off": {
+        "en": "This server does not load a checkpoint of your own (“{name}”); choose one from its list. The "
+        "administrator can allow it with ATTN_PLAYGROUND_ANY_CHECKPOINT_MB. Showing random weights.",
+        "zh": "本服务器不加载你自己指定的检查点（“{name}”）；请从列表中选择一个。管理员可以用 "
+        "ATTN_PLAYGROUND_ANY_CHECKPOINT_MB 开启这一功能。改为显示随机权重。",
+    },
+    "source.bad_hub_id": {
+        "en": "“{name}” is not a Hugging Face hub id: write it as owner/name (for example `distilbert/distilgpt2`), "
+        "without a path or a link. Showing random weights.",
+        "zh": "“{name}”不是 Hugging Face 模型编号：请写成“所有者/名称”的形式（例如 `distilbert/distilgpt2`），"
+        "不要写路径或链接。改为显示随机权重。",
+    },
+    "source.too_large": {
+        "en": "“{name}” has {size_mb} MB of weights; this server loads a checkpoint of your own up to {cap_mb} MB. "
+        "Choose a smaller one. Nothing was downloaded; showing random weights.",
+        "zh": "“{name}”的权重有 {size_mb} MB；本服务器只加载不超过 {cap_mb} MB 的自选检查点。请换一个更小的。"
+        "没有下载任何文件；改为显示随机权重。",
+    },
+    "source.no_safetensors": {
+        "en": "“{name}” has no safetensors weights (model.safetensors): for a checkpoint of your own this server "
+        "loads only those, never pickled pytorch_model.bin files. Nothing was downloaded; showing random weights.",
+        "zh": "“{name}”没有 `safetensors` 格式的权重（model.safetensors）：对于自选检查点，本服务器只加载这种格式，"
+        "从不加载 `pickle` 格式的 pytorch_model.bin。没有下载任何文件；改为显示随机权重。",
+    },
+    "source.remote_code": {
+        "en": "“{name}” would need its repository's own Python code ({where} has an auto_map): this server never "
+        "runs it. Choose a BERT or GPT-2 checkpoint that runs without it. Nothing was downloaded; showing random "
+        "weights.",
+        "zh": "“{name}”需要运行它仓库里自带的 Python 代码（{where} 中有 auto_map）：本服务器从不运行这种代码。"
+        "请选择无需它就能运行的 BERT 或 GPT-2 检查点。没有下载任何文件；改为显示随机权重。",
+    },
+    "url.hub_id_off": {
+        "en": "The link names a checkpoint of your own (`{name}` = “{value}”), which this server does not load: "
+        "it was left out.",
+        "zh": "链接指定了一个自选检查点（`{name}` = “{value}”），本服务器不加载这种检查点：已忽略。",
+    },
+    "url.hub_id_form": {
+        "en": "The link's `{name}` “{value}” is not a hub id of the form owner/name: it was left out.",
+        "zh": "链接中的 `{name}` “{value}”不是“所有者/名称”形式的模型编号：已忽略。",
+    },
+    "controls.hub_id": {"en": "…or a hub id of your own", "zh": "……或你自己的模型编号"},
+    "controls.hub_id_help": {
+        "en": "Any Hugging Face model of the BERT or GPT-2 family, as owner/name (for example "
+        "`distilbert/distilgpt2`), up to {cap_mb} MB of safetensors weights. It replaces the list's choice; "
+        "empty it to go back to the list.",
+        "zh": "任何 BERT 或 GPT-2 系列的 Hugging Face 模型，写成“所有者/名称”（例如 `distilbert/distilgpt2`），"
+        "safetensors 权重不超过 {cap_mb} MB。填写后取代列表中的选择；清空即回到列表。",
+    },
+    "error.hub_id.bad_form": {
+        "en": "The hub id “{value}” is not of the form owner/name (for example `distilbert/distilgpt2`).",
+        "zh": "模型编号“{value}”不是“所有者/名称”的形式（例如 `distilbert/distilgpt2`）。",
+    },
+    "error.hub_id.any_off": {
+        "en": "This server does not load a checkpoint of your own (“{value}”); choose one from its list.",
+        "zh": "本服务器不加载你自己指定的检查点（“{value}”）；请从列表中选择一个。",
     },
     "source.too_big": {
         "en": "“{name}” (hidden size {d_model}, {num_heads} heads, {layers} layers) is beyond this server's "
@@ -78,6 +135,40 @@ MESSAGES: dict[str, dict[str, str]] = {
         "`bert-base-chinese`) would know them; this server does not list one.",
         "zh": "{checkpoint} 的词表里汉字很少。中文检查点（例如 `bert-base-chinese`）认识它们，但本服务器没有提供。",
     },
+    "notes.byte_pieces": {
+        "en": "{count} of the {total} tokens are pieces of a character: the byte-level vocabulary of {checkpoint} has "
+        "no token for it, so it cuts the character's `UTF-8` bytes into several tokens (shown as �).",
+        "zh": "{total} 个词元中有 {count} 个是某个字符的碎片：{checkpoint} 的字节级词表里没有这个字符，"
+        "于是把它的 `UTF-8` 字节切成几个词元（显示为 �）。",
+    },
+    # ------------------------------------------------------------ GPT-2: what its reader must know
+    "notes.family_gpt2": {
+        "en": "{checkpoint} is a GPT-2, a causal language model. Its layer is read differently from BERT's: "
+        "`c_attn` is one `Conv1D` whose weight is stored (in, out), transposed against `nn.Linear`'s (out, in), "
+        "with Q, K and V side by side; the page splits it in three and transposes each into W_q, W_k, W_v, and "
+        "`c_proj`, transposed, is W_o. GPT-2 normalises before attention (Pre-Norm): the layer's input is `ln_1` "
+        "of the residual stream, to which the position embedding was added once, before layer 0. Every layer runs "
+        "under the causal mask (each token sees itself and the tokens before it), whatever mask the sidebar names; "
+        "the padding mask still blocks [PAD] keys on top.",
+        "zh": "{checkpoint} 是 GPT-2，一个因果语言模型。读取它的层和 BERT 不同：`c_attn` 是一个 `Conv1D`，"
+        "它的权重按 (输入, 输出) 存放，与 `nn.Linear` 的 (输出, 输入) 互为转置，而且 Q、K、V 并排放在一起；"
+        "本页把它切成三份，各自转置后成为 W_q、W_k、W_v，`c_proj` 转置后就是 W_o。GPT-2 在注意力之前做归一化"
+        "（Pre-Norm）：这一层的输入是残差流经过 `ln_1` 的结果，位置嵌入只在第 0 层之前加过一次。每一层都在因果掩码下"
+        "运行（每个词元只能看到自己和它之前的词元），与侧边栏选择的掩码无关；填充掩码仍会额外屏蔽 [PAD] 键。",
+    },
+    "notes.gpt2_unframed": {
+        "en": "Its tokenizer (a byte-level BPE) adds no [CLS] and no [SEP]: every token is a piece of your text, and a "
+        "word's leading space belongs to its token (“ animal”). With nothing else to look at, GPT-2 heads often "
+        "rest on the first token.",
+        "zh": "它的分词器（字节级的字节对编码（BPE））不加 [CLS] 也不加 [SEP]：每个词元都是你文本的一部分，"
+        "单词前面的空格也属于这个词元（“ animal”）。没有其他可看的位置时，GPT-2 的头常常停在第一个词元上。",
+    },
+    "notes.gpt2_framed": {
+        "en": "Its tokenizer is a BERT tokenizer: it adds [CLS] before your text and [SEP] after it, as in the "
+        "checkpoint's training. The model is still causal: each token sees only itself and the tokens before it.",
+        "zh": "它的分词器是 BERT 分词器：在你的文本前加 [CLS]、后加 [SEP]，和这个检查点训练时一样。"
+        "模型仍然是因果的：每个词元只能看到自己和它之前的词元。",
+    },
     "label.[SEP]": {"en": "[SEP]", "zh": "[SEP]"},
     # ------------------------------------------------------------ the check against the checkpoint itself
     "check.checkpoint_pass": {
@@ -105,6 +196,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "与检查点 **{checkpoint}** 的比较在这里不适用：检查点屏蔽了 [PAD] 词元，而本页的掩码没有。"
         "选择填充掩码即可比较。",
     },
+    "check.checkpoint_how_gpt2": {
+        "en": "The checkpoint's own forward pass on the same text, under its causal mask: its weights are "
+        "`attentions[layer]` (output_attentions=True, eager attention), its output is what attn.c_proj returns "
+        "(a forward hook), before dropout and the residual connection. Our layer's input is ln_1 of "
+        "`hidden_states[layer]`. It runs in float32.",
+        "zh": "检查点在同一段文本上、在它的因果掩码下自己的前向计算：它的权重是 `attentions[layer]`"
+        "（output_attentions=True，`attn_implementation='eager'`），它的输出是 attn.c_proj 的返回值（前向钩子），"
+        "在 dropout 和残差连接之前。本页这一层的输入是 `hidden_states[layer]` 经过 ln_1 的结果。它以 float32 运行。",
+    },
     "check.checkpoint_how": {
         "en": "The checkpoint's own forward pass on the same text: its weights are `attentions[layer]` "
         "(output_attentions=True), its output is what attention.output.dense returns (a forward hook), before "
@@ -121,6 +221,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "These are the checkpoint's own weights, with only [PAD] masked.",
         "zh": "选一个“看”的词元（查询）和它可能看向的词元（键）：下图显示 {checkpoint} 每一层的每个头从这个查询放在这个"
         "键上的权重，下方按大小排序。这些是检查点自己的权重，只屏蔽了 [PAD]。",
+    },
+    "finder.what_causal": {
+        "en": "Pick a token that looks (the query) and a token before it (the key): the map shows the weight each "
+        "head of each layer of {checkpoint} puts on that key from that query, and the list ranks them. These are "
+        "the checkpoint's own weights, under its causal mask: a key after the query always gets 0.",
+        "zh": "选一个“看”的词元（查询）和它前面的一个词元（键）：下图显示 {checkpoint} 每一层的每个头从这个查询放在"
+        "这个键上的权重，下方按大小排序。这些是检查点自己在因果掩码下的权重：查询之后的键权重总是 0。",
     },
     "finder.query": {"en": "Query token (looks)", "zh": "查询词元（看的一方）"},
     "finder.key": {"en": "Key token (looked at)", "zh": "键词元（被看的一方）"},
@@ -140,6 +247,47 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "链接中的 {name}“{value}”不是这段文本的词元；改用 {used}。",
     },
     "chart.layer": {"en": "layer", "zh": "层"},
+    # ------------------------------------------------------------ the pattern search (causal checkpoints)
+    "patterns.title": {
+        "en": "Pattern search: previous-token and induction heads",
+        "zh": "按模式找头：前一个词元头和归纳头",
+    },
+    "patterns.what": {
+        "en": "Two patterns causal language models are known for, scored over every head of every layer of "
+        "{checkpoint}. A **previous-token** head looks one token back: its score is its mean weight on token i−1 "
+        "over your text. An **induction** head looks at the token that came right after an earlier copy of the "
+        "current token (… A B … A → B): its score is measured on {half} random tokens repeated once, as the mean "
+        "weight from each token of the second copy on the token after its first copy. Both are the checkpoint's "
+        "own weights.",
+        "zh": "因果语言模型中有两种著名的模式，这里在 {checkpoint} 所有层的所有头上打分。**前一个词元**头只看前一个"
+        "词元：得分是它在你的文本上放在第 i−1 个词元上的平均权重。**归纳**头看的是当前词元上一次出现时紧随其后的那个"
+        "词元（… A B … A → B）：得分在 {half} 个随机词元重复一遍的序列上测量，是第二遍中每个词元放在它第一次出现时"
+        "下一个词元上的平均权重。两者都是检查点自己的权重。",
+    },
+    "patterns.previous_chart": {"en": "Previous-token score", "zh": "前一个词元得分"},
+    "patterns.induction_chart": {"en": "Induction score", "zh": "归纳得分"},
+    "patterns.score": {"en": "score", "zh": "得分"},
+    "patterns.top": {"en": "Strongest {label} heads:", "zh": "最强的{label}头："},
+    "patterns.uniform": {
+        "en": "For comparison, uniform weights under the causal mask would score {previous} (previous token, on "
+        "your text) and {induction} (induction).",
+        "zh": "作为对照，因果掩码下的均匀权重得分为 {previous}（前一个词元，在你的文本上）和 {induction}（归纳）。",
+    },
+    "patterns.published": {
+        "en": "Published for GPT-2 small (12 layers, layer.head from 0): previous-token heads 2.2 and 4.11; induction "
+        "heads 5.1, 5.5, 6.9, 7.2 and 7.10 (`docs/HEADS.md` gives the sources). Another checkpoint has heads of "
+        "its own.",
+        "zh": "已发表的最小版 GPT-2（GPT-2 small）结果（12 层，层.头 从 0 起数）：前一个词元头 2.2 和 4.11；"
+        "归纳头 5.1、5.5、6.9、7.2 和 7.10（出处见 `docs/HEADS.md`）。别的检查点有它自己的头。",
+    },
+    "patterns.repeat": {
+        "en": "Repeat my text twice (so that induction heads have a copy to find)",
+        "zh": "把我的文本重复一遍（让归纳头有可找的副本）",
+    },
+    "patterns.repeat_help": {
+        "en": "The head labels of the steps read your text: a head is labelled induction where your text repeats.",
+        "zh": "各步骤中的头标签读取的是你的文本：文本有重复时，头才会被标为“归纳”。",
+    },
     # ------------------------------------------------------------ the tutorials' examples in a real model
     "example.pretrained_animal": {
         "en": "“it” → “animal” in a real model",

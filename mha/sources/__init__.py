@@ -7,7 +7,6 @@ same traced forward whatever the origin. See :mod:`mha.sources.base`.
 
 from __future__ import annotations
 
-from mha.checkpoints import checkpoint_names
 from mha.config import WeightSpec
 from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError, WeightSource
 from mha.sources.seeded import SeededSource
@@ -24,18 +23,6 @@ __all__ = [
 ]
 
 
-def _listed_name(spec: WeightSpec) -> str:
-    """The spec's checkpoint, which must be a name on the server's list (never a path or URL from a user).
-
-    Raises:
-        SourceUnavailableError: ``unlisted`` for any other name.
-    """
-    name = spec.checkpoint or ""
-    if name not in checkpoint_names():
-        raise SourceUnavailableError("unlisted", f"{name!r} is not on this server's list", name=name)
-    return name
-
-
 def source_sizes(spec: WeightSpec) -> SourceSizes:
     """The sizes of the source for ``spec`` without making its weights.
 
@@ -43,9 +30,9 @@ def source_sizes(spec: WeightSpec) -> SourceSizes:
         SourceUnavailableError: the source cannot be made here (the message says what to do).
     """
     if spec.kind == "pretrained":
-        from mha.sources.pretrained import checkpoint_sizes  # reads config.json only; transformers stays unloaded
+        from mha.sources.pretrained import checkpoint_sizes, origin_of  # config.json only: no transformers
 
-        return checkpoint_sizes(_listed_name(spec))
+        return checkpoint_sizes(origin_of(spec))
     if spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"a {spec.kind} spec needs d_model and num_heads, got {spec}")
     layers = task_layers(spec.task or "") if spec.kind == "trained" else 1
@@ -67,7 +54,6 @@ def make_source(spec: WeightSpec) -> WeightSource:
     if spec.kind == "pretrained":
         from mha.sources.pretrained import PretrainedSource  # loads transformers: only when asked for
 
-        _listed_name(spec)
         return PretrainedSource(spec)
     if spec.kind == "trained":
         from mha.sources.trained import TrainedSource  # the training machinery loads with the first trained spec

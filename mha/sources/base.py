@@ -63,7 +63,9 @@ class SourceInputs:
     ``"[SEP]"``), each as a (L, L) bool tensor of the key cells that pattern points at
     from each query row; the positional ones (previous, next, first, itself) are known
     to every source (see :mod:`mha.head_labels`). ``scored_rows`` marks the query rows a
-    training loss looked at (``None``: all rows count).
+    training loss looked at (``None``: all rows count). ``causal``: the model is a causal one
+    (GPT-2), whose layer runs under the causal mask whatever the page's mask
+    (:func:`mha.pipeline.run_attention`).
     """
 
     tokens: tuple[str, ...]
@@ -73,6 +75,7 @@ class SourceInputs:
     relations: Mapping[str, Tensor] = field(default_factory=dict)  # name -> (L, L) bool
     scored_rows: Tensor | None = None  # (L,) bool
     notes: tuple[Note, ...] = ()
+    causal: bool = False
 
 
 class WeightSource(Protocol):

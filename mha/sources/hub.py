@@ -6,7 +6,9 @@ a hub id. Reading a checkpoint's files never touches the network: a hub id is re
 the cache only. The one way a file arrives from the hub is :func:`start_download`, a
 download in a background thread that reports its progress (the page shows it) and is
 shared by every session asking for the same checkpoint. ``HF_HUB_OFFLINE=1`` (read at
-call time) turns downloads off.
+call time) turns downloads off. A learner's own hub id (:mod:`mha.sources.any_checkpoint`) is
+always a hub id, never a folder, and its download first checks the repository (a planner that
+may refuse it: the refusal is then what the page reports).
 
 ``huggingface_hub`` is imported inside the functions that need it: the default page
 (random weights) never imports it.
@@ -28,9 +30,14 @@ from mha.sources.base import SourceUnavailableError
 __all__ = [
     "CONFIG_FILE",
     "DOWNLOAD_PATTERNS",
+    "TOKENIZER_PATTERNS",
     "Download",
+    "Planner",
+    "cached_snapshot",
     "checkpoint_folder",
+    "config_in",
     "download_failure",
+    "hub_folder",
     "is_local",
     "is_offline",
     "needs_download",
@@ -39,20 +46,26 @@ __all__ = [
 ]
 
 CONFIG_FILE = "config.json"
-#: The files a BERT-family checkpoint needs here (the hub repo may hold ONNX, TF, Flax copies: never fetched).
+#: The tokenizer files a checkpoint may have (WordPiece: vocab.txt; GPT-2's byte-level BPE: vocab.json, merges.txt).
+TOKENIZER_PATTERNS = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "vocab.json",
+    "merges.txt",
+)
+#: The files a listed checkpoint needs here (the hub repo may hold ONNX, TF, Flax copies: never fetched).
 DOWNLOAD_PATTERNS = (
     "config.json",
     "model.safetensors",
     "model.safetensors.index.json",
     "model-*.safetensors",
     "pytorch_model.bin",
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    "vocab.txt",
+    *TOKENIZER_PATTERNS,
 )
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt")
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json")
 RETRY_AFTER_S = 60.0  # a failed download is tried again only after this long (each try can take ~25 s offline)
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -77,7 +90,7 @@ def _complete(folder: Path) -> bool:
     )
 
 
-def _cached_snapshot(repo_id: str) -> Path | None:
+def cached_snapshot(repo_id: str) -> Path | None:
     """The cache's complete snapshot of ``repo_id``, or ``None`` (never touches the network)."""
     import huggingface_hub
     from huggingface_hub.errors import HFValidationError
@@ -93,16 +106,15 @@ def _cached_snapshot(repo_id: str) -> Path | None:
 
 def needs_download(location: str) -> bool:
     """A hub id whose files are not all in the cache yet, on a server that may download."""
-    return not is_local(location) and not is_offline() and _cached_snapshot(location) is None
+    return not is_local(location) and not is_offline() and cached_snapshot(location) is None
 
 
 def checkpoint_folder(name: str, location: str) -> Path:
     """The folder holding ``name``'s config, weights and tokenizer.
 
     Raises:
-        SourceUnavailableError: ``missing`` (a local folder without a checkpoint in it),
-            ``offline`` (a hub id not cached on an offline server), ``download_failed``
-            (the download did not work; ``reason`` says why) or ``not_downloaded``.
+        SourceUnavailableError: ``missing`` (a local folder without a checkpoint in it), or
+            see :func:`hub_folder`.
     """
     if is_local(location):
         folder = Path(location).expanduser()
@@ -111,24 +123,47 @@ def checkpoint_folder(name: str, location: str) -> Path:
                 "missing", f"{name}: no checkpoint (config, weights, tokenizer) in {location}", name=name
             )
         return folder
-    folder = _cached_snapshot(location)
+    return hub_folder(name, location)
+
+
+def hub_folder(name: str, repo_id: str) -> Path:
+    """The cache's snapshot of the hub id ``repo_id`` (never a server folder, whatever the id looks like).
+
+    Raises:
+        SourceUnavailableError: ``offline`` (not cached on an offline server), ``download_failed``
+            (the download did not work; ``reason`` says why), the refusal of the download's
+            planner (a learner's hub id: ``too_large``...) or ``not_downloaded``.
+    """
+    folder = cached_snapshot(repo_id)
     if folder is not None:
         return folder
     if is_offline():
         raise SourceUnavailableError(
-            "offline", f"{name} ({location}) is not cached and HF_HUB_OFFLINE is set", name=name, location=location
+            "offline", f"{name} ({repo_id}) is not cached and HF_HUB_OFFLINE is set", name=name, location=repo_id
         )
-    failure = download_failure(location)
+    refusal = _recent_refusal(repo_id)
+    if refusal is not None:
+        raise refusal
+    failure = download_failure(repo_id)
     if failure is not None:
         raise SourceUnavailableError(
-            "download_failed", f"{name} ({location}): {failure}", name=name, location=location, reason=failure
+            "download_failed", f"{name} ({repo_id}): {failure}", name=name, location=repo_id, reason=failure
         )
-    raise SourceUnavailableError("not_downloaded", f"{name} ({location}) is not downloaded yet", name=name)
+    raise SourceUnavailableError("not_downloaded", f"{name} ({repo_id}) is not downloaded yet", name=name)
 
 
 def read_config(name: str, location: str) -> dict[str, object]:
     """The checkpoint's ``config.json`` as a dict (see :func:`checkpoint_folder` for the errors)."""
-    path = checkpoint_folder(name, location) / CONFIG_FILE
+    return config_in(name, checkpoint_folder(name, location))
+
+
+def config_in(name: str, folder: Path) -> dict[str, object]:
+    """``folder``'s ``config.json`` as a dict.
+
+    Raises:
+        SourceUnavailableError: ``broken``, when it is not a JSON object.
+    """
+    path = folder / CONFIG_FILE
     try:
         config = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -147,6 +182,7 @@ class Download:
     done_bytes: int = 0
     total_bytes: int = 0
     error: str | None = None
+    refusal: SourceUnavailableError | None = None  # the planner refused the repository: nothing was downloaded
     finished_at: float | None = None
     _finished: threading.Event = field(default_factory=threading.Event)
 
@@ -202,19 +238,36 @@ def _progress_class(download: Download) -> type:
     return _Reporting
 
 
-def _fetch(download: Download, fetch: Callable[..., object]) -> None:
+#: Checks a repository before its download and returns the file patterns to fetch, or raises a refusal.
+Planner = Callable[[str], tuple[str, ...]]
+
+
+def _plan_listed(location: str) -> tuple[str, ...]:
+    return DOWNLOAD_PATTERNS
+
+
+def _fetch(download: Download, fetch: Callable[..., object], plan: Planner) -> None:
     try:
-        fetch(download.location, allow_patterns=list(DOWNLOAD_PATTERNS), tqdm_class=_progress_class(download))
+        patterns = plan(download.location)
+        fetch(download.location, allow_patterns=list(patterns), tqdm_class=_progress_class(download))
+    except SourceUnavailableError as refusal:  # the planner said no: nothing was fetched
+        download.refusal = refusal
+        download.finish(str(refusal))
+        return
     except Exception as error:  # any failure (network, disk, bad id) is reported on the page
         download.finish(f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"[:200])
         return
     download.finish(None)
 
 
-def start_download(location: str) -> Download:
+def start_download(location: str, plan: Planner = _plan_listed) -> Download:
     """Start downloading the hub id ``location`` into the cache, or join the download already running.
 
-    A failed download is started again only :data:`RETRY_AFTER_S` seconds after it ended.
+    Args:
+        plan: run first, in the download's thread: the file patterns to fetch (a listed
+            checkpoint's: :data:`DOWNLOAD_PATTERNS`), or a refusal (``SourceUnavailableError``).
+
+    A failed or refused download is started again only :data:`RETRY_AFTER_S` seconds after it ended.
     """
     import huggingface_hub
 
@@ -230,17 +283,31 @@ def start_download(location: str) -> Download:
         download = Download(location)
         _DOWNLOADS[location] = download
     threading.Thread(
-        target=_fetch, args=(download, huggingface_hub.snapshot_download), name=f"download {location}", daemon=True
+        target=_fetch,
+        args=(download, huggingface_hub.snapshot_download, plan),
+        name=f"download {location}",
+        daemon=True,
     ).start()
     return download
 
 
-def download_failure(location: str) -> str | None:
-    """Why the last download of ``location`` failed, while it is too recent to try again; else ``None``."""
+def _recent_download(location: str) -> Download | None:
+    """The last download of ``location`` when it failed too recently to try again, else ``None``."""
     with _DOWNLOADS_LOCK:
         download = _DOWNLOADS.get(location)
     if download is None or download.running or download.error is None:
         return None
     if time.monotonic() - (download.finished_at or 0.0) >= RETRY_AFTER_S:
         return None
-    return download.error
+    return download
+
+
+def _recent_refusal(location: str) -> SourceUnavailableError | None:
+    download = _recent_download(location)
+    return None if download is None else download.refusal
+
+
+def download_failure(location: str) -> str | None:
+    """Why the last download of ``location`` failed, while it is too recent to try again; else ``None``."""
+    download = _recent_download(location)
+    return None if download is None else download.error

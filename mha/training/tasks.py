@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from mha.head_labels import induction_relation, induction_sources
 from mha.tokens import tokenize
 
 __all__ = [
@@ -235,17 +236,6 @@ class PreviousAndLastDigitTask(Task):
         return {"last digit": (keys.view(1, -1) == where.view(-1, 1)) & (where.view(-1, 1) >= 0)}  # (L, L)
 
 
-def _induction_sources(ids: Tensor) -> Tensor:
-    """(B, L) -> (B, L): for each i, 1 + the most recent j < i with token j == token i, or -1 (none)."""
-    length = ids.size(1)
-    same = ids.unsqueeze(2) == ids.unsqueeze(1)  # (B, L, L): token i == token j
-    earlier = torch.ones(length, length, dtype=torch.bool, device=ids.device).tril(-1)  # (L, L): j < i
-    positions = torch.arange(length, device=ids.device)
-    candidates = torch.where(same & earlier, positions, torch.full_like(positions, -1))  # (B, L, L)
-    latest = candidates.amax(dim=2)  # (B, L)
-    return torch.where(latest >= 0, latest + 1, latest)
-
-
 @dataclass(frozen=True)
 class InductionTask(Task):
     """At i, the token that followed the most recent earlier occurrence of token i (none: not scored).
@@ -273,14 +263,12 @@ class InductionTask(Task):
         return torch.gather(distinct, 1, source)  # (B, L)
 
     def targets(self, ids: Tensor) -> Tensor:
-        source = _induction_sources(ids)  # (B, L)
+        source = induction_sources(ids)  # (B, L)
         following = torch.gather(ids, 1, source.clamp(min=0))  # (B, L)
         return torch.where(source >= 0, following, torch.full_like(following, IGNORE)).unsqueeze(1)  # (B, 1, L)
 
     def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
-        source = _induction_sources(ids.unsqueeze(0))[0]  # (L,)
-        keys = torch.arange(ids.numel(), device=ids.device)
-        return {"induction": (keys.view(1, -1) == source.view(-1, 1)) & (source.view(-1, 1) >= 0)}  # (L, L)
+        return {"induction": induction_relation(ids)}  # (L, L)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,98 @@
+"""Checkpoint families, one module each, found by ``config.json``'s ``model_type``.
+
+A family says what differs between architectures when one layer is read (see
+:class:`~mha.sources.families.base.Family`): ``bert.py`` (Post-Norm encoders) and ``gpt2.py``
+(Pre-Norm causal language models). To add one, write ``<name>.py`` here defining
+``FAMILY = <Family subclass>()``: it is found when this package is imported, and its
+``model_types`` join :data:`SUPPORTED_TYPES`. Family modules import torch only (never
+``transformers`` at module level).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Mapping
+
+from mha.config import LIMITS
+from mha.sources.base import SourceSizes, SourceUnavailableError
+from mha.sources.families.base import Family, Projection
+
+__all__ = ["FAMILIES", "SUPPORTED_TYPES", "Family", "Projection", "checked_sizes", "family_for"]
+
+
+def _discover() -> dict[str, Family]:
+    """model_type -> family, from every module of this package that defines ``FAMILY`` (in name order)."""
+    found: dict[str, Family] = {}
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        family = getattr(importlib.import_module(f"{__name__}.{module.name}"), "FAMILY", None)
+        if isinstance(family, Family):
+            found.update(dict.fromkeys(family.model_types, family))
+    return found
+
+
+FAMILIES: dict[str, Family] = _discover()
+#: The ``model_type`` values read here, in the order messages list them.
+SUPPORTED_TYPES: tuple[str, ...] = tuple(FAMILIES)
+
+
+def _not_supported(name: str, model_type: str) -> SourceUnavailableError:
+    supported = ", ".join(SUPPORTED_TYPES)
+    return SourceUnavailableError(
+        "not_supported",
+        f"{name} is a {model_type!r} model; only {supported} models are read here",
+        name=name,
+        model_type=model_type,
+        supported=supported,
+    )
+
+
+def family_for(name: str, config: Mapping[str, object]) -> Family:
+    """The family that reads the checkpoint ``name`` with this ``config.json``.
+
+    Raises:
+        SourceUnavailableError: ``not_supported``, an unsupported ``model_type`` or a variant its
+            family does not read (``model_type`` in the params says which).
+    """
+    model_type = str(config.get("model_type", "?"))
+    family = FAMILIES.get(model_type)
+    if family is None:
+        raise _not_supported(name, model_type)
+    variant = family.refuse(name, config)
+    if variant is not None:
+        raise _not_supported(name, variant)
+    return family
+
+
+def _first(config: Mapping[str, object], keys: tuple[str, ...]) -> int:
+    present = next((key for key in keys if key in config), keys[0])
+    return int(str(config[present]))  # KeyError, ValueError: the caller says config.json is broken
+
+
+def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> SourceSizes:
+    """Hidden size, heads and layers from ``config.json`` (the family's keys), refused beyond the server's limits.
+
+    Raises:
+        SourceUnavailableError: ``broken`` (a size missing or not a number) or ``too_big``.
+    """
+    try:
+        d_model, num_heads, layers = (_first(config, keys) for keys in family.size_keys)
+    except (KeyError, TypeError, ValueError) as error:
+        reason = f"config.json: {error}"
+        raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
+    fits = (
+        LIMITS.d_model_min <= d_model <= LIMITS.d_model_max
+        and 1 <= num_heads <= LIMITS.num_heads_max
+        and d_model % num_heads == 0
+        and 1 <= layers <= LIMITS.layers_max
+    )
+    if not fits:
+        raise SourceUnavailableError(
+            "too_big",
+            f"{name}: hidden {d_model}, {num_heads} heads, {layers} layers is beyond this server's limits",
+            name=name,
+            d_model=d_model,
+            num_heads=num_heads,
+            layers=layers,
+        )
+    return SourceSizes(d_model, num_heads, layers)
