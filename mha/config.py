@@ -13,10 +13,13 @@ from mha.checkpoints import checkpoint_names
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
+from mha.vision.samples import DEFAULT_IMAGE, SAMPLE_NAMES
 
 __all__ = [
     "DTYPES",
+    "IMAGE_TASKS",
     "LIMITS",
+    "PATCH_SIZES",
     "TASKS",
     "WEIGHT_SOURCES",
     "AttentionConfig",
@@ -43,6 +46,8 @@ class Limits:
     train_steps_max: int = 1000  # training steps, sharpening included
     train_concurrent: int = 2  # trainings running at once per process (the others wait in line)
     unscramble_words_max: int = 16  # the sentence unscramble trains on (the model sees twice as many tokens)
+    image_bytes_max: int = 2 * 2**20  # an uploaded image's file, checked before it is opened ...
+    image_pixels_max: int = 4096 * 4096  # ... and its width × height, checked before its pixels are decoded
 
 
 LIMITS = Limits()
@@ -50,7 +55,11 @@ DTYPES = ("float32", "float64")
 #: Where the weights come from: seeded random numbers, a small task trained here, a real checkpoint's layer.
 WEIGHT_SOURCES = ("random", "trained", "pretrained")
 #: The small tasks a model can be trained on (see ``mha.training``).
-TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble")
+TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
+#: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
+IMAGE_TASKS = frozenset({"digits"})
+#: Patch sizes a learner may choose for the 8 × 8 digits: 2 (4 × 4 = 16 patches) or 4 (2 × 2 = 4).
+PATCH_SIZES = (2, 4)
 
 
 class ConfigError(ValueError):
@@ -99,6 +108,7 @@ class WeightSpec:
     task: str | None = None
     text: str | None = None  # the sentence a task trains on (``unscramble``): its tokens joined by single spaces
     checkpoint: str | None = None
+    patch: int | None = None  # the patch size an image task trains with (``digits``)
 
 
 @dataclass(frozen=True)
@@ -108,6 +118,8 @@ class AttentionConfig:
     Same config -> same weights, same embeddings, same numbers. ``weights`` names the
     weight source (:data:`WEIGHT_SOURCES`); ``task`` matters for ``trained``,
     ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
+    An image task (:data:`IMAGE_TASKS`) reads ``image`` (a bundled sample's name) cut into
+    ``patch`` × ``patch`` patches instead of the text (``tokens`` and ``tokenizer`` wait unused).
     With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
     kept for when they switch back; the checkpoint's sizes replace them in the run.
     """
@@ -127,6 +139,8 @@ class AttentionConfig:
     checkpoint: str = ""
     layer: int = 0
     tokenizer: str = "characters"
+    patch: int = 2
+    image: str = DEFAULT_IMAGE
 
     def __post_init__(self) -> None:
         self.validate()
@@ -137,10 +151,17 @@ class AttentionConfig:
         return self.d_model // self.num_heads
 
     @property
+    def reads_image(self) -> bool:
+        """Whether the run's input is ``image`` (an image task with trained weights), not the text."""
+        return self.weights == "trained" and self.task in IMAGE_TASKS
+
+    @property
     def weight_spec(self) -> WeightSpec:
         """The part of this config that determines the weights (a source's cache key)."""
         if self.weights == "pretrained":
             return WeightSpec("pretrained", checkpoint=self.checkpoint)
+        if self.reads_image:
+            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, patch=self.patch)
         if self.weights == "trained":
             text = " ".join(tokenize(self.tokens, self.tokenizer)) if self.task == "unscramble" else None
             return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
@@ -158,6 +179,7 @@ class AttentionConfig:
         self._validate_text()
         self._validate_run()
         self._validate_weights()
+        self._validate_image()
 
     def _validate_sizes(self) -> None:
         lim = LIMITS
@@ -231,7 +253,7 @@ class AttentionConfig:
                 f"the text may have at most {lim.text_chars_max} characters",
                 high=lim.text_chars_max,
             )
-        if self.weights != "pretrained":  # a checkpoint's tokenizer counts its own tokens
+        if self.weights != "pretrained" and not self.reads_image:  # a checkpoint counts its own; an image has patches
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
     def _validate_run(self) -> None:
@@ -320,4 +342,22 @@ class AttentionConfig:
                 f"got {self.checkpoint!r}",
                 value=self.checkpoint,
                 choices=", ".join(checkpoint_names()),
+            )
+
+    def _validate_image(self) -> None:
+        if self.patch not in PATCH_SIZES or not _is_int(self.patch):
+            raise ConfigError(
+                "patch",
+                "unknown",
+                f"patch must be one of {', '.join(map(str, PATCH_SIZES))}, got {self.patch!r}",
+                value=self.patch,
+                choices=", ".join(map(str, PATCH_SIZES)),
+            )
+        if self.image not in SAMPLE_NAMES:
+            raise ConfigError(
+                "image",
+                "unknown",
+                f"image must be a bundled sample ({', '.join(SAMPLE_NAMES)}), got {self.image!r}",
+                value=self.image,
+                choices=", ".join(SAMPLE_NAMES),
             )
