@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from components.locale import common, export, input_checks, labs, playground, pretrained, teacher, training, weights
+from components.locale import (
+    common,
+    export,
+    input_checks,
+    labs,
+    playground,
+    pretrained,
+    teacher,
+    training,
+    vision,
+    weights,
+)
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common, export, playground, labs, teacher, input_checks, weights, pretrained, training)
+_MODULES = (common, export, playground, labs, teacher, input_checks, weights, pretrained, training, vision)
 
 
 def _merge() -> dict[str, dict[str, str]]:
