@@ -1,9 +1,10 @@
 """Images through the four steps: the bundled samples, uploads refused or decoded, patches, the ViT analyses,
-the digits task, its model, its training and its weight source.
+the digits task, its model, its training and its weight source; lab 10's windows and shifted windows.
 
 Patches are checked against ``F.unfold`` (an independent reshape); rollout and attention distance against
 numbers worked out by hand from their definitions; uploads against files made here (PNG and JPEG by
-Pillow, headers written byte by byte for the hostile ones).
+Pillow, headers written byte by byte for the hostile ones); the shifted-window mask against the Swin
+code's own construction (three slices per axis) and against windows displaced without the roll.
 """
 
 from __future__ import annotations
@@ -24,8 +25,23 @@ from components.controls import error_message
 from components.i18n import t
 from components.locale import CATALOG
 from mha.config import LIMITS, AttentionConfig, ConfigError
+from mha.experiments.windows import (
+    cost_rows,
+    cyclic_shift,
+    grid_mask,
+    image_tokens,
+    measure_windows_steady,
+    multiply_adds,
+    query_weights,
+    shifted_window_mask,
+    window_attention,
+    window_ids,
+    window_merge,
+    window_partition,
+)
 from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
+from mha.sources.seeded import build_model as build_seeded_layer
 from mha.sources.trained import TrainedSource
 from mha.training import train
 from mha.training.model import build_model
@@ -379,3 +395,116 @@ def test_an_upload_goes_through_the_same_source(digits_source):
     inputs = digits_source.prepare_image(config, torch.device("cpu"), image)
     assert inputs.tokens[0] == "[CLS]" and inputs.x.shape == (1, 17, 16)
     assert inputs.notes[0].code == "trained_image"
+
+
+# ---------------------------------------------------------------- lab 10: windows and shifted windows
+def _swin_regions(rows: int, columns: int, window: int, shift: int) -> torch.Tensor:
+    """The Swin paper's code's construction of the rolled grid's regions: three slices per axis, numbered in turn."""
+    regions = torch.zeros(rows, columns, dtype=torch.long)
+    bands = (slice(0, -window), slice(-window, -shift), slice(-shift, None))
+    count = 0
+    for h in bands:
+        for w in bands:
+            regions[h, w] = count
+            count += 1
+    return regions
+
+
+def _members(rows: int, columns: int, window: int) -> list[list[tuple[int, int]]]:
+    """The places of each window of the grid, windows row by row, places row by row inside (plain loops)."""
+    return [
+        [(top + i, left + j) for i in range(window) for j in range(window)]
+        for top in range(0, rows, window)
+        for left in range(0, columns, window)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "window", "shift"), [(8, 8, 4, 2), (8, 8, 4, 1), (8, 12, 4, 3), (6, 6, 2, 1)]
+)
+def test_the_shifted_window_mask_is_swins(rows, columns, window, shift):
+    regions = _swin_regions(rows, columns, window, shift)
+    mask = shifted_window_mask(rows, columns, window, shift)
+    places = _members(rows, columns, window)
+    assert mask.shape == (len(places), window * window, window * window) and mask.dtype == torch.bool
+    for w, members in enumerate(places):
+        for a, (ra, ca) in enumerate(members):
+            for b, (rb, cb) in enumerate(members):
+                assert bool(mask[w, a, b]) == bool(regions[ra, ca] == regions[rb, cb]), (w, a, b)
+    assert bool(shifted_window_mask(rows, columns, window, 0).all())  # no shift: nothing to keep apart
+
+
+@pytest.mark.parametrize(("side", "window", "shift"), [(8, 4, 2), (8, 4, 0), (8, 2, 1), (12, 4, 3)])
+def test_the_grid_mask_is_the_partition_into_displaced_windows(side, window, shift):
+    def band(
+        i: int,
+    ) -> int:  # windows displaced by s, without the roll: bands [0, s), [s, s + M), ..., smaller at the edges
+        return (i - shift) // window
+
+    mask = grid_mask(side, side, window, shift)[0, 0]
+    for n in range(side * side):
+        for m in range(side * side):
+            same = band(n // side) == band(m // side) and band(n % side) == band(m % side)
+            assert bool(mask[n, m]) == same, (n, m)
+
+
+def test_window_partition_and_merge_are_inverse_and_follow_the_windows():
+    x = torch.randn(2, 8, 12, 3, generator=torch.Generator().manual_seed(0))
+    windows = window_partition(x, 4)
+    assert windows.shape == (2 * 6, 16, 3)
+    for w, members in enumerate(_members(8, 12, 4)):
+        for k, (r, c) in enumerate(members):
+            assert torch.equal(windows[6 + w, k], x[1, r, c])  # batch 1's windows follow batch 0's
+    assert torch.equal(window_merge(windows, 8, 12, 4), x)
+    ids = window_ids(8, 12, 4)
+    assert ids[0, 0] == 0 and ids[0, 11] == 2 and ids[7, 0] == 3 and int(ids.max()) == 5
+    rolled = cyclic_shift(torch.arange(64).view(1, 8, 8), 2)[0]
+    assert int(rolled[0, 0]) == 2 * 8 + 2 and int(rolled[6, 6]) == 0  # patch (i, j) moves to (i − s, j − s)
+    with pytest.raises(ValueError, match="must divide"):
+        window_partition(x, 5)
+    with pytest.raises(ValueError, match="shift"):
+        shifted_window_mask(8, 8, 4, 4)
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2, 3])
+def test_window_attention_is_attention_over_all_patches_with_the_grid_mask(shift):
+    model = build_seeded_layer(16, 2, 3)
+    x = torch.randn(2, 64, 16, generator=torch.Generator().manual_seed(1))
+    out, weights = window_attention(model, x, 8, 8, 4, shift)
+    reference, _ = model(x, x, x, grid_mask(8, 8, 4, shift))
+    torch.testing.assert_close(out, reference, rtol=1e-5, atol=1e-6)
+    assert weights.shape == (2 * 4, 2, 16, 16)
+    blocked = ~shifted_window_mask(8, 8, 4, shift).repeat(2, 1, 1).unsqueeze(1)  # (B·W, 1, M², M²)
+    assert bool((weights.masked_select(blocked) == 0).all())
+
+
+def test_query_weights_look_only_where_each_rule_lets_them():
+    x = image_tokens(sample_image("photo-temple"), 8, 8, 32, seed=0)
+    assert x.shape == (1, 64, 32)
+    weights = query_weights(build_seeded_layer(32, 2, 0), x, 8, 4, 2, query=27)
+    assert weights.shape == (3, 2, 64)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(3, 2))
+    assert bool((weights[0] > 0).all())  # global: every patch
+    for view, shift in ((1, 0), (2, 2)):
+        allowed = grid_mask(8, 8, 4, shift)[0, 0, 27]
+        assert bool((weights[view][:, ~allowed] == 0).all()) and bool((weights[view][:, allowed] > 0).all())
+
+
+def test_multiply_adds_follow_the_swin_papers_formulas():
+    n, d, m = 64, 32, 4
+    assert multiply_adds("global", n, d, m) == 4 * n * d * d + 2 * n * n * d
+    assert multiply_adds("windows", n, d, m) == 4 * n * d * d + 2 * m * m * n * d
+    rows = cost_rows((8, 16), d, m)
+    assert [row.patches for row in rows] == [64, 256]
+    attention = [row.global_madds - 4 * row.patches * d * d for row in rows]
+    windowed = [row.window_madds - 4 * row.patches * d * d for row in rows]
+    assert attention[1] == 16 * attention[0] and windowed[1] == 4 * windowed[0]  # 4× the area: N² vs N
+    with pytest.raises(ValueError, match="unknown method"):
+        multiply_adds("sliding", n, d, m)
+
+
+def test_measure_windows_reports_both_methods_per_grid():
+    steady = measure_windows_steady((4, 8), 16, 2, 4, repeats=3)
+    assert [row.side for row in steady.result] == [4, 8]
+    assert all(row.global_time.median_s > 0 and row.window_time.median_s > 0 for row in steady.result)
+    assert 1 <= steady.attempts <= 3
