@@ -15,16 +15,19 @@ import io
 import math
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 import torch
+from conftest import SHORT_TRAINING_STEPS, headings
 from PIL import Image
+from streamlit.testing.v1 import AppTest
 from torch.nn import functional as F
 
 from components.controls import error_message
 from components.i18n import t
 from components.locale import CATALOG
-from mha.config import LIMITS, AttentionConfig, ConfigError
+from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.experiments.windows import (
     cost_rows,
     cyclic_shift,
@@ -43,6 +46,7 @@ from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
 from mha.sources.seeded import build_model as build_seeded_layer
 from mha.sources.trained import TrainedSource
+from mha.training import service as service_module
 from mha.training import train
 from mha.training.model import build_model
 from mha.training.service import TrainedModel
@@ -62,6 +66,7 @@ from mha.vision.samples import (
 )
 from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image
 
+REPO = Path(__file__).resolve().parents[1]
 #: scikit-learn 1.9.1's wheel lists this sha256 for sklearn/datasets/data/digits.csv.gz (its RECORD file).
 DIGITS_SHA256 = "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22"
 
@@ -508,3 +513,22 @@ def test_measure_windows_reports_both_methods_per_grid():
     assert [row.side for row in steady.result] == [4, 8]
     assert all(row.global_time.median_s > 0 and row.window_time.median_s > 0 for row in steady.result)
     assert 1 <= steady.attempts <= 3
+
+
+# ---------------------------------------------------------------- the page
+def test_a_digits_link_trains_then_shows_the_patches_through_the_four_steps(short_trainings):
+    at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=120)
+    for key, value in {"weights": "trained", "task": "digits", "d_model": "16", "num_heads": "2"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("training.title", task=t("task.digits"))
+    job = service_module.training_service().job(WeightSpec("trained", 16, 2, 0, task="digits", patch=2))
+    assert job is not None and job.finished.wait(120)
+    at.run()
+    assert not at.exception and not at.error
+    page = "\n".join(str(e.value) for kind in ("markdown", "caption", "success", "info") for e in at.get(kind))
+    assert f"Trained in {SHORT_TRAINING_STEPS} steps" in page and "364 held-out digits" in page
+    assert "a handwritten 3 that the model never trained on" in page  # the default image, digit-3
+    for title in ("step1.title", "step2.title", "step3.title", "step4.title"):
+        assert t(title) in page, title
