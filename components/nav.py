@@ -29,6 +29,7 @@ LAB_PAGES = (
     ("pages/7_cross_attention.py", "cross", ":material/compare_arrows:"),
     ("pages/8_pattern_sculpting.py", "sculpt", ":material/brush:"),
     ("pages/9_encoder_block.py", "encoder", ":material/layers:"),
+    ("pages/10_windows.py", "windows", ":material/grid_view:"),
     ("pages/11_attribution.py", "attribution", ":material/troubleshoot:"),
     ("pages/12_onnx_export.py", "onnx", ":material/deployed_code:"),
 )

@@ -33,13 +33,14 @@ from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
 from mha.training.loop import (
     LEARNING_RATE,
-    SHARPEN_STEPS,
     TARGET_ACCURACY,
     TrainingHistory,
 )
 from mha.training.model import training_mask
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
-from mha.training.tasks import IGNORE, Task, UnscrambleTask, make_task
+from mha.training.tasks import IGNORE, DigitsTask, Task, UnscrambleTask, make_task
+from mha.training.vit import MLP_RATIO, patch_model_parameters
+from mha.vision.samples import DIGIT_SIZE, load_digits
 
 __all__ = [
     "POLL_S",
@@ -112,7 +113,7 @@ def _use_trained_example() -> None:
 
 # ---------------------------------------------------------------- the task and its model
 def _task(config: AttentionConfig) -> Task:
-    return make_task(config.task, config.weight_spec.text)
+    return make_task(config.task, config.weight_spec.text, config.patch)
 
 
 def _example_table(task: Task, config: AttentionConfig) -> pd.DataFrame:
@@ -150,8 +151,41 @@ def _model_line(task: Task, config: AttentionConfig) -> str:
     )
 
 
+def _digits_model_line(task: DigitsTask, config: AttentionConfig) -> str:
+    d, pixels, digits = config.d_model, task.patch * task.patch, load_digits()
+    counts = patch_model_parameters(1, DIGIT_SIZE, task.patch, d, config.num_heads, task.layers, task.classes)
+    recipe = task.recipe
+    return t(
+        "training.model_digits",
+        pixels=pixels,
+        d=d,
+        embedding=f"{counts['patch_embedding']:,}",
+        tokens=task.length,
+        positions=f"{counts['positions']:,}",
+        layers=task.layers,
+        attention=f"{counts['attention']:,}",
+        hidden=MLP_RATIO * d,
+        total=f"{counts['total']:,}",
+        lr=f"{recipe.learning_rate:g}",
+        decay=f"{recipe.weight_decay:g}",
+        warmup=recipe.warmup_steps,
+        batch=task.batch,
+        train=f"{digits.train.numel():,}",
+    )
+
+
+def _explain_digits(box: st.delta_generator.DeltaGenerator, task: DigitsTask, config: AttentionConfig) -> None:
+    """The digits task in words and its model's line (the image views come with the page's patch panels)."""
+    held_out = f"{load_digits().held_out.numel():,}"
+    box.markdown(t("training.task.digits", patches=task.length - 1, patch=task.patch, held_out=held_out))
+    box.caption(_digits_model_line(task, config))
+
+
 def _explain(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> Task:
     task = _task(config)
+    if isinstance(task, DigitsTask):
+        _explain_digits(box, task, config)
+        return task
     box.markdown(t(f"training.task.{task.name}"))
     box.markdown(t("training.example"))
     box.dataframe(_example_table(task, config), width="content")
@@ -241,12 +275,15 @@ def _result_line(history: TrainingHistory, task: Task) -> str:
 
 def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
     history = trained.history
+    digits = config.reads_image
     box.success(_result_line(history, _task(config)))
     target = f"{100 * TARGET_ACCURACY:g}"
     if history.target_step is None:
         box.warning(t("training.target_missed", target=target, steps=history.steps))
     else:
-        box.caption(t("training.target_reached", target=target, step=history.target_step, sharpen=SHARPEN_STEPS))
+        key = "training.target_reached_digits" if digits else "training.target_reached"
+        sharpen = _task(config).recipe.sharpen_steps
+        box.caption(t(key, target=target, step=history.target_step, sharpen=sharpen))
     if config.task == "previous_and_first" and config.num_heads == 1:
         box.info(t("training.one_head"))
     layers = len(trained.history.snapshots[-1].weights)

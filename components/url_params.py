@@ -210,6 +210,9 @@ def parse_query_params(
         if domain.kind == "int":
             low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
             values[key], problem = _parse_int(key, raw, low, high, cast(int, DEFAULTS[key]))
+            if problem is None and domain.values and values[key] not in domain.values:
+                values[key], problem = _parse_choice(key, raw, tuple(map(str, domain.values)))
+                values[key] = int(values[key])
         elif domain.kind == "choice":
             values[key], problem = _parse_choice(key, raw, tuple(devices) if key == "device" else domain.options())
         elif domain.kind == "bool":

@@ -15,11 +15,14 @@ from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names, is_hub_id
 from mha.device import DEVICE_CHOICES
 from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
+from mha.vision.samples import DEFAULT_IMAGE, SAMPLE_NAMES
 
 __all__ = [
     "DOMAINS",
     "DTYPES",
+    "IMAGE_TASKS",
     "LIMITS",
+    "PATCH_SIZES",
     "TASKS",
     "WEIGHT_SOURCES",
     "AttentionConfig",
@@ -48,6 +51,8 @@ class Limits:
     train_steps_max: int = 1000  # training steps, sharpening included
     train_concurrent: int = 2  # trainings running at once per process (the others wait in line)
     unscramble_words_max: int = 16  # the sentence unscramble trains on (the model sees twice as many tokens)
+    image_bytes_max: int = 2 * 2**20  # an uploaded image's file, checked before it is opened ...
+    image_pixels_max: int = 4096 * 4096  # ... and its width × height, checked before its pixels are decoded
 
 
 LIMITS = Limits()
@@ -55,7 +60,11 @@ DTYPES = ("float32", "float64")
 #: Where the weights come from: seeded random numbers, a small task trained here, a real checkpoint's layer.
 WEIGHT_SOURCES = ("random", "trained", "pretrained")
 #: The small tasks a model can be trained on (see ``mha.training``).
-TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble")
+TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
+#: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
+IMAGE_TASKS = frozenset({"digits"})
+#: Patch sizes a learner may choose for the 8 × 8 digits: 2 (4 × 4 = 16 patches) or 4 (2 × 2 = 4).
+PATCH_SIZES = (2, 4)
 
 
 class ConfigError(ValueError):
@@ -105,12 +114,13 @@ class WeightSpec:
     text: str | None = None  # the sentence a task trains on (``unscramble``): its tokens joined by single spaces
     checkpoint: str | None = None
     hub_id: str | None = None  # a learner's own hub checkpoint (``owner/name``), where the server allows one
+    patch: int | None = None  # the patch size an image task trains with (``digits``)
 
 
 @dataclass(frozen=True)
 class Domain:
-    """The values a field of :class:`AttentionConfig` may take: a whole number in ``low..high``, one of
-    ``choices()`` (names), ``True``/``False``, or text.
+    """The values a field of :class:`AttentionConfig` may take: a whole number in ``low..high`` (one of
+    ``values`` where they are given), one of ``choices()`` (names), ``True``/``False``, or text.
 
     Validation (:meth:`AttentionConfig.validate`) and the link's parser (``components/url_params.py``) both read
     it, so a new control is one field here (and its widget and words).
@@ -120,6 +130,7 @@ class Domain:
     low: int = 0
     high: int = 0
     choices: Callable[[], Sequence[str]] | None = None
+    values: tuple[int, ...] = ()  # the whole numbers allowed, where not every one in low..high is
     checked: bool = True  # validated with the others (False: a rule of its own checks it, e.g. the checkpoint)
 
     def options(self) -> tuple[str, ...]:
@@ -127,8 +138,8 @@ class Domain:
         return tuple(self.choices()) if self.choices is not None else ()
 
 
-def _int(default: int, low: int, high: int) -> Any:
-    return field(default=default, metadata={"domain": Domain("int", low, high)})
+def _int(default: int, low: int, high: int, values: tuple[int, ...] = ()) -> Any:
+    return field(default=default, metadata={"domain": Domain("int", low, high, values=values)})
 
 
 def _choice(default: str, choices: Callable[[], Sequence[str]], checked: bool = True) -> Any:
@@ -152,6 +163,8 @@ class AttentionConfig:
     ``checkpoint`` for ``pretrained`` and ``layer`` for sources with several layers.
     ``hub_id``, when set with ``pretrained``, names a learner's own hub checkpoint and takes
     precedence over ``checkpoint``; only a server that sets ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB`` allows it.
+    An image task (:data:`IMAGE_TASKS`) reads ``image`` (a bundled sample's name) cut into
+    ``patch`` × ``patch`` patches instead of the text (``tokens`` and ``tokenizer`` wait unused).
     With ``pretrained``, ``d_model`` and ``num_heads`` are the learner's own values,
     kept for when they switch back; the checkpoint's sizes replace them in the run.
 
@@ -175,6 +188,8 @@ class AttentionConfig:
     positional: bool = _bool(True)
     device: str = _choice("auto", lambda: DEVICE_CHOICES)
     dtype: str = _choice("float32", lambda: DTYPES)
+    patch: int = _int(2, min(PATCH_SIZES), max(PATCH_SIZES), PATCH_SIZES)
+    image: str = _choice(DEFAULT_IMAGE, lambda: SAMPLE_NAMES)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -190,12 +205,19 @@ class AttentionConfig:
         return self.hub_id or self.checkpoint
 
     @property
+    def reads_image(self) -> bool:
+        """Whether the run's input is ``image`` (an image task with trained weights), not the text."""
+        return self.weights == "trained" and self.task in IMAGE_TASKS
+
+    @property
     def weight_spec(self) -> WeightSpec:
         """The part of this config that determines the weights (a source's cache key)."""
         if self.weights == "pretrained" and self.hub_id:
             return WeightSpec("pretrained", hub_id=self.hub_id)
         if self.weights == "pretrained":
             return WeightSpec("pretrained", checkpoint=self.checkpoint)
+        if self.reads_image:
+            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, patch=self.patch)
         if self.weights == "trained":
             text = " ".join(tokenize(self.tokens, self.tokenizer)) if self.task == "unscramble" else None
             return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
@@ -227,7 +249,7 @@ class AttentionConfig:
             )
 
     def _validate_text(self) -> None:
-        if self.weights != "pretrained":  # a checkpoint's tokenizer counts its own tokens
+        if self.weights != "pretrained" and not self.reads_image:  # a checkpoint counts its own; an image has patches
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
     def _validate_weights(self) -> None:
@@ -290,6 +312,11 @@ DOMAINS: dict[str, Domain] = {item.name: item.metadata["domain"] for item in fie
 
 def _check_domain(name: str, domain: Domain, value: object) -> None:
     """Raise :class:`ConfigError` when ``value`` is not in ``domain`` (the message names the field and the values)."""
+    if domain.kind == "int" and domain.values and value not in domain.values:
+        choices = ", ".join(map(str, domain.values))
+        raise ConfigError(
+            name, "unknown", f"{name} must be one of {choices}, got {value!r}", value=value, choices=choices
+        )
     if domain.kind == "int" and not (_is_int(value) and domain.low <= cast(int, value) <= domain.high):
         raise ConfigError(
             name,

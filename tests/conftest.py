@@ -218,7 +218,8 @@ class ShortTrainer:
         while gate is not None and not gate.wait(0.01):
             if should_stop():
                 raise TrainingStoppedError(0)
-        return train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, max_steps=SHORT_TRAINING_STEPS,
+        return train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, patch=spec.patch or 2,
+                     max_steps=SHORT_TRAINING_STEPS,
                      on_step=on_step, should_stop=should_stop)  # fmt: skip
 
 

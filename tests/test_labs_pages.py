@@ -547,3 +547,31 @@ def test_onnx_lab_reads_in_chinese_after_the_export():
     texts = [(key, text) for key, text in shown_texts(at) if _own_text(key)]
     leftovers = [(key, text[:80], words) for key, text in texts if (words := leftover_english(text, tokens))]
     assert not leftovers, leftovers
+
+
+def test_windows_lab_masks_the_rolled_window_and_shows_where_a_patch_may_look():
+    def mask_cells(at: AppTest) -> pd.Series:
+        return next(frame for frame in chart_data(at) if "text" in frame and set(frame["text"]) <= {"T", "F"})["text"]
+
+    at = open_lab("pages/10_windows.py")
+    cells = mask_cells(at)  # the last rolled window (M = 4, s = 2): four regions of 2 × 2 patches
+    assert len(cells) == 256 and int((cells == "T").sum()) == 16 * 4
+    assert "16" in text_of(at) and "4 region(s)" in text_of(at)
+    at.slider(key="windows_shift").set_value(0).run()
+    assert set(mask_cells(at)) == {"T"}  # no shift: nothing to keep apart
+    at.slider(key="windows_shift").set_value(3).run()
+    at.segmented_control(key="windows_window").set_value(2).run()
+    assert at.slider(key="windows_shift").value == 1  # a shift the new window cannot take becomes its half
+    assert len(mask_cells(at)) == 16 and not at.exception
+
+
+def test_windows_lab_measures_global_and_window_attention_only_when_asked():
+    at = open_lab("pages/10_windows.py")
+    with pytest.raises(KeyError):
+        find_table(at, "lab.windows.col.global")
+    at.slider(key="windows_repeats").set_value(3).run()
+    at.button(key="windows_measure").click().run()
+    assert not at.exception, at.exception
+    table = find_table(at, "lab.windows.col.global")
+    assert table[column("lab.windows.col.patches")].tolist() == [64, 256, 1024]
+    assert "820×" in text_of(at)  # the cost at 256 × 256 patches, D = 32, M = 4, by the formulas

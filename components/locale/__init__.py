@@ -12,12 +12,25 @@ from components.locale import (
     pretrained,
     teacher,
     training,
+    vision,
     weights,
 )
 
 __all__ = ["CATALOG"]
 
-_MODULES = (common, export, playground, labs, labs_practice, teacher, input_checks, weights, pretrained, training)
+_MODULES = (
+    common,
+    export,
+    playground,
+    labs,
+    labs_practice,
+    teacher,
+    input_checks,
+    weights,
+    pretrained,
+    training,
+    vision,
+)
 
 
 def _merge() -> dict[str, dict[str, str]]:

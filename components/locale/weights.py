@@ -108,6 +108,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "teacher.control.task": {"en": "task", "zh": "任务"},
     "teacher.control.checkpoint": {"en": "checkpoint", "zh": "检查点"},
     "teacher.control.hub_id": {"en": "a hub id of your own", "zh": "自选模型编号"},
+    "teacher.control.patch": {"en": "patch size", "zh": "图块大小"},
+    "teacher.control.image": {"en": "image", "zh": "图像"},
     "teacher.control.layer": {"en": "layer", "zh": "层"},
     "teacher.control.tokenizer": {"en": "tokenizer", "zh": "分词方式"},
     "teacher.control.dtype": {"en": "number type", "zh": "数值类型"},

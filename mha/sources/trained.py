@@ -5,6 +5,10 @@ else the sample sequence the training timeline shows, with a note saying what th
 reads. The shown layer's input is what the model computes before it on those tokens, with
 the learner's mask; the relations are the task's own (``last digit``, ``induction``,
 ``shuffled position``) and the scored rows those the training loss looked at.
+
+An image task (``digits``) reads an image instead: ``config.image`` (a bundled sample) or, through
+:meth:`TrainedSource.prepare_image`, any image (an upload), made to look like the digits; the
+tokens are [CLS] and the patches, and the shown layer's input is what its LayerNorm gives it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ from torch import Tensor
 from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.masks import build_mask
 from mha.sources.base import Note, SourceInputs
-from mha.training.model import TaskModel
+from mha.training.model import Model
 from mha.training.service import TrainedModel, training_service
 from mha.training.tasks import Task, make_task
+from mha.vision.images import as_digit
+from mha.vision.samples import sample_image, sample_label
 
 __all__ = ["TrainedSource"]
 
@@ -42,17 +48,17 @@ class TrainedSource:
         if spec.task is None or spec.d_model is None or spec.num_heads is None:
             raise ValueError(f"a trained-weight spec needs task, d_model and num_heads, got {spec}")
         self.trained = trained
-        self.task: Task = make_task(spec.task, spec.text)
+        self.task: Task = make_task(spec.task, spec.text, spec.patch or 2)
         self.d_model, self.num_heads = spec.d_model, spec.num_heads
         self.num_layers = self.task.layers
-        self._models: dict[tuple[str, str], TaskModel] = {}
+        self._models: dict[tuple[str, str], Model] = {}
 
     @classmethod
     def from_spec(cls, spec: WeightSpec) -> TrainedSource:
         """The source for ``spec``, training it first unless this process already has it (blocks meanwhile)."""
         return cls(training_service().result(spec))
 
-    def model(self, device: torch.device, dtype: str) -> TaskModel:
+    def model(self, device: torch.device, dtype: str) -> Model:
         """The trained model on ``device`` in ``dtype`` (a copy made on first use, then shared)."""
         key = (str(device), dtype)
         if key not in self._models:  # a race makes the same copy twice: harmless
@@ -74,7 +80,57 @@ class TrainedSource:
         return ids, ()
 
     def prepare(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
-        """The task's tokens, the input of layer ``config.layer`` on them, and that layer."""
+        """The task's tokens, the input of layer ``config.layer`` on them, and that layer.
+
+        An image task reads the bundled sample ``config.image`` (see :meth:`prepare_image`).
+        """
+        self._check_layer(config)
+        if self.task.reads_image:
+            return self.prepare_image(config, device, sample_image(config.image), sample_label(config.image))
+        return self._prepare_text(config, device)
+
+    def prepare_image(
+        self, config: AttentionConfig, device: torch.device, image: Tensor, label: int | None = None
+    ) -> SourceInputs:
+        """An image task's run on ``image``: [CLS] and the patches, layer ``config.layer``'s input, that layer.
+
+        Args:
+            config: the page's config (``image`` is not read: ``image`` is given).
+            image: (C, H, W) in [0, 1], any size (a bundled sample, an upload); made into the digits'
+                grey 8 × 8 by :func:`~mha.vision.images.as_digit`.
+            label: the digit it shows, when known (a bundled digit): the note says whether the model agrees.
+
+        Returns:
+            :class:`SourceInputs` whose ``x`` (1, L, D) is the shown block's LayerNorm output (Pre-Norm).
+        """
+        self._check_layer(config)
+        pixels = as_digit(image).unsqueeze(0).to(device=device, dtype=getattr(torch, config.dtype))  # (1, 1, 8, 8)
+        tokens = self.task.tokens(torch.zeros(1))
+        model = self.model(device, config.dtype)
+        mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
+        with torch.inference_mode():
+            xs, _ = model.layer_inputs(pixels, mask)  # (1, L, D) per layer, then the readout's input
+            probabilities = model(pixels, mask)[0].view(-1).softmax(dim=-1)  # (1, 1, 1, K) -> (K,)
+        predicted = int(probabilities.argmax())
+        share = f"{100 * float(probabilities[predicted]):.0f}"
+        if label is None:
+            notes: tuple[Note, ...] = (Note("trained_image", {"predicted": predicted, "percent": share}),)
+        else:
+            notes = (Note("trained_digit", {"label": label, "predicted": predicted, "percent": share}),)
+        if config.mask_type != "none":
+            notes += (Note("trained_mask_none"),)
+        scored = self.task.scored_rows(torch.zeros(1, dtype=torch.long), config.layer)[0].to(device)  # (L,)
+        return SourceInputs(
+            tokens=tokens,
+            x=xs[config.layer],
+            model=model.layers[config.layer],
+            layer=config.layer,
+            scored_rows=scored,
+            notes=notes,
+        )
+
+    def _check_layer(self, config: AttentionConfig) -> None:
+        """Raise :class:`ConfigError` for a layer this task's model does not have."""
         if not 0 <= config.layer < self.num_layers:
             raise ConfigError(
                 "layer",
@@ -84,6 +140,9 @@ class TrainedSource:
                 low=0,
                 high=self.num_layers - 1,
             )
+
+    def _prepare_text(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
+        """The learner's tokens (or the sample sequence), the shown layer's input on them, that layer."""
         ids, notes = self.sequence(config)
         tokens = self.task.tokens(ids)
         model = self.model(device, config.dtype)

@@ -2,6 +2,7 @@
 
 - :mod:`mha.training.tasks` -- the tasks: deterministic data, targets, the relations heads should learn;
 - :mod:`mha.training.model` -- embeddings + ``x + MultiHeadAttention(x)`` layers + linear readouts;
+- :mod:`mha.training.vit` -- the ``digits`` task's small Vision Transformer around the same attention;
 - :mod:`mha.training.loop` -- ``train(task, d_model, num_heads, seed) -> (model, history)``;
 - :mod:`mha.training.service` -- one process-wide service: each model trained once, shared, a few at a time.
 

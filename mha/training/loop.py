@@ -3,14 +3,15 @@
 ``train(task, d_model, num_heads, seed)`` is a pure function of its arguments: the
 parameters, the training batches, the sample sequence and the evaluation sequences each
 come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
-RNG is never touched. Adam (lr 3e-3) on batches of fresh sequences (128, or the task's own
-``batch``); every step's
-batch accuracy is recorded. Once it reaches the target on two steps in a row, training
-goes on for ``sharpen_steps`` more steps (a plateau can end just before it: the heads
-sharpen), and stops at ``max_steps`` in any case. The accuracy reported is measured
-afterwards on the task's evaluation sequences (:meth:`~mha.training.tasks.Task.evaluation_sequences`):
-fresh ones from their own generator, or the orders unscramble set aside before its first step
-(:meth:`~mha.training.tasks.Task.hold_out`), which no training batch contains.
+RNG is never touched. AdamW as the task's :class:`~mha.training.tasks.Recipe` says (the text
+tasks: lr 3e-3, no weight decay, i.e. Adam) on batches of fresh sequences (128, or the task's
+own ``batch``); every step's batch accuracy is recorded. Once it reaches the target on two steps
+in a row, training goes on for the recipe's ``sharpen_steps`` more steps (a plateau can end just
+before it: the heads sharpen; the digits' learning rate falls to 0 meanwhile), and stops at
+``max_steps`` in any case. The accuracy reported is measured afterwards on the task's evaluation
+sequences (:meth:`~mha.training.tasks.Task.evaluation_sequences`): fresh ones from their own generator,
+the orders unscramble set aside before its first step (:meth:`~mha.training.tasks.Task.hold_out`), or the
+digits' held-out images, none of which a training batch contains.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from mha.config import LIMITS
-from mha.training.model import TaskModel, build_task_model, training_mask
-from mha.training.tasks import IGNORE, Task, make_task
+from mha.training.model import Model, build_model, training_mask
+from mha.training.tasks import IGNORE, Recipe, Task, make_task
 
 __all__ = [
     "BATCH_SIZE",
@@ -42,9 +43,9 @@ __all__ = [
 ]
 
 BATCH_SIZE = 128  # sequences per evaluation batch (and per training step unless the task says otherwise)
-LEARNING_RATE = 3e-3
+LEARNING_RATE = Recipe().learning_rate  # the text tasks'
 TARGET_ACCURACY = 0.99
-SHARPEN_STEPS = 100
+SHARPEN_STEPS = Recipe().sharpen_steps  # the text tasks'
 RECORD_EVERY = 5  # steps between two records of the heads (difference and snapshot)
 SNAPSHOTS_MAX = 40  # snapshots kept; when more, every other one is dropped and the interval doubles
 EVAL_SEQUENCES = 1024
@@ -79,9 +80,9 @@ class TrainingHistory:
     record_steps: tuple[int, ...]  # the steps the heads' difference was recorded at
     head_difference: tuple[tuple[float, ...], ...]  # per layer, one per record step
     snapshots: tuple[Snapshot, ...]  # thinned: at most SNAPSHOTS_MAX + 1, the first and last steps included
-    probe: Tensor  # (L,) ids of the sample sequence the snapshots show
+    probe: Tensor  # (L,) ids of the sample sequence the snapshots show (digits: the sample image's index, 0-d)
     accuracy: float  # on the task's evaluation sequences
-    evaluation: str  # what they are: "fresh", "held_out" or "every_order" (mha.training.tasks)
+    evaluation: str  # what they are: "fresh", "held_out", "every_order" or "held_out_images" (mha.training.tasks)
     sequences: int  # how many
     evaluated: int  # predictions behind ``accuracy``
     seconds: float
@@ -135,13 +136,15 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _evaluate(model: TaskModel, task: Task, sequences: Tensor) -> tuple[float, int]:
-    """The share of right predictions of ``task``'s outputs on ``sequences`` (N, L), and how many predictions."""
+def _evaluate(model: Model, task: Task, sequences: Tensor) -> tuple[float, int]:
+    """The share of right predictions of ``task``'s outputs on ``sequences`` ((N, L) ids; digits: (N,) images'
+    indices), and how many predictions."""
     right = scored = 0
+    attention_mask = training_mask(task, task.length)
     with torch.no_grad():
-        for ids in sequences.split(BATCH_SIZE):  # (≤ BATCH_SIZE, L)
+        for ids in sequences.split(BATCH_SIZE):  # (≤ BATCH_SIZE, L) (digits: (≤ BATCH_SIZE,))
             targets = task.targets(ids)
-            logits, _ = model(ids, training_mask(task, ids.size(1)))
+            logits, _ = model(task.inputs(ids), attention_mask)
             mask = targets != IGNORE
             right += int(((logits.argmax(dim=-1) == targets) & mask).sum())
             scored += int(mask.sum())
@@ -152,19 +155,19 @@ class _Recorder:
     """The heads' difference at every record step and thinned snapshots on the sample sequence."""
 
     def __init__(self, task: Task, probe: Tensor) -> None:
-        self.task, self.probe = task, probe  # (P, L)
-        self.mask = training_mask(task, probe.size(1))
+        self.task, self.probe = task, probe  # (P, L) ids (digits: (P,) image indices)
+        self.mask = training_mask(task, task.length)
         self.rows = [task.scored_rows(probe, layer) for layer in range(task.layers)]  # per layer (P, L)
         self.steps: list[int] = []
         self.difference: list[list[float]] = [[] for _ in range(task.layers)]
         self.snapshots: list[Snapshot] = []
         self.interval = RECORD_EVERY
 
-    def record(self, model: TaskModel, step: int) -> None:
+    def record(self, model: Model, step: int) -> None:
         if self.steps and self.steps[-1] == step:
             return
         with torch.no_grad():
-            _, weights = model(self.probe, self.mask)  # per layer (P, H, L, L)
+            _, weights = model(self.task.inputs(self.probe), self.mask)  # per layer (P, H, L, L)
         self.steps.append(step)
         for layer, layer_weights in enumerate(weights):
             self.difference[layer].append(head_difference(layer_weights, self.rows[layer]))
@@ -174,11 +177,11 @@ class _Recorder:
             self.snapshots = self.snapshots[::2]
             self.interval *= 2
 
-    def finish(self, model: TaskModel, step: int) -> None:
+    def finish(self, model: Model, step: int) -> None:
         self.record(model, step)
         if self.snapshots[-1].step != step:
             with torch.no_grad():
-                _, weights = model(self.probe[:1], self.mask)
+                _, weights = model(self.task.inputs(self.probe[:1]), self.mask)
             self.snapshots.append(Snapshot(step, tuple(w[0].clone() for w in weights)))
 
 
@@ -189,12 +192,13 @@ def train(
     seed: int,
     *,
     text: str | None = None,
+    patch: int = 2,
     max_steps: int | None = None,
     target_accuracy: float = TARGET_ACCURACY,
-    sharpen_steps: int = SHARPEN_STEPS,
+    sharpen_steps: int | None = None,
     on_step: Callable[[int, float, float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-) -> tuple[TaskModel, TrainingHistory]:
+) -> tuple[Model, TrainingHistory]:
     """Train a model on ``task``; the same arguments give bit-identical weights.
 
     Args:
@@ -202,9 +206,10 @@ def train(
         d_model, num_heads: the attention layers' sizes (``num_heads`` divides ``d_model``).
         seed: seeds the parameters, the training data, the sample sequence and the evaluation.
         text: ``unscramble``'s sentence, its tokens joined by single spaces.
+        patch: the digits' patch size (2 or 4).
         max_steps: the cap (default ``LIMITS.train_steps_max``), sharpening included.
         target_accuracy: the batch accuracy that ends the first phase.
-        sharpen_steps: steps after the target is reached.
+        sharpen_steps: steps after the target is reached (default: the task's recipe).
         on_step: called after every step with (step, loss, batch accuracy); steps count from 1.
         should_stop: polled every step; ``True`` raises :class:`TrainingStoppedError`.
 
@@ -218,35 +223,45 @@ def train(
         TrainingStoppedError: ``should_stop`` said so.
     """
     with _one_thread():
-        return _train(
-            task, d_model, num_heads, seed, text, max_steps, target_accuracy, sharpen_steps, on_step, should_stop
-        )
+        spec = make_task(task, text, patch).hold_out(_generator(seed, task, "held out"))  # before any training draw
+        sharpen = spec.recipe.sharpen_steps if sharpen_steps is None else sharpen_steps
+        return _train(spec, d_model, num_heads, seed, max_steps, target_accuracy, sharpen, on_step, should_stop)
+
+
+def _learning_rate(recipe: Recipe, step: int, target_step: int | None, sharpen_steps: int) -> float:
+    """The learning rate of step ``step`` (from 0): warm-up, then flat, then (``anneal``) down to 0 after the target."""
+    rate = recipe.learning_rate
+    if step < recipe.warmup_steps:
+        rate *= (step + 1) / recipe.warmup_steps
+    if recipe.anneal and target_step is not None:
+        rate *= max(0.0, 1.0 - (step - target_step) / max(sharpen_steps, 1))
+    return rate
 
 
 def _train(
-    task: str,
+    spec: Task,
     d_model: int,
     num_heads: int,
     seed: int,
-    text: str | None,
     max_steps: int | None,
     target_accuracy: float,
     sharpen_steps: int,
     on_step: Callable[[int, float, float], None] | None,
     should_stop: Callable[[], bool] | None,
-) -> tuple[TaskModel, TrainingHistory]:
+) -> tuple[Model, TrainingHistory]:
     """The body of :func:`train`."""
     start = time.perf_counter()
-    spec = make_task(task, text).hold_out(_generator(seed, task, "held out"))  # before any training draw
+    task = spec.name
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
-    model = build_task_model(spec, d_model, num_heads, _generator(seed, task, "init"))
+    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"))
     data = _generator(seed, task, "data")
     probe_generator = _generator(seed, task, "probe")
-    example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows
-    probe = torch.cat([example, spec.sample(PROBE_SEQUENCES - 1, probe_generator)])  # (P, L)
+    example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows (digits: (1,))
+    probe = torch.cat([example, spec.sample(PROBE_SEQUENCES - 1, probe_generator)])  # (P, L) (digits: (P,))
     recorder = _Recorder(spec, probe)
     mask = training_mask(spec, spec.length)
-    optimizer = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)
+    recipe = spec.recipe
+    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
     losses: list[float] = []
     accuracies: list[float] = []
     target_step: int | None = None
@@ -257,8 +272,10 @@ def _train(
         while step < cap and (target_step is None or step < target_step + sharpen_steps):
             if should_stop is not None and should_stop():
                 raise TrainingStoppedError(step)
-            ids = spec.sample(spec.batch, data)  # (B, L)
-            logits, _ = model(ids, mask)
+            for group in optimizer.param_groups:
+                group["lr"] = _learning_rate(recipe, step, target_step, sharpen_steps)
+            ids = spec.sample(spec.batch, data)  # (B, L) (digits: (B,) image indices)
+            logits, _ = model(spec.inputs(ids), mask)
             loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()

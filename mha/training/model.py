@@ -20,9 +20,11 @@ from torch import Tensor, nn
 
 from mha.masks import causal_mask
 from mha.module import MultiHeadAttention
-from mha.training.tasks import Task
+from mha.training.tasks import DigitsTask, Task
+from mha.training.vit import PatchModel, build_patch_model
+from mha.vision.samples import DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD, DIGIT_SIZE
 
-__all__ = ["TaskModel", "build_task_model", "training_mask"]
+__all__ = ["Model", "TaskModel", "build_model", "build_task_model", "training_mask"]
 
 
 def training_mask(task: Task, length: int, device: torch.device | str | None = None) -> Tensor | None:
@@ -98,3 +100,17 @@ def build_task_model(task: Task, d_model: int, num_heads: int, generator: torch.
                 module.weight.uniform_(-bound, bound, generator=generator)
                 module.bias.uniform_(-bound, bound, generator=generator)
     return model
+
+
+#: A model of a task: token embeddings and attention layers (text), or a small ViT (digits).
+Model = TaskModel | PatchModel
+
+
+def build_model(task: Task, d_model: int, num_heads: int, generator: torch.Generator) -> Model:
+    """The model for ``task`` (a :class:`PatchModel` for the digits), parameters drawn from ``generator`` alone."""
+    if isinstance(task, DigitsTask):
+        pixels = (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
+        return build_patch_model(
+            1, DIGIT_SIZE, task.patch, d_model, num_heads, task.layers, task.classes, generator, pixels
+        )
+    return build_task_model(task, d_model, num_heads, generator)

@@ -22,16 +22,14 @@ from dataclasses import dataclass, field
 
 from mha.config import LIMITS, WeightSpec
 from mha.training.loop import TrainingHistory, TrainingStoppedError, train
-from mha.training.model import TaskModel
+from mha.training.model import Model
 
 __all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
 
 CACHE_SIZE = 16  # finished models kept per process (each a few MB at most, see docs/PERFORMANCE.md, "Limits")
 
 #: ``(spec, on_step, should_stop) -> (model, history)``; the service's default trains with :func:`train`.
-Trainer = Callable[
-    [WeightSpec, Callable[[int, float, float], None], Callable[[], bool]], tuple[TaskModel, TrainingHistory]
-]
+Trainer = Callable[[WeightSpec, Callable[[int, float, float], None], Callable[[], bool]], tuple[Model, TrainingHistory]]
 
 
 @dataclass(frozen=True)
@@ -39,7 +37,7 @@ class TrainedModel:
     """A finished training: the model (read-only) and its history."""
 
     spec: WeightSpec
-    model: TaskModel
+    model: Model
     history: TrainingHistory
 
 
@@ -62,7 +60,7 @@ class Progress:
 
 def train_spec(
     spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
-) -> tuple[TaskModel, TrainingHistory]:
+) -> tuple[Model, TrainingHistory]:
     """:func:`~mha.training.loop.train` for a trained-weights spec."""
     if spec.kind != "trained" or spec.task is None or spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"not a trained-weights spec: {spec}")
@@ -72,6 +70,7 @@ def train_spec(
         spec.num_heads,
         spec.seed or 0,
         text=spec.text,
+        patch=spec.patch or 2,
         on_step=on_step,
         should_stop=should_stop,
     )

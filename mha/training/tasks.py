@@ -14,12 +14,18 @@ Tasks (values of ``AttentionConfig.task``):
     previous_and_last_digit  token i-1, and the most recent digit before i (causal): position + content
     induction                two layers: the token that followed the last earlier occurrence of token i
     unscramble               a sentence shuffled, then blanks to write it back: blank k points at word k
+    digits                   an 8 × 8 handwritten digit cut into patches: its class, read from [CLS]
+
+The text tasks' ids are token ids, (B, L). The digits task's ids are images' indices into
+scikit-learn's digits, (B,): the model reads the images themselves (:meth:`Task.inputs`), and
+the accuracy is measured on held-out digits no step trained on (:meth:`Task.evaluation_sequences`).
 
 What the accuracy is measured on (:attr:`Task.evaluation`): ``"fresh"`` sequences drawn like the
 training ones from their own generator (each task above but unscramble has more than a billion
 possible sequences, so almost surely none was trained on); ``"held_out"``: unscramble's orders set
 aside before training (:meth:`Task.hold_out`), which no training batch contains; ``"every_order"``:
-a two-word sentence has two orders and both are trained on.
+a two-word sentence has two orders and both are trained on; ``"held_out_images"``: the digits kept
+out of training (:meth:`Task.evaluation_sequences`).
 """
 
 from __future__ import annotations
@@ -28,13 +34,15 @@ import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor
 
 from mha.head_labels import induction_relation, induction_sources
 from mha.tokens import tokenize
+from mha.vision.patches import patch_tokens
+from mha.vision.samples import DEFAULT_IMAGE, DIGIT_LEVELS, DIGIT_SIZE, load_digits
 
 __all__ = [
     "DIGITS",
@@ -42,6 +50,8 @@ __all__ = [
     "SYMBOLS",
     "TASK_LAYERS",
     "TASK_MASKS",
+    "DigitsTask",
+    "Recipe",
     "Task",
     "make_task",
     "task_layers",
@@ -76,6 +86,22 @@ def task_mask(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class Recipe:
+    """How a task is trained: AdamW's learning rate and weight decay, the warm-up, the steps after the target.
+
+    The learning rate rises linearly over ``warmup_steps``, stays, and with ``anneal`` falls
+    linearly to 0 over the ``sharpen_steps`` after the accuracy target. The defaults are the
+    text tasks' (AdamW without weight decay is Adam).
+    """
+
+    learning_rate: float = 3e-3
+    weight_decay: float = 0.0
+    warmup_steps: int = 0
+    sharpen_steps: int = 100
+    anneal: bool = False
+
+
+@dataclass(frozen=True)
 class Task:
     """A task: its vocabulary, sequence length, training mask, readouts and rules.
 
@@ -92,6 +118,12 @@ class Task:
     layers: int = 1
     min_length: int = 2  # the shortest sequence of the learner's own that is taken
     batch: int = 128  # sequences per training step
+    recipe: Recipe = field(default_factory=Recipe)
+
+    @property
+    def reads_image(self) -> bool:
+        """Whether the model reads images (the ids index them), not token ids."""
+        return False
 
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
         """``batch`` random sequences of ids, (B, L)."""
@@ -99,7 +131,8 @@ class Task:
 
     @property
     def evaluation(self) -> str:
-        """What :meth:`evaluation_sequences` are: ``"fresh"``, ``"held_out"`` or ``"every_order"`` (module doc)."""
+        """What :meth:`evaluation_sequences` are: ``"fresh"``, ``"held_out"``, ``"every_order"`` or
+        ``"held_out_images"`` (module doc)."""
         return "fresh"
 
     def hold_out(self, generator: torch.Generator) -> Task:
@@ -130,6 +163,10 @@ class Task:
     def targets(self, ids: Tensor) -> Tensor:
         """(B, L) ids -> (B, R, L) targets, :data:`IGNORE` where an output has none."""
         raise NotImplementedError
+
+    def inputs(self, ids: Tensor) -> Tensor:
+        """What the model reads for ``ids``: the ids themselves (an image task: the images)."""
+        return ids
 
     def relations(self, ids: Tensor, layer: int) -> dict[str, Tensor]:
         """The task's own relations on one sequence (L,) in ``layer``: name -> (L, L) bool key cells per row."""
@@ -349,11 +386,81 @@ class UnscrambleTask(Task):
         return None
 
 
-def make_task(name: str, text: str | None = None) -> Task:
+#: How the digits train (``python -m bench --only vision`` measures it): a warm-up, weight decay against the
+#: 1,433 training images' overfitting, and the learning rate annealed to 0 over 300 steps after the target.
+DIGITS_RECIPE = Recipe(learning_rate=5e-3, weight_decay=0.1, warmup_steps=20, sharpen_steps=300, anneal=True)
+
+
+@dataclass(frozen=True)
+class DigitsTask(Task):
+    """Which digit an 8 × 8 image shows; the model reads it cut into ``patch`` × ``patch`` patches.
+
+    Ids are images' indices into :func:`~mha.vision.samples.load_digits`, (B,); the tokens are
+    [CLS] and the patches (``length`` = (8 / patch)² + 1); the one output is read at [CLS]
+    (targets (B, 1, 1)). Training draws from the fixed training split; the accuracy is measured
+    on the held-out split. ``vocab`` holds the classes' names.
+    """
+
+    patch: int = 2
+
+    @property
+    def reads_image(self) -> bool:
+        return True
+
+    @property
+    def grid(self) -> int:
+        """Patches along each side of the image."""
+        return DIGIT_SIZE // self.patch
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        train = load_digits().train
+        return train[torch.randint(train.numel(), (batch,), generator=generator)]  # (B,)
+
+    def example(self, generator: torch.Generator) -> Tensor:
+        """The index of the page's default image (``digit-3``), a 0-d tensor: the timeline shows it."""
+        return torch.tensor(load_digits().sample_index(int(DEFAULT_IMAGE.removeprefix("digit-"))))
+
+    def targets(self, ids: Tensor) -> Tensor:
+        return load_digits().labels[ids].view(-1, 1, 1)  # (B,) -> (B, R=1, 1): the class, at [CLS]
+
+    def inputs(self, ids: Tensor) -> Tensor:
+        """(B,) indices -> (B, 1, 8, 8) images in [0, 1] (the 0..16 levels / 16)."""
+        return load_digits().images[ids].float().unsqueeze(1) / DIGIT_LEVELS  # (B, 8, 8) -> (B, 1, 8, 8)
+
+    @property
+    def evaluation(self) -> str:
+        return "held_out_images"
+
+    def evaluation_sequences(self, count: int, generator: torch.Generator) -> Tensor:
+        """The held-out images' indices, (N,) (``count`` is not used): no training step draws them."""
+        return load_digits().held_out
+
+    def scored_rows(self, ids: Tensor, layer: int) -> Tensor:
+        """(B,) -> (B, L): in the last layer only [CLS]'s row reaches the loss; in an earlier one every row."""
+        if layer < self.layers - 1:
+            return torch.ones(ids.numel(), self.length, dtype=torch.bool, device=ids.device)
+        rows = torch.zeros(ids.numel(), self.length, dtype=torch.bool, device=ids.device)  # (B, L)
+        rows[:, 0] = True
+        return rows
+
+    def tokens(self, ids: Tensor) -> tuple[str, ...]:
+        """[CLS] and the patches' grid cells (``r0c0`` ...), whatever the image."""
+        return patch_tokens(self.grid, self.grid)
+
+    def parse(self, tokens: Sequence[str]) -> Tensor | None:
+        return None
+
+    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
+        return None
+
+
+def make_task(name: str, text: str | None = None, patch: int = 2) -> Task:
     """The task ``name``; ``unscramble`` needs ``text``, its sentence's tokens joined by single spaces.
 
+    ``patch`` is the digits' patch size (2 or 4: 16 or 4 patches).
+
     Raises:
-        ValueError: an unknown name, or unscramble without at least two words.
+        ValueError: an unknown name, unscramble without at least two words, or a patch that does not divide 8.
     """
     if name == "previous":
         return PreviousTask(name, SYMBOLS, 12, ("previous token",), len(SYMBOLS))
@@ -370,4 +477,10 @@ def make_task(name: str, text: str | None = None) -> Task:
         if len(words) < 2:
             raise ValueError(f"unscramble needs a sentence of at least two tokens, got {text!r}")
         return UnscrambleTask(name, (*words, BLANK), 2 * len(words), ("shuffled position",), len(words))
+    if name == "digits":
+        if patch < 1 or DIGIT_SIZE % patch:
+            raise ValueError(f"the digits' patch size must divide {DIGIT_SIZE}, got {patch}")
+        classes = tuple(str(k) for k in range(10))
+        length = (DIGIT_SIZE // patch) ** 2 + 1
+        return DigitsTask(name, classes, length, ("digit",), 10, recipe=DIGITS_RECIPE, patch=patch)
     raise ValueError(f"unknown task {name!r}")

@@ -1,0 +1,14 @@
+"""The bundled images' names as a learner reads them, in the page's language (``digit-3`` -> "handwritten 3")."""
+
+from __future__ import annotations
+
+from components.i18n import t
+from mha.vision.samples import sample_label
+
+__all__ = ["image_name"]
+
+
+def image_name(name: str) -> str:
+    """A bundled sample's name for a picker: a digit's class, or what a photo shows."""
+    digit = sample_label(name)
+    return t("image.digit", digit=digit) if digit is not None else t(f"image.{name}")

@@ -1,0 +1,177 @@
+"""A small Vision Transformer around the project's own ``MultiHeadAttention``, for the ``digits`` task.
+
+Shape legend: B batch, C channels, H and W pixels, p patch size, N = (H / p)·(W / p) patches,
+L = N + 1 tokens ([CLS] first), D = d_model, H heads (in ``(B, H, L, L)``), K classes.
+
+    patches = patchify((images - mean) / std, p)               (B, N, C·p·p)
+    x_0 = [cls ; patches W_eᵀ + b_e] + positions               (B, L, D)
+    x_l+1 = x_l + MHA_l(LN1_l(x_l))                            Pre-Norm, as ViT
+    x_l+1 = x_l+1 + MLP_l(LN2_l(x_l+1))                        Linear(D, M) -> GELU -> Linear(M, D)
+    logits = readout(LN(x_last)[:, 0])                         (B, K): from [CLS] alone
+
+The patch embedding is one ``nn.Linear`` over each flattened patch (a ViT's ``Conv2d`` with kernel
+and stride p is the same map). Parameters are drawn from a private generator on a model made on
+the ``meta`` device (no global RNG is touched).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from mha.module import MultiHeadAttention
+from mha.vision.patches import patchify
+
+__all__ = ["MLP_RATIO", "PatchModel", "ViTBlock", "build_patch_model", "patch_model_parameters"]
+
+MLP_RATIO = 2  # the MLP's hidden width, in units of D
+POSITION_STD = 0.02  # [CLS] and the position embeddings start ~ N(0, 0.02²), as ViT's
+
+
+class ViTBlock(nn.Module):
+    """``x + MHA(LN(x))``, then ``x + MLP(LN(x))``."""
+
+    def __init__(self, d_model: int, num_heads: int, hidden: int) -> None:
+        super().__init__()
+        self.norm_1 = nn.LayerNorm(d_model)
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.norm_2 = nn.LayerNorm(d_model)
+        self.mlp = nn.Sequential(nn.Linear(d_model, hidden), nn.GELU(), nn.Linear(hidden, d_model))
+
+    def forward(self, x: Tensor, mask: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
+        """(B, L, D) -> (the block's output, its attention's input LN1(x), its weights (B, H, L, L))."""
+        normed = self.norm_1(x)
+        out, weights = self.attention(normed, normed, normed, mask)  # (B, L, D), (B, H, L, L)
+        x = x + out
+        return x + self.mlp(self.norm_2(x)), normed, weights
+
+
+class PatchModel(nn.Module):
+    """Patch embedding, [CLS], learned positions, Pre-Norm blocks, a readout from [CLS].
+
+    Args:
+        channels, image_size: the images' channels and side (square images, pixels in [0, 1]).
+        patch: p, the side of a patch; it divides ``image_size``.
+        d_model, num_heads, layers: the blocks' sizes.
+        classes: K, the readout's outputs.
+        pixels: the training images' pixel mean and standard deviation; the model standardises with them.
+    """
+
+    def __init__(
+        self,
+        channels: int,
+        image_size: int,
+        patch: int,
+        d_model: int,
+        num_heads: int,
+        layers: int,
+        classes: int,
+        pixels: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
+        super().__init__()
+        if image_size % patch:
+            raise ValueError(f"patch size {patch} must divide the image size {image_size}")
+        self.pixel_mean, self.pixel_std = pixels
+        self.patch = patch
+        self.grid = image_size // patch
+        patches = self.grid * self.grid
+        self.patch_embedding = nn.Linear(channels * patch * patch, d_model)
+        self.cls_token = nn.Parameter(torch.empty(1, 1, d_model))
+        self.position_embedding = nn.Parameter(torch.empty(1, patches + 1, d_model))
+        self.blocks = nn.ModuleList(ViTBlock(d_model, num_heads, MLP_RATIO * d_model) for _ in range(layers))
+        self.norm = nn.LayerNorm(d_model)
+        self.readout = nn.Linear(d_model, classes)
+
+    @property
+    def layers(self) -> list[MultiHeadAttention]:
+        """Each block's attention layer, first block first (what the page shows, as ``TaskModel.layers``)."""
+        return [block.attention for block in self.blocks]
+
+    def embed(self, images: Tensor) -> Tensor:
+        """(B, C, H, W) in [0, 1] -> (B, L, D): [CLS] and the embedded patches, plus the positions."""
+        standard = (images - self.pixel_mean) / self.pixel_std
+        patches = self.patch_embedding(patchify(standard, self.patch))  # (B, N, C·p·p) -> (B, N, D)
+        cls = self.cls_token.expand(patches.size(0), -1, -1)  # (B, 1, D)
+        return torch.cat([cls, patches], dim=1) + self.position_embedding  # (B, L, D) + (1, L, D)
+
+    def layer_inputs(self, images: Tensor, mask: Tensor | None = None) -> tuple[list[Tensor], list[Tensor]]:
+        """What each attention layer reads, what the readout reads, and every layer's weights.
+
+        Returns:
+            ``(xs, weights)``: ``xs`` has ``layers + 1`` tensors (B, L, D) -- block l's LN1 output (its
+            attention's input, Pre-Norm), then the final LN's output -- and ``weights`` one (B, H, L, L) per layer.
+        """
+        x = self.embed(images)
+        xs, weights = [], []
+        for block in self.blocks:
+            x, normed, attn = block(x, mask)
+            xs.append(normed)
+            weights.append(attn)
+        xs.append(self.norm(x))
+        return xs, weights
+
+    def forward(self, images: Tensor, mask: Tensor | None = None) -> tuple[Tensor, list[Tensor]]:
+        """(B, C, H, W) -> logits (B, 1, 1, K) (one readout, at [CLS]) and each layer's weights (B, H, L, L)."""
+        xs, weights = self.layer_inputs(images, mask)
+        logits = self.readout(xs[-1][:, 0])  # (B, D) -> (B, K)
+        return logits.view(logits.size(0), 1, 1, -1), weights  # (B, R=1, 1, K): the text tasks' layout
+
+
+def patch_model_parameters(
+    channels: int, image_size: int, patch: int, d_model: int, num_heads: int, layers: int, classes: int
+) -> dict[str, int]:
+    """The model's parameters by part, counted by formula (the tests check them against ``numel``).
+
+    Keys: ``patch_embedding`` (C·p·p·D + D), ``cls`` (D), ``positions`` (L·D), ``attention`` (per
+    layer, 4·D² + 4·D), ``block`` (per layer, attention + 2 LayerNorms + the MLP), ``readout``
+    (final LayerNorm and D·K + K), ``total``.
+    """
+    tokens = (image_size // patch) ** 2 + 1
+    hidden = MLP_RATIO * d_model
+    attention = 4 * d_model * d_model + 4 * d_model
+    block = attention + 2 * 2 * d_model + (d_model * hidden + hidden) + (hidden * d_model + d_model)
+    parts = {
+        "patch_embedding": channels * patch * patch * d_model + d_model,
+        "cls": d_model,
+        "positions": tokens * d_model,
+        "attention": attention,
+        "block": block,
+        "readout": 2 * d_model + d_model * classes + classes,
+    }
+    parts["total"] = parts["patch_embedding"] + parts["cls"] + parts["positions"] + layers * block + parts["readout"]
+    return parts
+
+
+def build_patch_model(
+    channels: int,
+    image_size: int,
+    patch: int,
+    d_model: int,
+    num_heads: int,
+    layers: int,
+    classes: int,
+    generator: torch.Generator,
+    pixels: tuple[float, float] = (0.0, 1.0),
+) -> PatchModel:
+    """A :class:`PatchModel` with parameters drawn from ``generator`` alone, in a fixed order.
+
+    Linear layers ~ U(-1/√fan_in, 1/√fan_in) (weights and biases); [CLS] and positions ~ N(0, 0.02²);
+    LayerNorms start as the identity (weight 1, bias 0).
+    """
+    with torch.device("meta"):
+        model = PatchModel(channels, image_size, patch, d_model, num_heads, layers, classes, pixels)
+    model = model.to_empty(device="cpu")
+    with torch.no_grad():
+        model.cls_token.normal_(0.0, POSITION_STD, generator=generator)
+        model.position_embedding.normal_(0.0, POSITION_STD, generator=generator)
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                bound = 1.0 / math.sqrt(module.in_features)
+                module.weight.uniform_(-bound, bound, generator=generator)
+                module.bias.uniform_(-bound, bound, generator=generator)
+            elif isinstance(module, nn.LayerNorm):
+                module.weight.fill_(1.0)
+                module.bias.zero_()
+    return model

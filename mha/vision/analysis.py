@@ -1,0 +1,102 @@
+"""What a ViT's attention weights say about the image: how far each head looks, and attention rollout.
+
+Shape legend: H heads, L = 1 + N tokens ([CLS] first, then the N = R·Q patches in row-major
+order), R and Q the patch grid's rows and columns, p the patch size in pixels; ``...`` any
+leading dimensions (a batch).
+
+**Mean attention distance** (Dosovitskiy et al. 2021, "An Image is Worth 16x16 Words", Fig. 7):
+for each query patch, the sum over key patches of weight × the distance between the two patches'
+centres in pixels, averaged over the query patches; one number per head. [CLS] is left out as a
+query (it has no place in the image) and as a key: the weight a patch gives [CLS] is dropped, not
+spread over the patches (as the common reproductions of the figure do), so a head that looks
+mostly at [CLS] reads as near; :attr:`AttentionDistance.cls_share` says how much weight that was.
+
+**Attention rollout** (Abnar & Zuidema 2020, "Quantifying Attention Flow in Transformers"): per
+layer, the heads' mean A; the residual connection added as Â = 0.5·A + 0.5·I with each row
+renormalised to sum to 1; the product from the first layer up, R = Â_L ⋯ Â_1. Row i of R says how
+much of token i's final vector traces back to each input token *if* attention were all that mixed
+tokens. It ignores the values, the MLPs and the LayerNorms: a picture of where attention flows,
+not an explanation of the model's decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from mha.vision.patches import patch_centres
+
+__all__ = ["AttentionDistance", "attention_rollout", "cls_map", "mean_attention_distance"]
+
+
+@dataclass(frozen=True)
+class AttentionDistance:
+    """Per head: how far the patches look (pixels) and how much of their weight went to [CLS] (left out).
+
+    Shape:
+        pixels (..., H) float64; cls_share (..., H) float64 in [0, 1] (0 with no [CLS]).
+    """
+
+    pixels: Tensor
+    cls_share: Tensor
+
+
+def mean_attention_distance(
+    weights: Tensor, rows: int, columns: int, patch: int, cls_tokens: int = 1
+) -> AttentionDistance:
+    """Each head's mean attention distance in pixels (see the module docstring for what is left out).
+
+    Args:
+        weights: (..., H, L, L) softmax weights, L = ``cls_tokens`` + rows·columns.
+        rows, columns: the patch grid.
+        patch: p, a patch's side in pixels (neighbouring centres are p apart).
+        cls_tokens: tokens before the patches (1 for [CLS], 0 for none).
+
+    Returns:
+        :class:`AttentionDistance`, one number per head.
+
+    Raises:
+        ValueError: L does not match the grid.
+    """
+    patches = rows * columns
+    if weights.size(-1) != cls_tokens + patches or weights.size(-2) != cls_tokens + patches:
+        raise ValueError(f"weights of shape {list(weights.shape)} do not fit {cls_tokens} + {rows}·{columns} tokens")
+    queries = weights[..., cls_tokens:, :].double()  # (..., H, N, L): the patches' rows only
+    centres = patch_centres(rows, columns, patch).to(queries.device)  # (N, 2)
+    distance = torch.cdist(centres, centres)  # (N, N) pixels between centres
+    per_query = (queries[..., cls_tokens:] * distance).sum(dim=-1)  # (..., H, N, N) * (N, N) -> (..., H, N)
+    cls_share = queries[..., :cls_tokens].sum(dim=-1).mean(dim=-1)  # (..., H, N, c) -> (..., H)
+    return AttentionDistance(pixels=per_query.mean(dim=-1), cls_share=cls_share)  # (..., H)
+
+
+def attention_rollout(weights: Sequence[Tensor]) -> Tensor:
+    """R = Â_L ⋯ Â_1 with Â = rownorm(0.5·mean_heads(A) + 0.5·I), over the layers in order from the first.
+
+    Args:
+        weights: one tensor per layer, first layer first, each (..., H, L, L).
+
+    Shape:
+        (..., L, L): row i, token i's share of each input token.
+
+    Raises:
+        ValueError: no layers.
+    """
+    if not weights:
+        raise ValueError("attention rollout needs at least one layer's weights")
+    rollout: Tensor | None = None
+    for layer in weights:
+        mean = layer.mean(dim=-3)  # (..., H, L, L) -> (..., L, L)
+        eye = torch.eye(mean.size(-1), dtype=mean.dtype, device=mean.device)  # (L, L)
+        mixed = 0.5 * mean + 0.5 * eye  # (..., L, L)
+        mixed = mixed / mixed.sum(dim=-1, keepdim=True)  # rows sum to 1
+        rollout = mixed if rollout is None else mixed @ rollout  # (..., L, L) @ (..., L, L)
+    return rollout
+
+
+def cls_map(rollout: Tensor, rows: int, columns: int, cls_tokens: int = 1) -> Tensor:
+    """[CLS]'s row over the patches (those after the first ``cls_tokens``) on the grid: (..., L, L) -> (..., R, Q)."""
+    row = rollout[..., 0, cls_tokens:]  # (..., N)
+    return row.reshape(*rollout.shape[:-2], rows, columns)  # (..., N) -> (..., R, Q)

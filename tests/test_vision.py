@@ -1,0 +1,534 @@
+"""Images through the four steps: the bundled samples, uploads refused or decoded, patches, the ViT analyses,
+the digits task, its model, its training and its weight source; lab 10's windows and shifted windows.
+
+Patches are checked against ``F.unfold`` (an independent reshape); rollout and attention distance against
+numbers worked out by hand from their definitions; uploads against files made here (PNG and JPEG by
+Pillow, headers written byte by byte for the hostile ones); the shifted-window mask against the Swin
+code's own construction (three slices per axis) and against windows displaced without the roll.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import math
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import SHORT_TRAINING_STEPS, headings
+from PIL import Image
+from streamlit.testing.v1 import AppTest
+from torch.nn import functional as F
+
+from components.controls import error_message
+from components.i18n import t
+from components.locale import CATALOG
+from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.experiments.windows import (
+    cost_rows,
+    cyclic_shift,
+    grid_mask,
+    image_tokens,
+    measure_windows_steady,
+    multiply_adds,
+    query_weights,
+    shifted_window_mask,
+    window_attention,
+    window_ids,
+    window_merge,
+    window_partition,
+)
+from mha.module import MultiHeadAttention
+from mha.pipeline import run_attention
+from mha.sources.seeded import build_model as build_seeded_layer
+from mha.sources.trained import TrainedSource
+from mha.training import service as service_module
+from mha.training import train
+from mha.training.model import build_model
+from mha.training.service import TrainedModel
+from mha.training.tasks import DigitsTask, make_task
+from mha.training.vit import PatchModel, patch_model_parameters
+from mha.vision.analysis import attention_rollout, cls_map, mean_attention_distance
+from mha.vision.images import as_digit, resize, to_channels
+from mha.vision.patches import patch_centres, patch_grid, patch_tokens, patchify
+from mha.vision.samples import (
+    DATA_DIR,
+    DIGIT_PIXEL_MEAN,
+    DIGIT_PIXEL_STD,
+    SAMPLE_NAMES,
+    load_digits,
+    sample_image,
+    sample_label,
+)
+from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image
+
+REPO = Path(__file__).resolve().parents[1]
+#: scikit-learn 1.9.1's wheel lists this sha256 for sklearn/datasets/data/digits.csv.gz (its RECORD file).
+DIGITS_SHA256 = "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22"
+
+
+# ---------------------------------------------------------------- the bundled samples
+def test_the_digits_are_scikit_learns_file_unchanged():
+    assert hashlib.sha256((DATA_DIR / "digits.csv.gz").read_bytes()).hexdigest() == DIGITS_SHA256
+    digits = load_digits()
+    assert digits.images.shape == (1797, 8, 8) and digits.images.dtype == torch.uint8
+    assert int(digits.images.max()) == 16 and int(digits.images.min()) == 0
+    assert torch.bincount(digits.labels).tolist() == [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+
+
+def test_the_split_holds_a_fifth_of_every_class_out_and_never_overlaps():
+    digits = load_digits()
+    train_set, held = set(digits.train.tolist()), set(digits.held_out.tolist())
+    assert not train_set & held and len(train_set | held) == 1797
+    for digit in range(10):
+        count = int((digits.labels == digit).sum())
+        assert int((digits.labels[digits.held_out] == digit).sum()) == math.ceil(0.2 * count)
+    assert torch.equal(load_digits.__wrapped__().held_out, digits.held_out)  # a fixed split, read again
+
+
+def test_each_digit_sample_is_a_held_out_image_of_its_class():
+    digits = load_digits()
+    for digit in range(10):
+        name = f"digit-{digit}"
+        index = digits.sample_index(digit)
+        assert index in set(digits.held_out.tolist()) and int(digits.labels[index]) == digit
+        assert sample_label(name) == digit
+        image = sample_image(name)
+        assert image.shape == (1, 8, 8)
+        torch.testing.assert_close(image[0], digits.images[index].float() / 16, rtol=0, atol=0)
+
+
+def test_photos_are_rgb_in_zero_one_at_their_committed_size():
+    for name in ("photo-temple", "photo-flower"):
+        image = sample_image(name)
+        assert image.shape == (3, 224, 336) and image.dtype == torch.float32
+        assert float(image.min()) >= 0.0 and float(image.max()) <= 1.0 and float(image.std()) > 0.05
+        assert sample_label(name) is None
+    assert set(SAMPLE_NAMES) == {*(f"digit-{k}" for k in range(10)), "photo-temple", "photo-flower"}
+    with pytest.raises(ValueError, match="no bundled image"):
+        sample_image("digit-12")
+
+
+def test_the_pixel_statistics_the_model_standardises_with_are_the_training_splits():
+    digits = load_digits()
+    pixels = digits.images[digits.train].double() / 16
+    assert float(pixels.mean()) == pytest.approx(DIGIT_PIXEL_MEAN, abs=1e-3)
+    assert float(pixels.std()) == pytest.approx(DIGIT_PIXEL_STD, abs=1e-3)
+
+
+# ---------------------------------------------------------------- images made into a model's input
+def test_grey_is_bt601_luma_and_resizing_averages_blocks():
+    rgb = torch.rand(3, 4, 6, generator=torch.Generator().manual_seed(0))
+    grey = to_channels(rgb, 1)
+    expected = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+    torch.testing.assert_close(grey[0], expected)
+    square = resize(rgb, 2, 2)  # the centred 4 × 4 (columns 1..4), then 2 × 2 blocks averaged
+    block = rgb[:, 0:2, 1:3].mean(dim=(1, 2))
+    torch.testing.assert_close(square[:, 0, 0], block)
+    assert to_channels(grey, 3).shape == (3, 4, 6)
+
+
+def test_a_dark_digit_on_white_paper_becomes_light_ink_on_dark():
+    paper = torch.ones(1, 32, 32)
+    paper[0, 4:28, 14:18] = 0.0  # a black stroke: "1"
+    digit = as_digit(paper)
+    assert digit.shape == (1, 8, 8)
+    assert float(digit[0, 2:6, 3:5].mean()) > 0.9 and float(digit[0, :, 0].max()) < 0.1
+    bundled = sample_image("digit-3")
+    assert as_digit(bundled) is bundled  # the model's own input, untouched
+
+
+# ---------------------------------------------------------------- uploads
+def _png(width: int, height: int, mode: str = "RGB") -> bytes:
+    buffer = io.BytesIO()
+    Image.new(mode, (width, height), "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG whose header claims ``width`` × ``height`` over one tiny compressed row: written by hand, no pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit grey
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
+
+
+def _refusal(data: bytes) -> ConfigError:
+    with pytest.raises(ConfigError) as refused:
+        decode_image(data)
+    assert refused.value.field == "image"
+    return refused.value
+
+
+def test_a_png_and_a_jpeg_are_decoded_to_zero_one_and_kept_small():
+    grey = decode_image(_png(40, 30, "L"))
+    assert grey.shape == (1, 30, 40) and float(grey.min()) == 1.0  # white
+    buffer = io.BytesIO()
+    Image.new("RGB", (2000, 1000), (255, 0, 0)).save(buffer, "JPEG", quality=90)
+    red = decode_image(buffer.getvalue())
+    assert red.shape[0] == 3 and max(red.shape[1:]) <= KEPT_SIDE_MAX
+    assert red.shape[2] / red.shape[1] == pytest.approx(2.0, rel=0.02)  # the aspect ratio kept
+    assert float(red[0].mean()) > 0.9 and float(red[1].mean()) < 0.1
+
+
+def test_transparency_is_laid_on_white():
+    buffer = io.BytesIO()
+    Image.new("RGBA", (8, 8), (0, 0, 0, 0)).save(buffer, "PNG")  # fully transparent black
+    assert float(decode_image(buffer.getvalue()).min()) == 1.0
+
+
+def test_bad_uploads_are_refused_with_a_reason_and_the_numbers():
+    assert _refusal(b"").code == "not_image"
+    assert _refusal(b"hello, this is text").code == "not_image"
+    gif = io.BytesIO()
+    Image.new("RGB", (4, 4)).save(gif, "GIF")
+    refused = _refusal(gif.getvalue())
+    assert refused.code == "format" and refused.params["found"] == "GIF"
+    too_big = b"\x89PNG\r\n\x1a\n" + bytes(LIMITS.image_bytes_max)
+    assert _refusal(too_big).code == "file_too_large"  # refused before Pillow opens it
+    many = _refusal(_png_header(5000, 4000))  # 20 M pixels claimed by a file of a few hundred bytes
+    assert many.code == "too_many_pixels" and (many.params["width"], many.params["height"]) == (5000, 4000)
+    assert _refusal(_png_header(20000, 20000)).code == "bomb"  # past Pillow's own DecompressionBombError
+    assert _refusal(b"\x89PNG\r\n\x1a\n" + b"garbage" * 10).code == "broken"
+    whole = io.BytesIO()
+    Image.effect_noise((64, 64), 50).save(whole, "JPEG")
+    assert _refusal(whole.getvalue()[:300]).code == "broken"  # cut short
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_refusal_has_a_message_in_both_languages_with_its_numbers(lang):
+    made = {
+        "file_too_large": ConfigError("image", "file_too_large", "", size="3.0", high="2"),
+        "not_image": ConfigError("image", "not_image", ""),
+        "format": ConfigError("image", "format", "", found="GIF"),
+        "too_many_pixels": ConfigError("image", "too_many_pixels", "", width=5000, height=4000, high="16,777,216"),
+        "bomb": ConfigError("image", "bomb", ""),
+        "broken": ConfigError("image", "broken", ""),
+    }
+    assert set(made) == set(REFUSALS)
+    for code, error in made.items():
+        assert f"error.image.{code}" in CATALOG
+        message = t(f"error.image.{code}", lang=lang, **error.params)
+        assert "{" not in message and message != code
+    assert "5000 × 4000" in t("error.image.too_many_pixels", lang=lang, **made["too_many_pixels"].params)
+
+
+def test_the_page_translates_a_refusal_and_an_unknown_sample():
+    with pytest.raises(ConfigError) as unknown:
+        AttentionConfig(image="<b>cat</b>")
+    assert unknown.value.field == "image" and unknown.value.code == "unknown"
+    message = error_message(unknown.value)
+    assert "<b>" not in message and "digit-3" in message  # escaped, and says what to choose
+    with pytest.raises(ConfigError) as patch:
+        AttentionConfig(patch=3)
+    assert patch.value.field == "patch" and "2, 4" in error_message(patch.value)
+
+
+# ---------------------------------------------------------------- patches
+@pytest.mark.parametrize(("channels", "height", "width", "patch"), [(1, 8, 8, 2), (1, 8, 8, 4), (3, 8, 12, 4)])
+def test_patchify_matches_unfold(channels, height, width, patch):
+    images = torch.randn(2, channels, height, width, generator=torch.Generator().manual_seed(1))
+    ours = patchify(images, patch)
+    theirs = F.unfold(images, kernel_size=patch, stride=patch).transpose(1, 2)  # (B, C·p·p, N) -> (B, N, C·p·p)
+    assert ours.shape == (2, (height // patch) * (width // patch), channels * patch * patch)
+    assert torch.equal(ours, theirs)  # both only move numbers: no arithmetic to differ in
+
+
+def test_patch_n_is_the_grid_cell_its_label_names():
+    images = torch.arange(2 * 8 * 12, dtype=torch.float32).view(1, 2, 8, 12)
+    patches = patchify(images, 4)
+    rows, columns = patch_grid(8, 12, 4)
+    labels = patch_tokens(rows, columns)
+    assert labels[0] == "[CLS]" and len(labels) == 1 + rows * columns
+    for n, label in enumerate(labels[1:]):
+        r, c = int(label[1]), int(label[3])
+        assert torch.equal(patches[0, n], images[0, :, 4 * r : 4 * r + 4, 4 * c : 4 * c + 4].flatten())
+    centres = patch_centres(rows, columns, 4)
+    assert centres[0].tolist() == [2.0, 2.0] and centres[-1].tolist() == [6.0, 10.0]
+    with pytest.raises(ValueError, match="must divide"):
+        patchify(images, 5)
+
+
+# ---------------------------------------------------------------- analysis
+def test_rollout_matches_a_two_layer_example_worked_by_hand():
+    # Layer 1, two heads: the identity and a cyclic shift; mean A1 = [[.5,.5,0],[0,.5,.5],[.5,0,.5]],
+    # Â1 = 0.5·A1 + 0.5·I = [[.75,.25,0],[0,.75,.25],[.25,0,.75]] (rows already sum to 1).
+    layer_1 = torch.tensor(
+        [[[1.0, 0, 0], [0, 1, 0], [0, 0, 1]], [[0.0, 1, 0], [0, 0, 1], [1, 0, 0]]], dtype=torch.float64
+    )
+    # Layer 2, one head: uniform rows, and a row with no key (a fully masked query: zero weights).
+    # Â2 rows: [2/3, 1/6, 1/6], [1/6, 2/3, 1/6], and 0.5·I's row [0, 0, .5] renormalised to [0, 0, 1].
+    layer_2 = torch.tensor([[[1 / 3, 1 / 3, 1 / 3], [1 / 3, 1 / 3, 1 / 3], [0, 0, 0]]], dtype=torch.float64)
+    # R = Â2 · Â1, row by row: 2/3·[.75,.25,0] + 1/6·[0,.75,.25] + 1/6·[.25,0,.75] = [13, 7, 4] / 24, and so on.
+    expected = torch.tensor([[13, 7, 4], [4, 13, 7], [6, 0, 18]], dtype=torch.float64) / 24
+    rollout = attention_rollout([layer_1, layer_2])
+    torch.testing.assert_close(rollout, expected, rtol=0, atol=1e-12)
+    torch.testing.assert_close(cls_map(rollout, 1, 2), torch.tensor([[7, 4]], dtype=torch.float64) / 24)
+    batched = attention_rollout([layer_1.expand(2, -1, -1, -1), layer_2.expand(2, -1, -1, -1)])  # (B, H, L, L)
+    torch.testing.assert_close(batched, expected.expand(2, 3, 3), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match="at least one layer"):
+        attention_rollout([])
+
+
+def test_mean_attention_distance_of_constructed_heads():
+    # A 2 × 2 grid of 4-pixel patches after [CLS]: L = 5; centres (2,2), (2,6), (6,2), (6,6).
+    weights = torch.zeros(5, 5, 5, dtype=torch.float64)  # (H, L, L)
+    weights[0, 1:, 1:] = torch.eye(4)  # itself
+    neighbour = torch.tensor([1, 0, 3, 2])  # r0c0 <-> r0c1, r1c0 <-> r1c1: 4 pixels apart
+    weights[1, 1 + torch.arange(4), 1 + neighbour] = 1.0
+    weights[2, 1 + torch.arange(4), 1 + torch.tensor([3, 2, 1, 0])] = 1.0  # the opposite corner: 4·√2
+    weights[3, 1:, 1:] = 0.25  # uniform over the patches: (0 + 4 + 4 + 4·√2) / 4 = 2 + √2
+    weights[4, 1:, 0] = 0.5  # half on [CLS] (left out), half on itself (0 pixels)
+    weights[4, 1:, 1:] = 0.5 * torch.eye(4)
+    weights[:, 0] = 0.2  # [CLS]'s own row plays no part
+    distance = mean_attention_distance(weights, rows=2, columns=2, patch=4)
+    expected = [0.0, 4.0, 4 * math.sqrt(2), 2 + math.sqrt(2), 0.0]
+    torch.testing.assert_close(distance.pixels, torch.tensor(expected, dtype=torch.float64))
+    torch.testing.assert_close(distance.cls_share, torch.tensor([0, 0, 0, 0, 0.5], dtype=torch.float64))
+    with pytest.raises(ValueError, match="do not fit"):
+        mean_attention_distance(weights, rows=3, columns=2, patch=4)
+
+
+# ---------------------------------------------------------------- the digits' model and task
+def test_the_vit_counts_its_parameters_as_the_formula_says():
+    for patch in (2, 4):
+        task = make_task("digits", patch=patch)
+        model = build_model(task, 32, 4, torch.Generator().manual_seed(0))
+        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention]
+        counts = patch_model_parameters(1, 8, patch, 32, 4, 1, 10)
+        assert counts["total"] == sum(p.numel() for p in model.parameters())
+        assert counts["patch_embedding"] == sum(p.numel() for p in model.patch_embedding.parameters())
+        assert counts["positions"] == model.position_embedding.numel() == task.length * 32
+        assert counts["attention"] == sum(p.numel() for p in model.layers[0].parameters())
+
+
+def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
+    task = make_task("digits")
+    model = build_model(task, 16, 2, torch.Generator().manual_seed(0))
+    images = task.inputs(torch.tensor([0, 5, 9]))  # (3, 1, 8, 8)
+    xs, weights = model.layer_inputs(images)
+    assert [x.shape for x in xs] == [(3, 17, 16)] * 2 and weights[0].shape == (3, 2, 17, 17)
+    embedded = model.embed(images)
+    torch.testing.assert_close(xs[0], model.blocks[0].norm_1(embedded))  # the attention reads LN1(x)
+    patches = patchify((images - DIGIT_PIXEL_MEAN) / DIGIT_PIXEL_STD, 2)
+    torch.testing.assert_close(embedded[:, 1:], model.patch_embedding(patches) + model.position_embedding[:, 1:])
+    logits, _ = model(images)
+    assert logits.shape == (3, 1, 1, 10)
+    torch.testing.assert_close(logits[:, 0, 0], model.readout(xs[-1][:, 0]))  # [CLS] alone
+
+
+def test_the_digits_task_trains_on_the_training_split_and_scores_cls_only():
+    task = make_task("digits")
+    assert isinstance(task, DigitsTask) and task.length == 17 and make_task("digits", patch=4).length == 5
+    ids = task.sample(500, torch.Generator().manual_seed(0))
+    assert not set(ids.tolist()) & set(load_digits().held_out.tolist())
+    assert torch.equal(task.targets(ids).view(-1), load_digits().labels[ids])
+    rows = task.scored_rows(ids[:2], 0)
+    assert rows.shape == (2, 17) and rows[:, 0].all() and not rows[:, 1:].any()
+    assert task.tokens(ids[0])[:3] == ("[CLS]", "r0c0", "r0c1")
+    with pytest.raises(ValueError, match="must divide"):
+        make_task("digits", patch=3)
+
+
+def test_digits_reach_95_percent_on_held_out_digits():
+    # A small configuration, as the text tasks' tests train: 4 × 4 patches (5 tokens), d_model 32, 2 heads.
+    _, history = train("digits", d_model=32, num_heads=2, seed=1, patch=4)
+    assert history.target_step is not None
+    assert history.evaluated == load_digits().held_out.numel() == 364
+    assert history.accuracy >= 0.95, history.accuracy
+    assert history.snapshots[-1].weights[0].shape == (2, 5, 5)
+    assert history.probe.ndim == 0 and int(history.probe) == load_digits().sample_index(3)
+
+
+def test_digits_training_is_a_pure_function_of_its_arguments():
+    first, first_history = train("digits", 16, 2, seed=3, patch=4, max_steps=15)
+    second, second_history = train("digits", 16, 2, seed=3, patch=4, max_steps=15)
+    for name, tensor in first.state_dict().items():
+        assert torch.equal(tensor, second.state_dict()[name]), name
+    assert first_history.losses == second_history.losses
+    assert first.position_embedding.shape == (1, 5, 16)
+
+
+# ---------------------------------------------------------------- the trained source
+@pytest.fixture(scope="module")
+def digits_source() -> TrainedSource:
+    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="")
+    model, history = train("digits", 16, 2, seed=0, max_steps=20)
+    return TrainedSource(TrainedModel(config.weight_spec, model, history))
+
+
+def test_a_digits_config_needs_no_text_and_keys_its_weights_by_patch():
+    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="", patch=4)
+    assert config.reads_image and config.weight_spec.patch == 4 and config.weight_spec.text is None
+    assert AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous").weight_spec.patch is None
+    with pytest.raises(ConfigError) as empty:
+        AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous", tokens="")
+    assert empty.value.field == "tokens"  # a text task still needs its text
+
+
+def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_source):
+    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="", image="digit-7")
+    run = run_attention(config, digits_source)
+    assert run.tokens == patch_tokens(4, 4) and run.x.shape == (1, 17, 16)
+    model = digits_source.model(torch.device("cpu"), "float32")
+    with torch.inference_mode():
+        _, weights = model.layer_inputs(sample_image("digit-7").unsqueeze(0))
+    torch.testing.assert_close(run.trace.weights, weights[0])  # the shown layer's weights are the model's own
+    assert run.scored_rows.tolist() == [True] + [False] * 16
+    (note,) = run.notes
+    assert note.code == "trained_digit" and note.params["label"] == 7
+    photo = run_attention(dataclasses.replace(config, image="photo-flower"), digits_source)
+    assert photo.notes[0].code == "trained_image" and photo.x.shape == (1, 17, 16)
+    distance = mean_attention_distance(run.trace.weights[0], 4, 4, 2)
+    assert distance.pixels.shape == (2,) and bool((distance.pixels >= 0).all())
+
+
+def test_an_upload_goes_through_the_same_source(digits_source):
+    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="")
+    image = decode_image(_png(30, 40))
+    inputs = digits_source.prepare_image(config, torch.device("cpu"), image)
+    assert inputs.tokens[0] == "[CLS]" and inputs.x.shape == (1, 17, 16)
+    assert inputs.notes[0].code == "trained_image"
+
+
+# ---------------------------------------------------------------- lab 10: windows and shifted windows
+def _swin_regions(rows: int, columns: int, window: int, shift: int) -> torch.Tensor:
+    """The Swin paper's code's construction of the rolled grid's regions: three slices per axis, numbered in turn."""
+    regions = torch.zeros(rows, columns, dtype=torch.long)
+    bands = (slice(0, -window), slice(-window, -shift), slice(-shift, None))
+    count = 0
+    for h in bands:
+        for w in bands:
+            regions[h, w] = count
+            count += 1
+    return regions
+
+
+def _members(rows: int, columns: int, window: int) -> list[list[tuple[int, int]]]:
+    """The places of each window of the grid, windows row by row, places row by row inside (plain loops)."""
+    return [
+        [(top + i, left + j) for i in range(window) for j in range(window)]
+        for top in range(0, rows, window)
+        for left in range(0, columns, window)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "window", "shift"), [(8, 8, 4, 2), (8, 8, 4, 1), (8, 12, 4, 3), (6, 6, 2, 1)]
+)
+def test_the_shifted_window_mask_is_swins(rows, columns, window, shift):
+    regions = _swin_regions(rows, columns, window, shift)
+    mask = shifted_window_mask(rows, columns, window, shift)
+    places = _members(rows, columns, window)
+    assert mask.shape == (len(places), window * window, window * window) and mask.dtype == torch.bool
+    for w, members in enumerate(places):
+        for a, (ra, ca) in enumerate(members):
+            for b, (rb, cb) in enumerate(members):
+                assert bool(mask[w, a, b]) == bool(regions[ra, ca] == regions[rb, cb]), (w, a, b)
+    assert bool(shifted_window_mask(rows, columns, window, 0).all())  # no shift: nothing to keep apart
+
+
+@pytest.mark.parametrize(("side", "window", "shift"), [(8, 4, 2), (8, 4, 0), (8, 2, 1), (12, 4, 3)])
+def test_the_grid_mask_is_the_partition_into_displaced_windows(side, window, shift):
+    def band(
+        i: int,
+    ) -> int:  # windows displaced by s, without the roll: bands [0, s), [s, s + M), ..., smaller at the edges
+        return (i - shift) // window
+
+    mask = grid_mask(side, side, window, shift)[0, 0]
+    for n in range(side * side):
+        for m in range(side * side):
+            same = band(n // side) == band(m // side) and band(n % side) == band(m % side)
+            assert bool(mask[n, m]) == same, (n, m)
+
+
+def test_window_partition_and_merge_are_inverse_and_follow_the_windows():
+    x = torch.randn(2, 8, 12, 3, generator=torch.Generator().manual_seed(0))
+    windows = window_partition(x, 4)
+    assert windows.shape == (2 * 6, 16, 3)
+    for w, members in enumerate(_members(8, 12, 4)):
+        for k, (r, c) in enumerate(members):
+            assert torch.equal(windows[6 + w, k], x[1, r, c])  # batch 1's windows follow batch 0's
+    assert torch.equal(window_merge(windows, 8, 12, 4), x)
+    ids = window_ids(8, 12, 4)
+    assert ids[0, 0] == 0 and ids[0, 11] == 2 and ids[7, 0] == 3 and int(ids.max()) == 5
+    rolled = cyclic_shift(torch.arange(64).view(1, 8, 8), 2)[0]
+    assert int(rolled[0, 0]) == 2 * 8 + 2 and int(rolled[6, 6]) == 0  # patch (i, j) moves to (i − s, j − s)
+    with pytest.raises(ValueError, match="must divide"):
+        window_partition(x, 5)
+    with pytest.raises(ValueError, match="shift"):
+        shifted_window_mask(8, 8, 4, 4)
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2, 3])
+def test_window_attention_is_attention_over_all_patches_with_the_grid_mask(shift):
+    model = build_seeded_layer(16, 2, 3)
+    x = torch.randn(2, 64, 16, generator=torch.Generator().manual_seed(1))
+    out, weights = window_attention(model, x, 8, 8, 4, shift)
+    reference, _ = model(x, x, x, grid_mask(8, 8, 4, shift))
+    torch.testing.assert_close(out, reference, rtol=1e-5, atol=1e-6)
+    assert weights.shape == (2 * 4, 2, 16, 16)
+    blocked = ~shifted_window_mask(8, 8, 4, shift).repeat(2, 1, 1).unsqueeze(1)  # (B·W, 1, M², M²)
+    assert bool((weights.masked_select(blocked) == 0).all())
+
+
+def test_query_weights_look_only_where_each_rule_lets_them():
+    x = image_tokens(sample_image("photo-temple"), 8, 8, 32, seed=0)
+    assert x.shape == (1, 64, 32)
+    weights = query_weights(build_seeded_layer(32, 2, 0), x, 8, 4, 2, query=27)
+    assert weights.shape == (3, 2, 64)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(3, 2))
+    assert bool((weights[0] > 0).all())  # global: every patch
+    for view, shift in ((1, 0), (2, 2)):
+        allowed = grid_mask(8, 8, 4, shift)[0, 0, 27]
+        assert bool((weights[view][:, ~allowed] == 0).all()) and bool((weights[view][:, allowed] > 0).all())
+
+
+def test_multiply_adds_follow_the_swin_papers_formulas():
+    n, d, m = 64, 32, 4
+    assert multiply_adds("global", n, d, m) == 4 * n * d * d + 2 * n * n * d
+    assert multiply_adds("windows", n, d, m) == 4 * n * d * d + 2 * m * m * n * d
+    rows = cost_rows((8, 16), d, m)
+    assert [row.patches for row in rows] == [64, 256]
+    attention = [row.global_madds - 4 * row.patches * d * d for row in rows]
+    windowed = [row.window_madds - 4 * row.patches * d * d for row in rows]
+    assert attention[1] == 16 * attention[0] and windowed[1] == 4 * windowed[0]  # 4× the area: N² vs N
+    with pytest.raises(ValueError, match="unknown method"):
+        multiply_adds("sliding", n, d, m)
+
+
+def test_measure_windows_reports_both_methods_per_grid():
+    steady = measure_windows_steady((4, 8), 16, 2, 4, repeats=3)
+    assert [row.side for row in steady.result] == [4, 8]
+    assert all(row.global_time.median_s > 0 and row.window_time.median_s > 0 for row in steady.result)
+    assert 1 <= steady.attempts <= 3
+
+
+# ---------------------------------------------------------------- the page
+def test_a_digits_link_trains_then_shows_the_patches_through_the_four_steps(short_trainings):
+    at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=120)
+    for key, value in {"weights": "trained", "task": "digits", "d_model": "16", "num_heads": "2"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("training.title", task=t("task.digits"))
+    job = service_module.training_service().job(WeightSpec("trained", 16, 2, 0, task="digits", patch=2))
+    assert job is not None and job.finished.wait(120)
+    at.run()
+    assert not at.exception and not at.error
+    page = "\n".join(str(e.value) for kind in ("markdown", "caption", "success", "info") for e in at.get(kind))
+    assert f"Trained in {SHORT_TRAINING_STEPS} steps" in page and "364 held-out digits" in page
+    assert "a handwritten 3 that the model never trained on" in page  # the default image, digit-3
+    for title in ("step1.title", "step2.title", "step3.title", "step4.title"):
+        assert t(title) in page, title
