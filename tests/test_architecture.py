@@ -120,7 +120,7 @@ def test_the_table_has_every_room_and_reads_as_rules():
     rooms = [room for rule in RULES for room in rule.rooms]
     assert rooms == ["mha/", "components/", "pages/", "playground.py", "bench/", "scripts/", "tests/"]
     engine = RULES[0]
-    assert engine.lazily == {"transformers", "huggingface_hub", "tqdm", "jieba", "onnx", "onnxruntime"}
+    assert engine.lazily == {"transformers", "huggingface_hub", "tqdm", "jieba", "onnx", "onnxruntime", "PIL"}
     assert {"streamlit", "components", "pages"} <= engine.forbidden and engine.standard_library
     assert RULES[2].each_other and RULES[-1].everything and RULES[-1].no_network
 

@@ -78,8 +78,9 @@ CONTROLS = [
 ]
 
 
-# Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below).
-AWAITING_SOURCES: set[str] = {"hub_id"}
+# Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below;
+# ``patch`` and ``image``: their widgets come with the image page).
+AWAITING_SOURCES: set[str] = {"hub_id", "patch", "image"}
 
 
 @pytest.fixture(autouse=True)
