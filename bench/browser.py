@@ -52,7 +52,7 @@ CHANGES = (
     "language en <-> zh",
     "weights -> trained (training included)",
     "weights -> random",
-    "lab 1: temperature slider",
+    "lab 1: d_k slider",
 )
 QUICK_CHANGES = (CHANGES[0], CHANGES[1], CHANGES[4])
 # Another head is drawn in the browser where the charts hold every head, else by a run of the picker's fragment.
@@ -95,7 +95,8 @@ PROBE_JS = """
     if (records.some((r) => touchesChart(r.target) || [...r.addedNodes, ...r.removedNodes].some(touchesChart))) mark();
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   const input = () => { b.input = performance.now(); performance.mark("bench-input"); };
-  document.addEventListener("keydown", (event) => { if (event.key === "Enter") input(); }, true);
+  const timed = new Set(["Enter", "ArrowLeft", "ArrowRight"]);  // a typed value, a slider's step
+  document.addEventListener("keydown", (event) => { if (timed.has(event.key)) input(); }, true);
   document.addEventListener("pointerdown", input, true);
   const NativeWebSocket = window.WebSocket;
   window.WebSocket = class extends NativeWebSocket {
@@ -387,9 +388,9 @@ def time_size(
 
 
 def time_lab(browser: Any, base_url: str, rounds: int) -> list[dict[str, Any]]:
-    """Samples of lab 1's temperature slider moved by one step (a page of its own)."""
+    """Samples of lab 1's d_k slider moved by one step (a page of its own)."""
     context, page, cdp = _open(browser, f"{base_url}/scaling")
-    handle = page.locator(".st-key-scaling_temperature [role='slider']")
+    handle = page.locator(".st-key-scaling_d_k input[type=range]")
     samples = []
     for i in range(rounds + 1):
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.i18n import LANGUAGES, language_from_locale, t
+from components.i18n import LANGUAGES, language_from_locale, t, use_language
 from components.safe_text import md_escape
 from components.url_state import write_link
 
@@ -23,6 +23,7 @@ def _initial_language() -> tuple[str, str | None]:
 
 def select_language() -> str:
     """Render the language selector in the sidebar (key ``lang``), mirror it to the URL, return it."""
+    use_language(None)  # the selector may have changed it: read the session
     bad_value = None
     if "lang" not in st.session_state:
         remembered = st.session_state.get(_REMEMBERED)
@@ -32,6 +33,7 @@ def select_language() -> str:
             st.session_state["lang"], bad_value = _initial_language()
     st.sidebar.selectbox(t("lang.label"), LANGUAGES, key="lang", format_func=lambda code: t(f"lang.{code}", lang=code))
     lang = st.session_state["lang"]
+    use_language(lang)
     st.session_state[_REMEMBERED] = lang
     write_link({"lang": lang})
     if bad_value is not None:

@@ -39,14 +39,15 @@ def md_escape(text: object, limit: int = 80) -> str:
     return _PUNCTUATION.sub(r"\\\1", printable(str(text), limit))
 
 
-def markdown_table(frame: pd.DataFrame) -> str:
-    """``frame`` as a GitHub-flavoured markdown table, its index in the first column (under an empty header).
+def markdown_table(frame: pd.DataFrame, index: bool = True) -> str:
+    """``frame`` as a GitHub-flavoured markdown table, its index in the first column (under an empty header) unless
+    ``index`` is false.
 
     Every cell is markdown: escape user text in it with :func:`md_escape` first. A table of numbers that
     change with the weights is drawn this way rather than with ``st.table``, which renders every cell with
     Streamlit's Markdown renderer: the page's two such tables cost ~40 ms a new seed (docs/PERFORMANCE.md).
     """
-    header = ["", *(str(column) for column in frame.columns)]
-    rows = [[str(cell) for cell in row] for row in frame.itertuples()]  # (index, *values) per row
+    header = [*([""] if index else []), *(str(column) for column in frame.columns)]
+    rows = [[str(cell) for cell in row] for row in frame.itertuples(index=index)]  # ([index,] *values) per row
     lines = [header, ["---"] * len(header), *rows]
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)

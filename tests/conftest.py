@@ -8,6 +8,7 @@ where a missing tool is a failure: CI installs them (scripts/setup-tests.sh).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
+import pandas as pd
 import pytest
 import streamlit as st
 from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import these from conftest
@@ -135,6 +137,23 @@ def headings(at, level: int) -> list[str]:
     page order: they are Markdown elements (``components/headings.py``)."""
     prefix = "#" * level + " "
     return [element.value.removeprefix(prefix) for element in at.markdown if element.value.startswith(prefix)]
+
+
+def markdown_frame(table: str) -> pd.DataFrame:
+    """A Markdown table (``components.safe_text.markdown_table``) read back, cells as text; where its first header
+    cell is empty, that column is the index."""
+    header, rule, *rows = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in table.strip().splitlines()]
+    assert [cell.strip() for cell in rule] == ["---"] * len(header), table
+    columns = [cell.strip() for cell in header]
+    cells = [[cell.strip() for cell in row] for row in rows]
+    if columns[0]:
+        return pd.DataFrame(cells, columns=columns)
+    return pd.DataFrame([row[1:] for row in cells], index=[row[0] for row in cells], columns=columns[1:])
+
+
+def markdown_tables(at) -> list[pd.DataFrame]:
+    """Every Markdown element of an AppTest page that is a table (the panels draw their tables so), read back."""
+    return [markdown_frame(str(e.value)) for e in at.markdown if str(e.value).lstrip().startswith("|")]
 
 
 def heatmaps(at, payload: bool = False) -> list:

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import torch
-from conftest import HeadPicker, headings, heatmaps
+from conftest import HeadPicker, headings, heatmaps, markdown_tables
 from streamlit.testing.v1 import AppTest
 from tolerances import FLOAT32, NUMBER, SHOWN_ATOL, assert_shows, printed_forms, printed_numbers
 
@@ -127,7 +127,7 @@ def test_heads_that_do_not_divide_d_model_explain_themselves_and_the_page_keeps_
     # the controls and the parameter summary (independent of h) are still there
     assert at.number_input(key="num_heads").value == 7
     assert f"{4 * 64**2 + 4 * 64:,}" in page_text(at)
-    assert at.table
+    assert any("W_q" in table.iloc[:, 0].tolist() for table in markdown_tables(at))  # the per-matrix table
 
 
 def test_empty_text_gives_a_clear_error():
@@ -428,7 +428,7 @@ def test_language_selector_switches_the_page_and_keeps_the_controls():
 def test_the_head_count_table_includes_the_chosen_head_count():
     at = open_page(d_model="768", num_heads="12", tokens="the cat sat")
     no_problems(at)
-    by_heads = next(table.value for table in at.table if "d_k" in table.value.columns)
+    by_heads = next(table for table in markdown_tables(at) if "d_k" in table.columns)
     assert "12" in by_heads["h"].tolist()  # 768 / 12: not a power of two, chosen all the same
     row = by_heads[by_heads["h"] == "12"].iloc[0]
     assert row["d_k"] == "64"

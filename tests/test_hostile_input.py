@@ -73,7 +73,7 @@ def page_keeps_working(at: AppTest) -> None:
     assert not [text for text in every if "Traceback" in text]
     assert not [text for text in every if UNESCAPED_TAG.search(text)], [t for t in every if UNESCAPED_TAG.search(t)]
     d_model = at.number_input(key="d_model").value
-    assert f"{4 * d_model**2 + 4 * d_model:,}" in "\n".join(str(table.value) for table in at.table) + "\n".join(every)
+    assert f"{4 * d_model**2 + 4 * d_model:,}" in "\n".join(every)  # the summary's tables are Markdown
 
 
 def runs(at: AppTest) -> bool:

@@ -9,13 +9,12 @@ run here on the same configuration.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import torch
+from conftest import markdown_frame
 from streamlit.testing.v1 import AppTest
 from tolerances import FLOAT32, NUMBER, SHOWN_ATOL, SHOWN_TWICE_ATOL, printed_forms, printed_numbers
 
@@ -36,15 +35,6 @@ SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat today"}  # L = 7, d_k = 16
 CONFIG = AttentionConfig(d_model=64, num_heads=4, tokens="the cat sat on the mat today")
 LAB_PATHS = {lab: Path(page).stem.split("_", 1)[1] for page, lab, _ in LAB_PAGES}  # "scaling" -> "scaling"
-
-
-def markdown_frame(table: str) -> pd.DataFrame:
-    """A markdown table (``components.safe_text.markdown_table``) read back: header, index and cells as text."""
-    header, rule, *rows = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in table.splitlines()]
-    assert [cell.strip() for cell in rule] == ["---"] * len(header), table
-    cells = [[cell.strip() for cell in row] for row in rows]
-    columns = [cell.strip() for cell in header[1:]]
-    return pd.DataFrame([row[1:] for row in cells], index=[row[0] for row in cells], columns=columns)
 
 
 def open_page(**params: str) -> AppTest:
@@ -236,7 +226,7 @@ def test_the_padding_panel_runs_a_batch_of_two_with_and_without_the_mask(lang):
     assert float(masked_gap) <= FLOAT32["atol"] and check.gap_masked[1] <= FLOAT32["atol"]
     unmasked_gap = printed_numbers([shown], "padding.without", lang, gap=NUMBER)["gap"]
     assert unmasked_gap in printed_forms(check.gap_unmasked[1], ".2e")
-    (batch,) = [n.value for n in _walk(box) if type(n).__name__ == "Table"]
+    (batch,) = [markdown_frame(text) for text in texts(box, "Markdown") if t("padding.col_mask", lang=lang) in text]
     assert list(batch.iloc[:, 2]) == ["1 1 1 1 1 1 1", "1 1 1 1 0 0 0"]
     sample = markdown_frame(texts(box, "Markdown")[-1])  # the short sentence's last token: alone, masked, unmasked
     shown_values = [float(value) for row in sample.values for value in row]

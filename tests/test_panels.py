@@ -99,3 +99,41 @@ def test_the_oracle_catches_a_value_drawn_outside_a_part(monkeypatch):
     assert _main_area(_framed_then_filled(BASE, _config(full), monkeypatch)) == _main_area(
         _open({**BASE, "d_model": "128"})
     )
+
+
+def _parts_app() -> None:
+    import streamlit as st
+
+    from components.panels import ValueParts
+
+    parts = ValueParts()
+    quiet, loud = st.container(key="quiet"), st.container(key="loud")
+    parts.add(quiet, lambda _results: None)  # a part that shows nothing for these values (a note not needed)
+    parts.add(loud, lambda _results: st.markdown("a value"))
+
+    @st.fragment
+    def fill() -> None:
+        parts.fill(None)  # the parts above read nothing of their results
+
+    fill()
+
+
+def test_a_part_that_draws_nothing_keeps_its_place_for_the_fragments_later_runs():
+    """Streamlit lets a fragment's later runs write only where it wrote in the last full run: a part that drew
+    nothing gets an empty block (and one that drew gets none), read from the container's cursor."""
+    at = AppTest.from_function(_parts_app).run()
+    assert not at.exception, [e.value for e in at.exception]
+    quiet, loud = (
+        next(block for block in at.main.children.values() if block.proto.id.endswith(key)) for key in ("quiet", "loud")
+    )
+    (kept,) = _slot_content(quiet)
+    assert kept.type == "flex_container" and not kept.children  # an empty block: the slot kept
+    assert [element.value for element in _slot_content(loud)] == ["a value"]  # no block added where the part drew
+
+
+def _slot_content(box) -> list:
+    """What the fragment wrote into the part's place in ``box``: the content of the slot Streamlit reserved."""
+    (place,) = box.children.values()  # the part's place, a container
+    (slot,) = place.children.values()
+    assert slot.type == "transparent"
+    return list(slot.children.values())

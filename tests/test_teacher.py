@@ -358,7 +358,7 @@ _MEASURE_SLIDE = """([title, chart]) => {
     if (!heading) return null;
     const panel = heading.closest('[data-testid="stVerticalBlock"]');
     const shapes = panel.querySelector('ul');  // the shapes list (the summary has tables instead)
-    const main = panel.querySelector(chart) || panel.querySelector('[data-testid="stTable"]');
+    const main = panel.querySelector(chart) || panel.querySelector('[data-testid="stMarkdownContainer"] table');
     if (!main || !main.getBoundingClientRect().height) return null;
     return {
         title: heading.getBoundingClientRect().bottom,

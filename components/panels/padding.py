@@ -47,7 +47,7 @@ def _batch(results: Results) -> None:
         "output": shape(check.output_shape),
     }
     right.markdown(t("padding.shapes", **shapes))
-    st.table(_batch_table(check))
+    st.markdown(markdown_table(_batch_table(check)))
     _measured(check)
     st.caption(t("padding.causal_note"))
 

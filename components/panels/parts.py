@@ -145,15 +145,26 @@ class ValueParts:
             with self._picker:
                 _follow_head(run, drawn, tuple(self._head_charts), self.hide_picker)
         for place, draw in self._parts:
-            # A block in each place, even where the part draws nothing: a fragment's later runs can write only where
-            # it wrote in the last full run, and the same block every time lets the browser update it in place.
-            with place, st.container():
+            with place:
                 draw(results)
+            _keep(place)
 
 
 def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
     """Whether ``charts`` can hold every head of ``run`` (at most :data:`HEAD_SWITCH_CELLS` cells in all)."""
     return run.num_heads * sum(chart.cells(run) for chart in charts) <= HEAD_SWITCH_CELLS
+
+
+def _keep(place: DeltaGenerator) -> None:
+    """Write an empty block into ``place`` where its part drew nothing: a fragment's later runs can write only into
+    the outside containers it wrote to in the last full run (Streamlit reserves a slot there on the first write).
+
+    Streamlit gives no public way to ask whether a fragment wrote into a container; its cursor tells: the slot it
+    reserves takes the container's first position. ``tests/test_panels.py`` checks this reading.
+    """
+    cursor = place._cursor
+    if cursor is not None and cursor.index == 0:
+        place.container()
 
 
 @st.fragment

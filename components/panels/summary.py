@@ -10,6 +10,7 @@ from components.i18n import t
 from components.nav import render_lab_links
 from components.panels.frame import count
 from components.panels.parts import ValueParts
+from components.safe_text import markdown_table
 from mha.counting import projection_parameters, step_costs, total_parameters
 from mha.pipeline import AttentionRun
 
@@ -56,7 +57,7 @@ def _counts(d_model: int, run: AttentionRun | None = None, counted: int | None =
         }
     )
     left.markdown(f"**{t('summary.per_matrix')}**")
-    left.table(per_matrix, hide_index=True)
+    left.markdown(markdown_table(per_matrix, index=False))
     left.markdown(t("summary.total", d=d_model, total=count(total)))
     if counted is not None:
         left.caption(t("summary.counted", counted=count(counted), ok="✓" if counted == total else "✗"))
@@ -70,7 +71,7 @@ def _counts(d_model: int, run: AttentionRun | None = None, counted: int | None =
             }
         )
         right.markdown(f"**{t('summary.per_step')}**")
-        right.table(per_step, hide_index=True)
+        right.markdown(markdown_table(per_step, index=False))
     chosen = {run.num_heads} if run is not None else set()  # e.g. 12 at 768: always in the table
     heads = sorted({h for h in HEAD_COUNTS if d_model % h == 0} | chosen)
     by_heads = pd.DataFrame(
@@ -81,5 +82,5 @@ def _counts(d_model: int, run: AttentionRun | None = None, counted: int | None =
         }
     )
     right.markdown(f"**{t('summary.by_heads')}**")
-    right.table(by_heads, hide_index=True)
+    right.markdown(markdown_table(by_heads, index=False))
     right.caption(t("summary.by_heads_note", d=d_model))
