@@ -24,7 +24,7 @@ from components import checkpoints, runner, training
 from components.head_picker import HEAD_KEY, move_head
 from components.headings import heading
 from components.heatmap import COLOR_SCALES
-from components.i18n import t
+from components.i18n import choice_labels, restore_choices, t
 from components.locale import CATALOG
 from components.safe_text import md_escape
 from components.url_params import (
@@ -183,6 +183,7 @@ def _use_example(text: str, mask_type: str | None) -> None:
 
 def _on_weights_change() -> None:
     """Switching to trained weights starts from sizes that train in seconds, with the task's own mask."""
+    restore_choices()  # a callback may run in the first run after a language switch
     if st.session_state.get("weights") == "trained":
         st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
         _on_task_change()
@@ -190,6 +191,7 @@ def _on_weights_change() -> None:
 
 def _on_task_change() -> None:
     """A task is shown with the mask it trains with (the learner may change it afterwards, with a note)."""
+    restore_choices()  # a callback may run in the first run after a language switch
     st.session_state["mask_type"] = task_mask(st.session_state.get("task", ""))
 
 
@@ -237,12 +239,13 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
     weights = _select(
         "weights",
         hidden,
-        format_func=lambda name: t(f"weights.{name}"),
+        format_func=choice_labels("weights", _options("weights"), lambda name, lang: t(f"weights.{name}", lang=lang)),
         on_change=_on_weights_change,
         help=t("controls.weights_help"),
     )
     if weights == "trained":
-        _select("task", hidden, format_func=lambda name: t(f"task.{name}"), on_change=_on_task_change)
+        labels = choice_labels("task", _options("task"), lambda name, lang: t(f"task.{name}", lang=lang))
+        _select("task", hidden, format_func=labels, on_change=_on_task_change)
     if weights == "pretrained":
         _select("checkpoint", hidden, help=t("controls.checkpoint_help"))
         cap_mb = any_checkpoint_cap_mb()
@@ -318,7 +321,8 @@ def _render_size_controls(hidden: frozenset[str]) -> None:
 
 
 def _render_mask_controls(hidden: frozenset[str]) -> None:
-    mask_type = _select("mask_type", hidden, format_func=lambda name: t(f"mask.{name}"))
+    labels = choice_labels("mask_type", _options("mask_type"), lambda name, lang: t(f"mask.{name}", lang=lang))
+    mask_type = _select("mask_type", hidden, format_func=labels)
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
     if "window" not in hidden:
@@ -367,7 +371,9 @@ def _render_text_controls(hidden: frozenset[str]) -> None:
             _options("tokenizer"),
             key="tokenizer",
             horizontal=True,
-            format_func=lambda name: t(f"tokenizer.{name}"),
+            format_func=choice_labels(
+                "tokenizer", _options("tokenizer"), lambda name, lang: t(f"tokenizer.{name}", lang=lang)
+            ),
             help=t("controls.tokenizer_help"),
             persist_state=_PERSIST,
         )
@@ -391,7 +397,10 @@ def _render_run_controls(hidden: frozenset[str]) -> None:
         )
         if weights != "random":
             st.caption(t(f"controls.positional_{weights}"))
-    _select("device", hidden, format_func=lambda name: t("device.auto") if name == "auto" else name)
+    labels = choice_labels(
+        "device", _options("device"), lambda name, lang: t("device.auto", lang=lang) if name == "auto" else str(name)
+    )
+    _select("device", hidden, format_func=labels)
     _select("dtype", hidden, help=t("controls.dtype_help"))
 
 

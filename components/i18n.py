@@ -8,6 +8,7 @@ page from the ``lang`` URL parameter, the selector, or the browser's locale).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 
 import streamlit as st
@@ -15,7 +16,16 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.locale import CATALOG
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "current_language", "language_from_locale", "t", "use_language"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "LANGUAGES",
+    "choice_labels",
+    "current_language",
+    "language_from_locale",
+    "restore_choices",
+    "t",
+    "use_language",
+]
 
 LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
@@ -43,6 +53,43 @@ def current_language() -> str:
         return DEFAULT_LANGUAGE
     lang = st.session_state.get("lang", DEFAULT_LANGUAGE)
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+Label = Callable[[object, str], str]  # (option, language) -> what a choice widget shows for it
+# Choice widgets whose options are shown translated: widget key -> (its options, how each is shown).
+_TRANSLATED: dict[str, tuple[tuple[object, ...], Label]] = {}
+
+
+def choice_labels(key: str, options: Sequence[object], label: Label) -> Callable[[object], str]:
+    """The ``format_func`` of the choice widget ``key``: ``label(option, lang)`` in the session's language.
+
+    A selectbox or a radio sends the browser's *label* of the chosen option, and Streamlit maps it back through
+    the labels of the run: the first run after a language switch gets the label in the old language, which maps
+    to no option. The widget is remembered here so that :func:`restore_choices` can map that label back.
+    """
+    _TRANSLATED[key] = (tuple(options), label)
+    return lambda option: label(option, current_language())
+
+
+def restore_choices() -> None:
+    """Put back the option of every translated choice widget whose value is its label in some language (the first
+    run after a language switch: see :func:`choice_labels`). Call it before the widgets' values are used."""
+    state = st.session_state
+    for key, (options, label) in _TRANSLATED.items():
+        value = state.get(key)
+        if isinstance(value, list):  # a multiselect: each chosen label
+            restored = [_option(item, options, label) for item in value]
+            if restored != value:
+                state[key] = restored
+        elif value is not None and value not in options:
+            state[key] = _option(value, options, label)
+
+
+def _option(value: object, options: tuple[object, ...], label: Label) -> object:
+    """The option whose label, in some language, is ``value`` (``value`` itself when it is an option or no label)."""
+    if value in options:
+        return value
+    return next((option for option in options if any(label(option, lang) == value for lang in LANGUAGES)), value)
 
 
 def t(key: str, lang: str | None = None, **params: object) -> str:

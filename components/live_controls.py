@@ -16,6 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import controls
+from components.i18n import restore_choices
 from components.panels.parts import Results, ValueParts
 from mha.config import AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
@@ -40,6 +41,7 @@ def live_controls(
         parts: the page's parts (``None``: nothing on the page follows the values without a full run).
         run: the full run's run, when it made one.
     """
+    restore_choices()  # a change made while the page ran a language switch brings the old labels back
     controls.render_live_controls(hidden)
     choices = controls.current_choices()
     controls.sync_url(choices)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.i18n import t
+from components.i18n import restore_choices, t
 from components.language import select_language
 from components.nav import render_nav
 from mha.threads import apply_thread_cap
@@ -20,6 +20,7 @@ def setup_page(title_key: str, icon: str, initial_sidebar_state: str = "auto") -
     """
     apply_thread_cap()
     lang = select_language()
+    restore_choices()  # the first run after a language switch: the choice widgets' labels map back to options
     st.set_page_config(
         page_title=t(title_key), page_icon=icon, layout="wide", initial_sidebar_state=initial_sidebar_state
     )

@@ -20,7 +20,7 @@ import streamlit as st
 
 from components.charts import PRESENTATION_FONT_SCALE
 from components.controls import select_color_scale
-from components.i18n import t
+from components.i18n import choice_labels, t
 from components.panels import Results, ValueParts, live_check, step1, step2, step3, step4, summary
 from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
@@ -150,7 +150,7 @@ def render_settings(view: TeacherView) -> None:
         t("teacher.hide"),
         HIDEABLE,
         key="hide",
-        format_func=lambda name: t(f"teacher.control.{name}"),
+        format_func=choice_labels("hide", HIDEABLE, lambda name, lang: t(f"teacher.control.{name}", lang=lang)),
         help=t("teacher.hide_help"),
         persist_state="session",
     )

@@ -416,6 +416,39 @@ def test_chinese_error_messages():
     assert "不能被头数 5 整除" in error.value
 
 
+def _stale_label_app(key: str, options: tuple[str, ...], prefix: str, stale: str) -> None:
+    import streamlit as st
+
+    from components.i18n import choice_labels, restore_choices, t
+
+    choice_labels(key, options, lambda option, lang: t(f"{prefix}.{option}", lang=lang))  # the widget's labels
+    st.session_state[key] = stale  # the label the browser sends in the first run after a language switch
+    restore_choices()
+    st.markdown(f"restored: {st.session_state[key]}")
+
+
+@pytest.mark.parametrize(
+    ("key", "option", "prefix", "lang"),
+    [
+        ("mask_type", "causal", "mask", "zh"),
+        ("tokenizer", "words", "tokenizer", "en"),
+        ("weights", "trained", "weights", "en"),
+    ],
+)
+def test_a_language_switch_maps_the_old_label_the_browser_sends_back_to_its_option(key, option, prefix, lang):
+    """A selectbox or a radio sends its label, which Streamlit maps back through this run's labels: after a switch
+    of language the old language's label maps to no option, and Streamlit keeps the label as the value (the page
+    would then fall back to the first option, or fail on it). ``restore_choices`` maps it back."""
+    from mha.config import DOMAINS
+
+    stale = t(f"{prefix}.{option}", lang=lang)
+    assert stale != option
+    at = AppTest.from_function(_stale_label_app, args=(key, DOMAINS[key].options(), prefix, stale)).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == [f"restored: {option}"]
+    assert at.session_state[key] == option
+
+
 def test_language_selector_switches_the_page_and_keeps_the_controls():
     at = open_page(**SMALL)
     at.selectbox(key="lang").set_value("zh").run()

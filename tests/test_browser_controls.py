@@ -227,3 +227,19 @@ def test_chinese_interface_labels_render(app_url, page):
     page.get_by_role("heading", name=t("step2.title", lang="zh")).scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "playground-controls-zh-charts.png"))
     no_errors(page)
+
+
+def test_a_language_switch_keeps_every_choice(app_url, page):
+    """The selectboxes and radios send their labels: after a switch of language the old labels come back once, and
+    the page maps them to their options (the mask stays causal, the tokenizer words) instead of failing."""
+    open_page(page, app_url, "/?d_model=64&num_heads=4&tokens=小明喜欢打球&mask_type=causal&tokenizer=words&lang=en")
+    choose(page, "lang", t("lang.zh"))
+    settle(page, text_appears(t("step2.masked_note", lang="zh")))
+    assert "mask_type=causal" in page.url and "tokenizer=words" in page.url and "lang=zh" in page.url
+    choose(page, "mask_type", t("mask.window", lang="zh"))  # the page still answers its controls
+    page.wait_for_url("**mask_type=window**", timeout=60_000)
+    type_number(page, "seed", 3)  # and again: every widget's state goes back to the server with each change
+    page.wait_for_url("**seed=3**", timeout=60_000)
+    wait_for_app(page)
+    assert "tokenizer=words" in page.url and "weights=random" in page.url
+    no_errors(page)
