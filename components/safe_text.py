@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-__all__ = ["markdown_table", "md_escape", "printable"]
+__all__ = ["markdown_rows", "markdown_table", "md_escape", "printable"]
 
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
@@ -45,9 +46,14 @@ def markdown_table(frame: pd.DataFrame, index: bool = True) -> str:
 
     Every cell is markdown: escape user text in it with :func:`md_escape` first. A table of numbers that
     change with the weights is drawn this way rather than with ``st.table``, which renders every cell with
-    Streamlit's Markdown renderer: the page's two such tables cost ~40 ms a new seed (docs/PERFORMANCE.md).
+    Streamlit's Markdown renderer (the browser's time for every redraw of the page).
     """
     header = [*([""] if index else []), *(str(column) for column in frame.columns)]
-    rows = [[str(cell) for cell in row] for row in frame.itertuples(index=index)]  # ([index,] *values) per row
-    lines = [header, ["---"] * len(header), *rows]
+    return markdown_rows(header, frame.itertuples(index=index))  # ([index,] *values) per row
+
+
+def markdown_rows(header: Sequence[object], rows: Iterable[Sequence[object]]) -> str:
+    """A GitHub-flavoured markdown table of ``header`` and ``rows`` (its cells are markdown: see
+    :func:`markdown_table`)."""
+    lines = [[str(cell) for cell in header], ["---"] * len(header), *([str(cell) for cell in row] for row in rows)]
     return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)

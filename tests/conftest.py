@@ -152,8 +152,13 @@ def markdown_frame(table: str) -> pd.DataFrame:
 
 
 def markdown_tables(at) -> list[pd.DataFrame]:
-    """Every Markdown element of an AppTest page that is a table (the panels draw their tables so), read back."""
-    return [markdown_frame(str(e.value)) for e in at.markdown if str(e.value).lstrip().startswith("|")]
+    """Every Markdown table of an AppTest page (the panels draw their tables so, some under a title), read back."""
+    tables = []
+    for element in at.markdown:
+        lines = [line for line in str(element.value).splitlines() if line.lstrip().startswith("|")]
+        if lines:
+            tables.append(markdown_frame("\n".join(lines)))
+    return tables
 
 
 def heatmaps(at, payload: bool = False) -> list:
