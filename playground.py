@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import canvas, controls, pretrained, runner, teacher, training
+from components import canvas, controls, live_controls, pretrained, runner, teacher, training
 from components.headings import heading
 from components.i18n import t
-from components.live_controls import live_controls
 from components.page import setup_page
 from components.panels import Results, ValueParts, export, live_check, padding, step1, step2, step3, step4, summary
 from components.url_state import one_history_entry
@@ -82,5 +81,4 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             live_check.render(parts)
             pretrained.render_checkpoint_check(run)
             export.render(parts)
-    with live_place:
-        live_controls(frozenset(view.hidden), choices, config if run is not None else None, parts, run)
+    live_controls.render(live_place, frozenset(view.hidden), choices, config if run is not None else None, parts, run)

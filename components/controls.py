@@ -16,7 +16,7 @@ query parameters (parsed in :mod:`components.url_params`, read and written throu
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import streamlit as st
 
@@ -65,6 +65,7 @@ __all__ = [
     "show_url_problems",
     "source_message",
     "sync_url",
+    "was_restored",
 ]
 
 D_MODEL_PRESETS = (64, 128, 256, 512, 768, 1024)
@@ -157,6 +158,12 @@ def _restore_default(key: str) -> None:
         st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
 
 
+def was_restored(key: str) -> bool:
+    """Whether the number field ``key`` was emptied and got its default back in this rerun's callbacks (its field
+    and its note must be drawn again)."""
+    return key in st.session_state.get(_RESTORED, [])
+
+
 def _show_restored_numbers(keys: Collection[str]) -> None:
     """Where the page is drawing (its sidebar), the note for each field of ``keys`` put back to its default in this
     rerun's callbacks (the notes of the others wait for their own section)."""
@@ -202,11 +209,13 @@ LIVE_KEYS = ("d_model", "num_heads", "mask_type", "window", "block_pad", "tokeni
 LIVE_KEYS += ("positional", "device", "dtype")
 
 
-def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = False) -> int | None:
+def _int_field(
+    key: str, low: int, high: int, help_text: str, disabled: bool = False, changed: Changed | None = None
+) -> int | None:
     """The whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``, where the page is drawing.
 
     It starts empty-able (``value=None``): an emptied field gives ``None`` and
-    :func:`_restore_default` puts the default back before the next run.
+    :func:`_restore_default` puts the default back before the next run; then ``changed(key)``, for a live control.
     """
     return st.number_input(
         t(f"controls.{key}"),
@@ -215,12 +224,28 @@ def _int_field(key: str, low: int, high: int, help_text: str, disabled: bool = F
         step=1,
         value=None,
         key=key,
-        on_change=_restore_default,
-        args=(key,),
+        on_change=_after(changed, key, _restore_default, key),
         disabled=disabled,
         help=help_text,
         persist_state=_PERSIST,
     )
+
+
+Changed = Callable[[str], None]  # told the key of a live control after its change (components.live_controls)
+
+
+def _after(
+    changed: Changed | None, key: str, action: Callable[..., None] | None = None, *args: object
+) -> Callable[[], None]:
+    """A widget's callback: its own ``action(*args)``, then ``changed(key)`` for a live control."""
+
+    def callback() -> None:
+        if action is not None:
+            action(*args)
+        if changed is not None:
+            changed(key)
+
+    return callback
 
 
 def _options(key: str) -> tuple[str, ...]:
@@ -294,7 +319,7 @@ def _render_layer_control(hidden: frozenset[str]) -> None:
         _int_field("layer", 0, layers - 1, t("controls.layer_help", high=layers - 1))
 
 
-def _render_size_controls(hidden: frozenset[str]) -> None:
+def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
     d_model = st.session_state["d_model"]
     if st.session_state["weights"] == "pretrained":  # the checkpoint's sizes; the learner's wait for their return
         locked = _source_sizes()
@@ -308,36 +333,44 @@ def _render_size_controls(hidden: frozenset[str]) -> None:
     if "d_model" not in hidden:
         presets = tuple(p for p in D_MODEL_PRESETS if p <= d_high)
         st.session_state["d_model_preset"] = d_model if d_model in presets else None
-        st.segmented_control(t("controls.d_model_presets"), presets, key="d_model_preset", on_change=_apply_preset)
+        st.segmented_control(
+            t("controls.d_model_presets"),
+            presets,
+            key="d_model_preset",
+            on_change=_after(changed, "d_model", _apply_preset),
+        )
         help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
-        d_model = _int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text)
+        d_model = _int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text, changed=changed)
     if "num_heads" in hidden:
         return
-    num_heads = _int_field("num_heads", 1, LIMITS.num_heads_max, t("controls.num_heads_help", high=h_high))
+    help_text = t("controls.num_heads_help", high=h_high)
+    num_heads = _int_field("num_heads", 1, LIMITS.num_heads_max, help_text, changed=changed)
     if d_model % num_heads == 0:
         st.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
     else:
         st.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
 
 
-def _render_mask_controls(hidden: frozenset[str]) -> None:
+def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
     labels = choice_labels("mask_type", _options("mask_type"), lambda name, lang: t(f"mask.{name}", lang=lang))
-    mask_type = _select("mask_type", hidden, format_func=labels)
+    mask_type = _select("mask_type", hidden, format_func=labels, on_change=_after(changed, "mask_type"))
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
     if "window" not in hidden:
-        _int_field("window", 0, LIMITS.tokens_max, t("controls.window_help"), disabled=mask_type != "window")
+        window_help = t("controls.window_help")
+        _int_field("window", 0, LIMITS.tokens_max, window_help, disabled=mask_type != "window", changed=changed)
     if "block_pad" not in hidden:
         st.toggle(
             t("controls.block_pad"),
             key="block_pad",
             help=t("controls.block_pad_help"),
             disabled=mask_type == "padding",  # the padding mask blocks them already
+            on_change=_after(changed, "block_pad"),
             persist_state=_PERSIST,
         )
 
 
-def _render_text_controls(hidden: frozenset[str]) -> None:
+def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
     if "tokens" in hidden:
         return
     text = st.text_area(
@@ -345,6 +378,7 @@ def _render_text_controls(hidden: frozenset[str]) -> None:
         key="tokens",
         max_chars=LIMITS.text_chars_max,
         help=t("controls.tokens_help"),
+        on_change=_after(changed, "tokens"),
         persist_state=_PERSIST,
     )
     st.caption(t("controls.examples"))
@@ -353,8 +387,7 @@ def _render_text_controls(hidden: frozenset[str]) -> None:
         row.button(
             t(f"example.{name}"),
             key=f"example_{name}",
-            on_click=_use_example,
-            args=(example, "padding" if name == "padded" else None),
+            on_click=_after(changed, "tokens", _use_example, example, "padding" if name == "padded" else None),
         )
     checkpoints.render_example_buttons(st, dict(EXAMPLES))
     training.render_examples_link(st)
@@ -375,24 +408,26 @@ def _render_text_controls(hidden: frozenset[str]) -> None:
                 "tokenizer", _options("tokenizer"), lambda name, lang: t(f"tokenizer.{name}", lang=lang)
             ),
             help=t("controls.tokenizer_help"),
+            on_change=_after(changed, "tokenizer"),
             persist_state=_PERSIST,
         )
     count = len(tokenize(text, tokenizer))
     st.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
 
 
-def _render_run_controls(hidden: frozenset[str]) -> None:
+def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
     """The seed, positional encoding, device and number type."""
     weights = st.session_state["weights"]
     if "seed" not in hidden:
         help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
-        _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained")
+        _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained", changed=changed)
     if "positional" not in hidden:
         st.toggle(
             t("controls.positional"),
             key="positional",
             help=t("controls.positional_help"),
             disabled=weights != "random",
+            on_change=_after(changed, "positional"),
             persist_state=_PERSIST,
         )
         if weights != "random":
@@ -400,8 +435,8 @@ def _render_run_controls(hidden: frozenset[str]) -> None:
     labels = choice_labels(
         "device", _options("device"), lambda name, lang: t("device.auto", lang=lang) if name == "auto" else str(name)
     )
-    _select("device", hidden, format_func=labels)
-    _select("dtype", hidden, help=t("controls.dtype_help"))
+    _select("device", hidden, format_func=labels, on_change=_after(changed, "device"))
+    _select("dtype", hidden, help=t("controls.dtype_help"), on_change=_after(changed, "dtype"))
 
 
 def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.DeltaGenerator:
@@ -421,15 +456,20 @@ def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.D
     return st.sidebar.container()
 
 
-def render_live_controls(hidden: Collection[str] = ()) -> None:
+def render_live_controls(changed: Changed, hidden: Collection[str] = ()) -> None:
     """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask, the text and the
-    run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with :func:`current_choices`."""
+    run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with :func:`current_choices`.
+
+    Args:
+        changed: told the control's key after each change (its callback; see :mod:`components.live_controls`).
+        hidden: controls not drawn (teacher mode).
+    """
     hidden = frozenset(hidden)
     _show_restored_numbers(LIVE_KEYS)
-    _render_size_controls(hidden)
-    _render_mask_controls(hidden)
-    _render_text_controls(hidden)
-    _render_run_controls(hidden)
+    _render_size_controls(hidden, changed)
+    _render_mask_controls(hidden, changed)
+    _render_text_controls(hidden, changed)
+    _render_run_controls(hidden, changed)
 
 
 def current_choices() -> Choices:

@@ -1,19 +1,23 @@
-"""The live controls: the sidebar's sizes, mask, text and run settings, drawn by one fragment that also fills
-the page's parts (:class:`components.panels.parts.ValueParts`).
+"""The live controls: the sidebar's sizes, mask, text and run settings (:data:`components.controls.LIVE_KEYS`),
+and the page's parts (:class:`components.panels.parts.ValueParts`) that follow them, as two fragments.
 
-In a full run the fragment is drawn last: it draws the controls in their place in the sidebar and fills the
-parts for the page's config. Alone -- a learner changed one of these controls -- it draws the controls again,
-writes the link and fills the parts for the new values, so the page around them (headings, explanations,
-code, the other controls) is not sent again. Where the page cannot follow a change that way, the fragment
-runs the page: the change touched a control outside :data:`components.controls.LIVE_KEYS`, the new values
-do not run (the page shows why), or the page has no parts to fill (a teacher's slide, an error, a training
-to wait for) or more than the parts would change (trained weights: another seed is another training; a
-checkpoint: its check and head finder follow the text).
+In a full run both are drawn last, in the live controls' place in the sidebar: the controls' fragment draws the
+controls; the values' fragment writes the link and fills the parts for the page's config. A change of one of
+these controls runs its callback (:func:`changed`), which reruns only what the change needs: the values (a new
+seed changes nothing else), or the controls and the values (another size: the d_k under the heads follows it;
+another mask: the window's field opens) -- so the page around them (headings, explanations, code, the other
+controls) is not sent again. Where the page cannot follow a change that way, the callback runs the page: the
+change touched a control outside ``LIVE_KEYS`` (an example that opens a checkpoint), the new values do not run
+(the page shows why), or the page has no parts to fill (a teacher's slide, an error, a training to wait for) or
+shows more than its parts (trained weights: another seed is another training; a checkpoint: its check and head
+finder follow the text).
 """
 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit import config as streamlit_config
+from streamlit.delta_generator import DeltaGenerator
 
 from components import controls
 from components.i18n import restore_choices
@@ -21,33 +25,71 @@ from components.panels.parts import Results, ValueParts
 from mha.config import AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 
-__all__ = ["live_controls"]
+__all__ = ["CONTROLS", "VALUES", "changed", "render"]
+
+CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
+#: Live controls whose change shows nowhere in the sidebar: a change reruns the values alone.
+_VALUES_ONLY = frozenset({"seed", "positional", "device", "dtype"})
+_DRAWN = "_live_drawn"  # session: the controls' values the page's last full run drew the page for
+_FOLLOWS = "_live_follows"  # session: whether the page's parts can show a live change (see render)
 
 
-@st.fragment
-def live_controls(
+def render(
+    place: DeltaGenerator,
     hidden: frozenset[str],
     drawn: controls.Choices,
     config: AttentionConfig | None,
     parts: ValueParts | None,
     run: AttentionRun | None,
 ) -> None:
-    """The live controls where the page is drawing (their place in the sidebar), then the parts filled.
+    """The live controls and the values, in ``place`` (the sidebar's), drawn last in a full run.
 
     Args:
+        place: the live controls' place in the sidebar.
         hidden: controls not drawn (teacher mode).
-        drawn: the values the page's full run drew the page for.
+        drawn: the controls' values the page was drawn for.
         config: the config the page runs for them (``None``: they do not run).
         parts: the page's parts (``None``: nothing on the page follows the values without a full run).
         run: the full run's run, when it made one.
     """
+    st.session_state[_DRAWN] = drawn
+    st.session_state[_FOLLOWS] = (
+        parts is not None and not parts.empty and config is not None and config.weights == "random"
+    )
+    with place:
+        _controls(hidden)
+        _values(drawn, config, parts, run)
+
+
+def changed(key: str) -> None:
+    """A live control's callback, after its own: rerun what the change needs (see the module's docstring)."""
     restore_choices()  # a change made while the page ran a language switch brings the old labels back
-    controls.render_live_controls(hidden)
+    if streamlit_config.get_option("global.appTest") or _followed(controls.current_choices()) is None:
+        # AppTest's tree after a fragment-only run holds only what that run sent: there the page runs whole
+        # (tests/test_panels.py checks that the parts filled alone equal a full run; the browser tests, this path).
+        st.rerun()  # the whole page
+    values_only = key in _VALUES_ONLY and not controls.was_restored(key)  # an emptied field shows its default again
+    st.rerun(VALUES if values_only else [CONTROLS, VALUES])
+
+
+@st.fragment(key=CONTROLS)
+def _controls(hidden: frozenset[str]) -> None:
+    """The live controls where the page is drawing (their place in the sidebar)."""
+    restore_choices()
+    controls.render_live_controls(changed, hidden)
+
+
+@st.fragment(key=VALUES)
+def _values(
+    drawn: controls.Choices, config: AttentionConfig | None, parts: ValueParts | None, run: AttentionRun | None
+) -> None:
+    """The link, the page's parts filled, and where the run happened (under the controls)."""
+    restore_choices()
     choices = controls.current_choices()
     controls.sync_url(choices)
     if choices != drawn:
-        config = _followed(drawn, config, parts, choices)
-        if config is None:
+        config = _followed(choices)
+        if config is None:  # the callbacks run the page for such a change: here only for safety
             st.rerun()
         run = None
     if config is not None and parts is not None:
@@ -58,11 +100,10 @@ def live_controls(
         controls.show_device_used(run)
 
 
-def _followed(
-    drawn: controls.Choices, config: AttentionConfig | None, parts: ValueParts | None, choices: controls.Choices
-) -> AttentionConfig | None:
-    """The config for ``choices`` when the parts alone can show it, else ``None`` (the page must run)."""
-    if parts is None or parts.empty or config is None or config.weights != "random":
+def _followed(choices: controls.Choices) -> AttentionConfig | None:
+    """The config for ``choices`` when the page's parts alone can show it, else ``None`` (the page must run)."""
+    drawn = st.session_state.get(_DRAWN)
+    if not st.session_state.get(_FOLLOWS) or drawn is None:
         return None
     if any(choices[key] != drawn[key] for key in choices if key not in controls.LIVE_KEYS):
         return None
