@@ -4,7 +4,7 @@ Run with ``streamlit run playground.py``. This file only wires things together:
 controls -> config -> weight source -> cached run -> one panel per step, a padded batch,
 the summary, the live check and the export. Data flows one way (ARCHITECTURE.md); the pieces live in
 ``components/``. Each panel draws what no control changes and leaves its values to parts
-(:mod:`components.panels.parts`), which the live controls' fragment, drawn last, fills
+(:mod:`components.panels.parts`), which the values' fragment, drawn last, fills
 (:mod:`components.live_controls`): a change of the sizes, the mask, the text or the seed redraws only those.
 
 With ``?teacher=1`` the same page becomes a presentation: one step per slide, large

@@ -203,10 +203,12 @@ def _on_task_change() -> None:
 
 
 # ---------------------------------------------------------------- the sections of the sidebar
-#: The controls drawn by the live controls' fragment (:mod:`components.live_controls`): a change of one of
-#: them redraws the values (and the sidebar section they are in), not the page. The others run the page.
-LIVE_KEYS = ("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed")
-LIVE_KEYS += ("positional", "device", "dtype")
+#: The controls drawn by the controls' fragment (:mod:`components.live_controls`): a change of one of them redraws
+#: the values (and, where it shows there, this section of the sidebar), not the page. The others run the page.
+LIVE_KEYS = (
+    *("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
+    *("positional", "device", "dtype"),
+)
 
 
 def _int_field(

@@ -3,7 +3,7 @@ check and the export.
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
-through the live controls' fragment (:mod:`components.live_controls`), a teacher's slide at once. ARCHITECTURE.md
+through the values' fragment (:mod:`components.live_controls`), a teacher's slide at once. ARCHITECTURE.md
 ("How to add a panel") says how to add one.
 """
 

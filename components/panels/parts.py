@@ -6,7 +6,7 @@ chart, a note quoting a number, a measured difference) is a *part*: a function o
 :class:`Results` that the panel hands to :meth:`ValueParts.add`. The page fills every part from one
 config (:meth:`ValueParts.fill`):
 
-- on the main page, the live controls' fragment fills them (:mod:`components.live_controls`): in every
+- on the main page, the values' fragment fills them (:mod:`components.live_controls`): in every
   full run, and alone when a control that changes only values changed (a seed, the mask, the sizes, the
   text), so such a change sends the parts and not the page around them;
 - on a teacher's slide, the slide fills them at once, in the same run.
