@@ -270,6 +270,23 @@ def test_a_vit_without_qkv_biases_gets_zero_biases_and_still_matches(tmp_path, m
     assert float((run.trace.output - returned).abs().max()) <= TOLERANCE
 
 
+def test_a_classifier_checkpoint_as_the_hub_saves_it_is_read_through_its_vit(tmp_path, monkeypatch):
+    """``google/vit-base-patch16-224`` is a ``ViTForImageClassification``: its layers under ``vit.``, a classifier
+    besides. The page's layer equals what the classifier model itself computes (its own attentions)."""
+    from transformers import AutoImageProcessor, ViTForImageClassification
+
+    folder = build_vit(tmp_path / "classifier", classifier=True, seed=4)
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"classifier={folder}")
+    run = run_attention(config(checkpoint="classifier", layer=1))
+    model = ViTForImageClassification.from_pretrained(folder, attn_implementation="eager").eval()
+    processor = AutoImageProcessor.from_pretrained(folder, backend="pil")
+    pixels = processor(images=their_picture("photo-temple"), return_tensors="pt")["pixel_values"]
+    with torch.no_grad():
+        attentions = model(pixel_values=pixels, output_attentions=True).attentions
+    assert float((run.trace.weights - attentions[1]).abs().max()) <= TOLERANCE
+    assert torch.equal(run.model.W_v.bias, model.vit.layers[1].attention.v_proj.bias)
+
+
 @pytest.mark.parametrize(
     ("changes", "variant"),
     [

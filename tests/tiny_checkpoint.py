@@ -251,6 +251,7 @@ def build_vit(
     deit: bool = False,
     qkv_bias: bool = True,
     intermediate: int | None = None,
+    classifier: bool = False,
 ) -> Path:
     """Write a ViT (or, with ``deit``, a DeiT: [CLS] and [DIST] before the patches) with random weights (``seed``)
     and its image processor to ``folder``; return it.
@@ -259,9 +260,18 @@ def build_vit(
     are far from uniform, and so are the biases (ViT's are 0). The processor resizes to ``image_size`` (a
     DeiT's: to ``image_size + 8``, then crops the centre) and normalises with mean and std 0.5, as
     ``google/vit-base-patch16-224``'s does.
-    ``intermediate`` sizes the MLP (``None``: 4 × hidden, ViT's ratio).
+    ``intermediate`` sizes the MLP (``None``: 4 × hidden, ViT's ratio). With ``classifier`` a ViT is saved with a
+    classification head (``ViTForImageClassification``, 3 classes: its weights under ``vit.``), as the hub's are.
     """
-    from transformers import DeiTConfig, DeiTImageProcessorPil, DeiTModel, ViTConfig, ViTImageProcessorPil, ViTModel
+    from transformers import (
+        DeiTConfig,
+        DeiTImageProcessorPil,
+        DeiTModel,
+        ViTConfig,
+        ViTForImageClassification,
+        ViTImageProcessorPil,
+        ViTModel,
+    )
 
     folder.mkdir(parents=True, exist_ok=True)
     sizes = {
@@ -274,10 +284,10 @@ def build_vit(
         "qkv_bias": qkv_bias,
         "initializer_range": 0.2,
     }
-    config = DeiTConfig(**sizes) if deit else ViTConfig(**sizes)
+    config = DeiTConfig(**sizes) if deit else ViTConfig(**sizes, num_labels=3)
     with torch.random.fork_rng(), torch.no_grad():  # the global RNG of the calling process is left as it was
         torch.manual_seed(seed)
-        model = DeiTModel(config) if deit else ViTModel(config)
+        model = DeiTModel(config) if deit else ViTForImageClassification(config) if classifier else ViTModel(config)
         for name, parameter in model.named_parameters():
             if name.endswith("bias"):  # ViT initialises them to 0: drawn here, so that copying them is tested
                 parameter.normal_(std=0.2)

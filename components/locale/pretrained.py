@@ -178,14 +178,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # ------------------------------------------------------------ ViT: what its reader must know
     "notes.family_vit": {
-        "en": "{checkpoint} is a Vision Transformer: its tokens are [CLS], then the image's patches of {patch} × "
-        "{patch} pixels in reading order, row by row ({grid} patches; r0c1 is row 0, column 1). Its own image "
+        "en": "{checkpoint} is a Vision Transformer: its first token is [CLS], and the image's patches of {patch} × "
+        "{patch} pixels follow in reading order, row by row ({grid} patches; r0c1 is row 0, column 1). Its own image "
         "processor made the picture into {size} pixels, rescaled and normalised, as in its training. Its layer "
         "holds `q_proj`, `k_proj`, `v_proj` and `o_proj` (in the files `attention.attention.query`, `key`, `value` "
         "and `attention.output.dense`), which are W_q, W_k, W_v and W_o as they are. ViT normalises before "
         "attention (Pre-Norm): the layer's input is `layernorm_before` of the residual stream. Every patch sees "
         "every other: the checkpoint uses no mask.",
-        "zh": "{checkpoint} 是视觉 Transformer（ViT）：它的词元是 [CLS]，然后是图像中 {patch} × {patch} 像素的"
+        "zh": "{checkpoint} 是视觉 Transformer（ViT）：它的第一个词元是 [CLS]，后面是图像中 {patch} × {patch} 像素的"
         "图像块，按阅读顺序逐行排列（共 {grid} 个图像块；r0c1 表示第 0 行第 1 列）。它自己的图像预处理器把图片变成 "
         "{size} 像素，再缩放取值并归一化，和训练时一样。它的层包含 `q_proj`、`k_proj`、`v_proj` 和 `o_proj`"
         "（在文件中名为 `attention.attention.query`、`key`、`value` 和 `attention.output.dense`），"
