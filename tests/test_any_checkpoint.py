@@ -184,7 +184,7 @@ def test_a_repository_without_safetensors_is_refused(fake, repo, monkeypatch):
 def test_an_unsupported_model_type_is_refused(fake, repo, monkeypatch):
     _edit_json(repo / "config.json", model_type="llama")
     error = _refusal(fake, monkeypatch)
-    assert error.code == "not_supported" and error.params["supported"] == "bert, gpt2"
+    assert error.code == "not_supported" and error.params["supported"] == "bert, gpt2, vit, deit"
     assert all("llama" in message for message in _messages(error))
 
 

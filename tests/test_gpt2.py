@@ -62,8 +62,9 @@ def their_forward(folder: Path, text: str, layer: int):
 
 
 # ---------------------------------------------------------------- the family and the list
-def test_the_families_read_bert_and_gpt2_and_the_list_offers_two_gpt2s():
-    assert SUPPORTED_TYPES == ("bert", "gpt2") and FAMILIES["gpt2"].causal and not FAMILIES["bert"].causal
+def test_the_families_read_bert_gpt2_and_vit_and_the_list_offers_two_gpt2s():
+    assert SUPPORTED_TYPES == ("bert", "gpt2", "vit", "deit") and FAMILIES["gpt2"].causal
+    assert not FAMILIES["bert"].causal and not FAMILIES["vit"].causal and FAMILIES["deit"] is FAMILIES["vit"]
     assert next(iter(DEFAULT_CHECKPOINTS)) == "minilm"
     assert DEFAULT_CHECKPOINTS["distilgpt2"] == "distilbert/distilgpt2"
     assert DEFAULT_CHECKPOINTS["gpt2-chinese"] == "uer/gpt2-chinese-cluecorpussmall"
@@ -266,9 +267,9 @@ def test_gpt2_variants_this_page_cannot_read_are_refused_naming_the_families(
     with pytest.raises(SourceUnavailableError) as error:
         source_sizes(WeightSpec("pretrained", checkpoint="other"))
     assert error.value.code == "not_supported"
-    assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2"}
+    assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2, vit, deit"}
     for lang in ("en", "zh"):
-        assert "bert, gpt2" in t("source.not_supported", lang=lang, **error.value.params)
+        assert "bert, gpt2, vit, deit" in t("source.not_supported", lang=lang, **error.value.params)
 
 
 def test_the_bert_checkpoint_on_the_same_list_is_unchanged():

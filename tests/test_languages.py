@@ -121,7 +121,7 @@ TECHNICAL = frozenset({
     "TransformerEncoderLayer", "Transformer", "Swin", "BERT", "BERT-base", "GPT", "LayerNorm", "Post-Norm",
     "Pre-Norm", "FFN", "GELU", "ReLU", "jieba", "Hugging", "Face", "CLS", "SEP", "UNK",
     "ONNX", "Runtime", "TensorRT",
-    "ViT", "MLP", "PNG", "JPEG", "scikit-learn",
+    "ViT", "MLP", "PNG", "JPEG", "scikit-learn", "DeiT", "DIST",
 })  # fmt: skip
 _SHORT_WORDS = frozenset({"of", "in", "to", "is", "on", "or", "by", "as", "at", "an", "be", "it", "no", "if", "so"})
 

@@ -8,6 +8,9 @@ filler words up to BERT's 30,522 entries; other words and most Chinese character
 GPT-2s (:func:`build_gpt2`) come with a byte-level BPE trained here on the test sentences, or with
 the tiny BERT's WordPiece tokenizer (as a Chinese GPT-2 pairs them); :func:`build_induction_gpt2`
 sets a 2-layer GPT-2's weights so that it has a previous-token head and an induction head.
+
+ViTs and DeiTs (:func:`build_vit`) come with their image processor's settings, as the hub's do
+(``preprocessor_config.json``: ViT's resize and normalise; DeiT's resize, centre crop and normalise).
 """
 
 from __future__ import annotations
@@ -230,3 +233,76 @@ def _set_attention(attention, q, k, v, o) -> None:
     stores (in, out), Q, K and V side by side."""
     attention.c_attn.weight.copy_(torch.cat([q.T, k.T, v.T], dim=1))  # (D, 3D)
     attention.c_proj.weight.copy_(o.T)  # (D, D)
+
+
+# ---------------------------------------------------------------- ViT and DeiT
+#: The tests' ViT: 32 × 32 pixels in 8 × 8 patches (a 4 × 4 grid: 16 patches + [CLS]), 2 layers, 4 heads, hidden 32.
+VIT_IMAGE, VIT_PATCH, VIT_LAYERS, VIT_HEADS, VIT_HIDDEN = 32, 8, 2, 4, 32
+
+
+def build_vit(
+    folder: Path,
+    image_size: int = VIT_IMAGE,
+    patch_size: int = VIT_PATCH,
+    hidden: int = VIT_HIDDEN,
+    layers: int = VIT_LAYERS,
+    heads: int = VIT_HEADS,
+    seed: int = 0,
+    deit: bool = False,
+    qkv_bias: bool = True,
+    intermediate: int | None = None,
+    classifier: bool = False,
+) -> Path:
+    """Write a ViT (or, with ``deit``, a DeiT: [CLS] and [DIST] before the patches) with random weights (``seed``)
+    and its image processor to ``folder``; return it.
+
+    The weights are drawn wider than ViT's own initialisation (std 0.2, not 0.02) so that the heads' weights
+    are far from uniform, and so are the biases (ViT's are 0). The processor resizes to ``image_size`` (a
+    DeiT's: to ``image_size + 8``, then crops the centre) and normalises with mean and std 0.5, as
+    ``google/vit-base-patch16-224``'s does.
+    ``intermediate`` sizes the MLP (``None``: 4 × hidden, ViT's ratio). With ``classifier`` a ViT is saved with a
+    classification head (``ViTForImageClassification``, 3 classes: its weights under ``vit.``), as the hub's are.
+    """
+    from transformers import (
+        DeiTConfig,
+        DeiTImageProcessorPil,
+        DeiTModel,
+        ViTConfig,
+        ViTForImageClassification,
+        ViTImageProcessorPil,
+        ViTModel,
+    )
+
+    folder.mkdir(parents=True, exist_ok=True)
+    sizes = {
+        "image_size": image_size,
+        "patch_size": patch_size,
+        "hidden_size": hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "intermediate_size": intermediate or 4 * hidden,
+        "qkv_bias": qkv_bias,
+        "initializer_range": 0.2,
+    }
+    config = DeiTConfig(**sizes) if deit else ViTConfig(**sizes, num_labels=3)
+    with torch.random.fork_rng(), torch.no_grad():  # the global RNG of the calling process is left as it was
+        torch.manual_seed(seed)
+        model = DeiTModel(config) if deit else ViTForImageClassification(config) if classifier else ViTModel(config)
+        for name, parameter in model.named_parameters():
+            if name.endswith("bias"):  # ViT initialises them to 0: drawn here, so that copying them is tested
+                parameter.normal_(std=0.2)
+    model.save_pretrained(folder)
+    square = {"height": image_size, "width": image_size}
+    normalise = {"image_mean": [0.5, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]}
+    if deit:
+        margin = {"height": image_size + 8, "width": image_size + 8}
+        processor = DeiTImageProcessorPil(size=margin, crop_size=square, do_center_crop=True, **normalise)
+    else:
+        processor = ViTImageProcessorPil(size=square, **normalise)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_vit(folder: Path) -> Path:
+    """The tests' ViT: 32 × 32 pixels, 8 × 8 patches, 2 layers, 4 heads, hidden 32."""
+    return build_vit(folder)

@@ -8,10 +8,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "source.missing": {
         "en": "The checkpoint “{name}” is listed, but its folder on this server holds no checkpoint (config.json, "
-        "weights and tokenizer). The administrator can fix its entry in ATTN_PLAYGROUND_CHECKPOINTS. Showing "
-        "random weights.",
-        "zh": "检查点“{name}”在列表中，但它在本服务器上的文件夹里没有检查点（config.json、权重和分词器）。"
-        "管理员可以修改 ATTN_PLAYGROUND_CHECKPOINTS 中的这一项。改为显示随机权重。",
+        "weights, and a tokenizer or an image processor). The administrator can fix its entry in "
+        "ATTN_PLAYGROUND_CHECKPOINTS. Showing random weights.",
+        "zh": "检查点“{name}”在列表中，但它在本服务器上的文件夹里没有检查点（config.json、权重，"
+        "以及分词器或图像预处理器）。管理员可以修改 ATTN_PLAYGROUND_CHECKPOINTS 中的这一项。改为显示随机权重。",
     },
     "source.offline": {
         "en": "The checkpoint “{name}” ({location}) is not downloaded on this server, and the server is offline "
@@ -32,10 +32,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点“{name}”还没有下载到本服务器；重新运行页面即可下载。改为显示随机权重。",
     },
     "source.not_supported": {
-        "en": "“{name}” is a {model_type} model: this page reads one layer of a BERT-family encoder or a GPT-2-family "
-        "language model (model types {supported}) and no other architecture. Showing random weights.",
-        "zh": "“{name}”是 {model_type} 模型：本页只读取 BERT 系列编码器或 GPT-2 系列语言模型（模型类型 {supported}）"
-        "的一层，不支持其他结构。改为显示随机权重。",
+        "en": "“{name}” is a {model_type} model: this page reads one layer of a BERT-family encoder, a GPT-2-family "
+        "language model or a ViT image encoder (model types {supported}) and no other architecture. Showing random "
+        "weights.",
+        "zh": "“{name}”是 {model_type} 模型：本页只读取 BERT 系列编码器、GPT-2 系列语言模型或 ViT 图像编码器"
+        "（模型类型 {supported}）的一层，不支持其他结构。改为显示随机权重。",
     },
     # ------------------------------------------------------------ a learner's own hub checkpoint (hub_id)
     "source.any_off": {
@@ -64,10 +65,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "source.remote_code": {
         "en": "“{name}” would need its repository's own Python code ({where} has an auto_map): this server never "
-        "runs it. Choose a BERT or GPT-2 checkpoint that runs without it. Nothing was downloaded; showing random "
-        "weights.",
+        "runs it. Choose a BERT, GPT-2 or ViT checkpoint that runs without it. Nothing was downloaded; showing "
+        "random weights.",
         "zh": "“{name}”需要运行它仓库里自带的 Python 代码（{where} 中有 auto_map）：本服务器从不运行这种代码。"
-        "请选择无需它就能运行的 BERT 或 GPT-2 检查点。没有下载任何文件；改为显示随机权重。",
+        "请选择无需它就能运行的 BERT、GPT-2 或 ViT 检查点。没有下载任何文件；改为显示随机权重。",
     },
     "url.hub_id_off": {
         "en": "The link names a checkpoint of your own (`{name}` = “{value}”), which this server does not load: "
@@ -80,10 +81,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "controls.hub_id": {"en": "…or a hub id of your own", "zh": "……或你自己的模型编号"},
     "controls.hub_id_help": {
-        "en": "Any Hugging Face model of the BERT or GPT-2 family, as owner/name (for example "
+        "en": "Any Hugging Face model of the BERT, GPT-2 or ViT family, as owner/name (for example "
         "`distilbert/distilgpt2`), up to {cap_mb} MB of safetensors weights. It replaces the list's choice; "
         "empty it to go back to the list.",
-        "zh": "任何 BERT 或 GPT-2 系列的 Hugging Face 模型，写成“所有者/名称”（例如 `distilbert/distilgpt2`），"
+        "zh": "任何 BERT、GPT-2 或 ViT 系列的 Hugging Face 模型，写成“所有者/名称”（例如 `distilbert/distilgpt2`），"
         "safetensors 权重不超过 {cap_mb} MB。填写后取代列表中的选择；清空即回到列表。",
     },
     "error.hub_id.bad_form": {
@@ -98,6 +99,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "“{name}” (hidden size {d_model}, {num_heads} heads, {layers} layers) is beyond this server's "
         "limits; showing random weights.",
         "zh": "“{name}”（隐藏维度 {d_model}、{num_heads} 个头、{layers} 层）超出了本服务器的限制；改为显示随机权重。",
+    },
+    "source.too_many_tokens": {
+        "en": "“{name}” reads every image as {count} tokens ([CLS] and its patches); this server shows at most {high}. "
+        "Choose a checkpoint with fewer or larger patches; showing random weights.",
+        "zh": "“{name}”把每张图像读成 {count} 个词元（[CLS] 和它的图像块）；本服务器最多显示 {high} 个。"
+        "请换一个图像块更少或更大的检查点；改为显示随机权重。",
     },
     "source.broken": {
         "en": "The checkpoint “{name}” could not be loaded ({reason}); showing random weights.",
@@ -169,6 +176,29 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "它的分词器是 BERT 分词器：在你的文本前加 [CLS]、后加 [SEP]，和这个检查点训练时一样。"
         "模型仍然是因果的：每个词元只能看到自己和它之前的词元。",
     },
+    # ------------------------------------------------------------ ViT: what its reader must know
+    "notes.family_vit": {
+        "en": "{checkpoint} is a Vision Transformer: its first token is [CLS], and the image's patches of {patch} × "
+        "{patch} pixels follow in reading order, row by row ({grid} patches; r0c1 is row 0, column 1). Its own image "
+        "processor made the picture into {size} pixels, rescaled and normalised, as in its training. Its layer "
+        "holds `q_proj`, `k_proj`, `v_proj` and `o_proj` (in the files `attention.attention.query`, `key`, `value` "
+        "and `attention.output.dense`), which are W_q, W_k, W_v and W_o as they are. ViT normalises before "
+        "attention (Pre-Norm): the layer's input is `layernorm_before` of the residual stream. Every patch sees "
+        "every other: the checkpoint uses no mask.",
+        "zh": "{checkpoint} 是视觉 Transformer（ViT）：它的第一个词元是 [CLS]，后面是图像中 {patch} × {patch} 像素的"
+        "图像块，按阅读顺序逐行排列（共 {grid} 个图像块；r0c1 表示第 0 行第 1 列）。它自己的图像预处理器把图片变成 "
+        "{size} 像素，再缩放取值并归一化，和训练时一样。它的层包含 `q_proj`、`k_proj`、`v_proj` 和 `o_proj`"
+        "（在文件中名为 `attention.attention.query`、`key`、`value` 和 `attention.output.dense`），"
+        "原样就是 W_q、W_k、W_v 和 W_o。"
+        "ViT 在注意力之前做归一化（Pre-Norm）：这一层的输入是残差流经过 `layernorm_before` 的结果。每个图像块都能看到"
+        "其他所有图像块：检查点不使用掩码。",
+    },
+    "notes.deit_dist": {
+        "en": "{checkpoint} is a distilled DeiT: after [CLS] comes a second token of its own, [DIST] (distillation), "
+        "which learnt to predict what a teacher network predicted. The patches follow them.",
+        "zh": "{checkpoint} 是经过蒸馏的 `DeiT`：[CLS] 之后还有它自己的第二个特殊词元 [DIST]（蒸馏词元），"
+        "它学会了预测教师网络的预测结果。图像块排在这两个词元之后。",
+    },
     "label.[SEP]": {"en": "[SEP]", "zh": "[SEP]"},
     # ------------------------------------------------------------ the check against the checkpoint itself
     "check.checkpoint_pass": {
@@ -190,6 +220,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "与检查点 **{checkpoint}** 的比较在这里不适用：检查点运行时没有使用这个掩码（每个词元都能看到其他所有"
         "词元，只屏蔽 [PAD]），所以这个掩码是你的“假设”。选择不加掩码或填充掩码即可比较。",
     },
+    "check.checkpoint_what_if_image": {
+        "en": "The comparison with the checkpoint **{checkpoint}** does not apply: the checkpoint was run without a "
+        "mask (every patch sees every other), so this mask is a “what if” of yours. Choose no mask to compare.",
+        "zh": "与检查点 **{checkpoint}** 的比较在这里不适用：检查点运行时不使用掩码（每个图像块都能看到其他"
+        "所有图像块），所以这个掩码是你的“假设”。选择不加掩码即可比较。",
+    },
     "check.checkpoint_pad_unmasked": {
         "en": "The comparison with the checkpoint **{checkpoint}** does not apply: the checkpoint masks the [PAD] "
         "tokens, this page's mask does not. Choose the padding mask to compare.",
@@ -204,6 +240,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点在同一段文本上、在它的因果掩码下自己的前向计算：它的权重是 `attentions[layer]`"
         "（output_attentions=True，`attn_implementation='eager'`），它的输出是 attn.c_proj 的返回值（前向钩子），"
         "在 dropout 和残差连接之前。本页这一层的输入是 `hidden_states[layer]` 经过 ln_1 的结果。它以 float32 运行。",
+    },
+    "check.checkpoint_how_vit": {
+        "en": "The checkpoint's own forward pass on the same image, made by its own image processor: its weights "
+        "are `attentions[layer]` (output_attentions=True, eager attention), its output is what attention.o_proj "
+        "returns (a forward hook), before dropout and the residual connection. Our layer's input is "
+        "layernorm_before of `hidden_states[layer]`. It runs in float32.",
+        "zh": "检查点在同一张图像（由它自己的图像预处理器处理）上自己的前向计算：它的权重是 `attentions[layer]`"
+        "（output_attentions=True，`attn_implementation='eager'`），它的输出是 attention.o_proj 的返回值（前向钩子），"
+        "在 dropout 和残差连接之前。本页这一层的输入是 `hidden_states[layer]` 经过 layernorm_before 的结果。"
+        "它以 float32 运行。",
     },
     "check.checkpoint_how": {
         "en": "The checkpoint's own forward pass on the same text: its weights are `attentions[layer]` "
@@ -221,6 +267,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "These are the checkpoint's own weights, with only [PAD] masked.",
         "zh": "选一个“看”的词元（查询）和它可能看向的词元（键）：下图显示 {checkpoint} 每一层的每个头从这个查询放在这个"
         "键上的权重，下方按大小排序。这些是检查点自己的权重，只屏蔽了 [PAD]。",
+    },
+    "finder.what_image": {
+        "en": "Pick a token that looks (the query; [CLS] is the one a classifier reads) and a patch it might look at "
+        "(the key): the map shows the weight each head of each layer of {checkpoint} puts on that key from that "
+        "query, and the list ranks them. These are the checkpoint's own weights, with no mask.",
+        "zh": "选一个“看”的词元（查询；分类器读取的是 [CLS]）和它可能看向的图像块（键）：下图显示 {checkpoint} "
+        "每一层的每个头从这个查询放在这个键上的权重，下方按大小排序。这些是检查点自己的权重，没有掩码。",
     },
     "finder.what_causal": {
         "en": "Pick a token that looks (the query) and a token before it (the key): the map shows the weight each "

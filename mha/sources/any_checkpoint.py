@@ -3,17 +3,20 @@
 With ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB=N`` set (read at every call), a learner may name any hub
 id of a family read here (:data:`~mha.sources.families.SUPPORTED_TYPES`). Before anything but
 metadata is downloaded, :func:`plan` reads the repository's file list with sizes
-(``HfApi().model_info(files_metadata=True)``), its ``config.json`` and its
-``tokenizer_config.json``, and refuses, each with its own :class:`SourceUnavailableError` code:
+(``HfApi().model_info(files_metadata=True)``), its ``config.json``, its ``tokenizer_config.json``
+and its ``preprocessor_config.json`` (an image checkpoint's), and refuses, each with its own
+:class:`SourceUnavailableError` code:
 
 * ``any_off``: the setting is not on (nothing is fetched at all); ``bad_hub_id``: not ``owner/name``;
-* ``remote_code``: ``auto_map`` in either file (the model or its tokenizer would need the
-  repository's own Python code; ``trust_remote_code`` is never passed);
-* ``not_supported``: a ``model_type`` no family reads; ``too_big``: sizes beyond the server's limits;
+* ``remote_code``: ``auto_map`` in any of these files (the model, its tokenizer or its image
+  processor would need the repository's own Python code; ``trust_remote_code`` is never passed);
+* ``not_supported``: a ``model_type`` no family reads; ``too_big``, ``too_many_tokens``: sizes beyond
+  the server's limits;
 * ``no_safetensors``: no ``model.safetensors`` (or its shards): pickled weights are never loaded;
-* ``too_large``: safetensors weights over N MB; ``broken``: no config.json or no tokenizer files.
+* ``too_large``: safetensors weights over N MB; ``broken``: no config.json, or none of the files its
+  family makes its inputs with (a text checkpoint's tokenizer, an image checkpoint's processor).
 
-Then only the files needed are downloaded (config, tokenizer files, the safetensors weights), with
+Then only the files needed are downloaded (config, tokenizer or processor files, the safetensors weights), with
 progress (:func:`mha.sources.hub.start_download`), and the model is loaded with
 ``use_safetensors=True``. The files in the cache are checked again the same way before every load
 (:func:`check_snapshot`), so a cap lowered later holds too. A learner's checkpoints share the
@@ -35,6 +38,7 @@ from mha.sources.families import checked_sizes, family_for
 
 __all__ = [
     "MB",
+    "SETTINGS_FILES",
     "check_allowed",
     "check_repository",
     "check_snapshot",
@@ -48,7 +52,8 @@ MB = 1e6  # the cap is in MB as the hub shows sizes (10^6 bytes)
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"
-_VOCABULARIES = ("tokenizer.json", "vocab.txt", "vocab.json")  # at least one: the tokenizer's own words
+#: Settings files read before the download, besides config.json: each may ask for remote code.
+SETTINGS_FILES = (TOKENIZER_CONFIG, hub.PROCESSOR_FILE)
 
 
 def check_allowed(hub_id: str) -> float:
@@ -75,8 +80,10 @@ def weight_files(files: Mapping[str, int | None]) -> dict[str, int | None]:
     return {INDEX: files[INDEX], **shards} if shards else {}
 
 
-def _refuse_remote_code(hub_id: str, config: Mapping[str, object], tokenizer_config: Mapping[str, object]) -> None:
-    for where, settings in (("config.json", config), (TOKENIZER_CONFIG, tokenizer_config)):
+def _refuse_remote_code(
+    hub_id: str, config: Mapping[str, object], settings_files: Mapping[str, Mapping[str, object]]
+) -> None:
+    for where, settings in ((hub.CONFIG_FILE, config), *settings_files.items()):
         if "auto_map" in settings:
             raise SourceUnavailableError(
                 "remote_code",
@@ -90,25 +97,26 @@ def check_repository(
     hub_id: str,
     files: Mapping[str, int | None],
     config: Mapping[str, object],
-    tokenizer_config: Mapping[str, object],
+    settings_files: Mapping[str, Mapping[str, object]],
     cap_mb: float,
 ) -> tuple[str, ...]:
     """The files to download for ``hub_id``, or why not (see the module docstring for the codes).
 
     Args:
         files: the repository's top-level file names and sizes in bytes (``None``: unknown).
-        config: its ``config.json``; ``tokenizer_config``: its ``tokenizer_config.json`` (``{}`` when absent).
+        config: its ``config.json``; ``settings_files``: those of :data:`SETTINGS_FILES` it has, by name.
         cap_mb: the server's cap on the safetensors weights, in MB.
 
     Returns:
-        config.json, the tokenizer files present, and the safetensors weights (with the shards' index).
+        config.json, the tokenizer or processor files present, and the safetensors weights (with the shards' index).
 
     Raises:
-        SourceUnavailableError: ``remote_code``, ``not_supported``, ``too_big``, ``no_safetensors``,
-            ``too_large`` or ``broken``, checked in that order.
+        SourceUnavailableError: ``remote_code``, ``not_supported``, ``too_big`` or ``too_many_tokens``,
+            ``no_safetensors``, ``too_large`` or ``broken``, checked in that order.
     """
-    _refuse_remote_code(hub_id, config, tokenizer_config)
-    checked_sizes(hub_id, config, family_for(hub_id, config))
+    _refuse_remote_code(hub_id, config, settings_files)
+    family = family_for(hub_id, config)
+    checked_sizes(hub_id, config, family)
     weights = weight_files(files)
     if not weights:
         raise SourceUnavailableError("no_safetensors", f"{hub_id}: no model.safetensors", name=hub_id)
@@ -124,11 +132,12 @@ def check_repository(
             size_mb=f"{size_mb:.0f}",
             cap_mb=f"{cap_mb:g}",
         )
-    if not any(name in files for name in _VOCABULARIES):
-        reason = f"no tokenizer files ({', '.join(_VOCABULARIES)})"
+    if not any(name in files for name in family.input_files):
+        what = "tokenizer" if family.modality == "text" else "image processor"
+        reason = f"no {what} files ({', '.join(family.input_files)})"
         raise SourceUnavailableError("broken", f"{hub_id}: {reason}", name=hub_id, reason=reason)
-    tokenizer = tuple(name for name in hub.TOKENIZER_PATTERNS if name in files)
-    return (hub.CONFIG_FILE, *tokenizer, *sorted(weights))
+    inputs = tuple(name for name in hub.INPUT_PATTERNS if name in files)
+    return (hub.CONFIG_FILE, *inputs, *sorted(weights))
 
 
 def _json_file(hub_id: str, path: Path) -> dict[str, object]:
@@ -160,12 +169,12 @@ def plan(hub_id: str) -> tuple[str, ...]:
         reason = "no config.json"
         raise SourceUnavailableError("broken", f"{hub_id}: {reason}", name=hub_id, reason=reason)
     config = _json_file(hub_id, Path(huggingface_hub.hf_hub_download(hub_id, hub.CONFIG_FILE)))
-    tokenizer_config = (
-        _json_file(hub_id, Path(huggingface_hub.hf_hub_download(hub_id, TOKENIZER_CONFIG)))
-        if TOKENIZER_CONFIG in files
-        else {}
-    )
-    return check_repository(hub_id, files, config, tokenizer_config, cap)
+    settings_files = {
+        name: _json_file(hub_id, Path(huggingface_hub.hf_hub_download(hub_id, name)))
+        for name in SETTINGS_FILES
+        if name in files
+    }
+    return check_repository(hub_id, files, config, settings_files, cap)
 
 
 def check_snapshot(hub_id: str, folder: Path) -> dict[str, object]:
@@ -180,8 +189,8 @@ def check_snapshot(hub_id: str, folder: Path) -> dict[str, object]:
     cap = check_allowed(hub_id)
     files = {path.name: path.stat().st_size for path in folder.iterdir() if path.is_file()}
     config = _json_file(hub_id, folder / hub.CONFIG_FILE)
-    tokenizer_config = _json_file(hub_id, folder / TOKENIZER_CONFIG) if TOKENIZER_CONFIG in files else {}
-    check_repository(hub_id, files, config, tokenizer_config, cap)
+    settings_files = {name: _json_file(hub_id, folder / name) for name in SETTINGS_FILES if name in files}
+    check_repository(hub_id, files, config, settings_files, cap)
     return config
 
 

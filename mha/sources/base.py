@@ -22,7 +22,7 @@ from torch import Tensor
 from mha.config import AttentionConfig
 from mha.module import MultiHeadAttention
 
-__all__ = ["Note", "SourceInputs", "SourceSizes", "SourceUnavailableError", "WeightSource"]
+__all__ = ["MODALITIES", "Note", "SourceInputs", "SourceSizes", "SourceUnavailableError", "WeightSource"]
 
 
 class SourceUnavailableError(RuntimeError):
@@ -38,13 +38,22 @@ class SourceUnavailableError(RuntimeError):
         self.params = params
 
 
+#: What a source's tokens are made from: the learner's text, or an image (a checkpoint of the ViT family).
+MODALITIES = ("text", "image")
+
+
 @dataclass(frozen=True)
 class SourceSizes:
-    """A source's sizes, known before its weights are made (the controls show them)."""
+    """A source's sizes, known before its weights are made (the controls show them).
+
+    ``modality`` says what the source reads (:data:`MODALITIES`): ``"image"`` for a checkpoint that reads
+    images (``config.image``, or an upload) and never the text, known from ``config.json`` alone.
+    """
 
     d_model: int
     num_heads: int
     num_layers: int
+    modality: str = "text"
 
 
 @dataclass(frozen=True)

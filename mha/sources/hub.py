@@ -30,6 +30,8 @@ from mha.sources.base import SourceUnavailableError
 __all__ = [
     "CONFIG_FILE",
     "DOWNLOAD_PATTERNS",
+    "INPUT_PATTERNS",
+    "PROCESSOR_FILE",
     "TOKENIZER_PATTERNS",
     "Download",
     "Planner",
@@ -46,6 +48,8 @@ __all__ = [
 ]
 
 CONFIG_FILE = "config.json"
+#: An image checkpoint's image processor settings (ViT: resize, rescale, normalise).
+PROCESSOR_FILE = "preprocessor_config.json"
 #: The tokenizer files a checkpoint may have (WordPiece: vocab.txt; GPT-2's byte-level BPE: vocab.json, merges.txt).
 TOKENIZER_PATTERNS = (
     "tokenizer.json",
@@ -55,6 +59,8 @@ TOKENIZER_PATTERNS = (
     "vocab.json",
     "merges.txt",
 )
+#: The files that make a checkpoint's inputs: a text checkpoint's tokenizer, an image checkpoint's processor.
+INPUT_PATTERNS = (*TOKENIZER_PATTERNS, PROCESSOR_FILE)
 #: The files a listed checkpoint needs here (the hub repo may hold ONNX, TF, Flax copies: never fetched).
 DOWNLOAD_PATTERNS = (
     "config.json",
@@ -62,10 +68,10 @@ DOWNLOAD_PATTERNS = (
     "model.safetensors.index.json",
     "model-*.safetensors",
     "pytorch_model.bin",
-    *TOKENIZER_PATTERNS,
+    *INPUT_PATTERNS,
 )
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
-_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json")
+_INPUT_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", PROCESSOR_FILE)  # a tokenizer's words, or a processor
 RETRY_AFTER_S = 60.0  # a failed download is tried again only after this long (each try can take ~25 s offline)
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -82,11 +88,11 @@ def is_offline() -> bool:
 
 
 def _complete(folder: Path) -> bool:
-    """The folder holds a config, weights and a tokenizer."""
+    """The folder holds a config, weights and a tokenizer or an image processor."""
     return (
         (folder / CONFIG_FILE).is_file()
         and any((folder / name).is_file() for name in _WEIGHT_FILES)
-        and any((folder / name).is_file() for name in _TOKENIZER_FILES)
+        and any((folder / name).is_file() for name in _INPUT_FILES)
     )
 
 
@@ -110,7 +116,7 @@ def needs_download(location: str) -> bool:
 
 
 def checkpoint_folder(name: str, location: str) -> Path:
-    """The folder holding ``name``'s config, weights and tokenizer.
+    """The folder holding ``name``'s config, weights and tokenizer (or image processor).
 
     Raises:
         SourceUnavailableError: ``missing`` (a local folder without a checkpoint in it), or
@@ -120,7 +126,7 @@ def checkpoint_folder(name: str, location: str) -> Path:
         folder = Path(location).expanduser()
         if not _complete(folder):
             raise SourceUnavailableError(
-                "missing", f"{name}: no checkpoint (config, weights, tokenizer) in {location}", name=name
+                "missing", f"{name}: no checkpoint (config, weights, tokenizer or processor) in {location}", name=name
             )
         return folder
     return hub_folder(name, location)

@@ -17,6 +17,12 @@ A causal checkpoint (GPT-2) runs every layer under its causal mask: the source s
 (``SourceInputs.causal``) and the pipeline runs the layer under the causal mask whatever the
 page's mask (the learner's padding mask still blocks ``[PAD]`` keys on top).
 
+An image checkpoint (ViT, DeiT: its family's ``modality`` is ``"image"``) reads no text: its
+tokens are ``[CLS]`` (DeiT: and ``[DIST]``) and the patches of ``config.image`` (a bundled
+sample) or of an image given to :meth:`PretrainedSource.prepare_image` (an upload), made into
+its input by its own image processor. Like BERT's, its attention is unmasked: a mask the learner
+picks runs as a "what if", and the check against the checkpoint then says it does not apply.
+
 Loading uses ``transformers`` (``AutoModel`` with ``attn_implementation="eager"``: the SDPA
 default returns no attention weights), imported here on first use only: the default page never
 imports it. Loaded checkpoints are kept per process, at most :data:`MAX_LOADED` at a time
@@ -31,7 +37,7 @@ import re
 import threading
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +55,9 @@ from mha.sources import any_checkpoint, hub
 from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError
 from mha.sources.families import SUPPORTED_TYPES, Family, Projection, checked_sizes, family_for
 from mha.sources.families.bert import PROJECTIONS
+from mha.sources.families.vit import DIST, ViTFamily, pixel_values
+from mha.vision.patches import patch_grid
+from mha.vision.samples import sample_image
 
 __all__ = [
     "CHECKPOINT_TOLERANCE",
@@ -58,8 +67,10 @@ __all__ = [
     "SUPPORTED_TYPES",
     "Checkpoint",
     "CheckpointCheck",
+    "ImageCheckpoint",
     "Origin",
     "PretrainedSource",
+    "TextCheckpoint",
     "checkpoint_sizes",
     "load_checkpoint",
     "origin_of",
@@ -156,28 +167,81 @@ def _is_byte_level(tokenizer: Any) -> bool:
 # ---------------------------------------------------------------- loading, bounded
 @dataclass(frozen=True)
 class Encoded:
-    """A text cut by the checkpoint's tokenizer."""
+    """A text cut by the checkpoint's tokenizer, or an image made into its pixels: what its forward reads."""
 
     tokens: tuple[str, ...]
-    input_ids: Tensor  # (1, L)
-    attention_mask: Tensor  # (1, L): 0 at the pad tokens
+    inputs: Mapping[str, Tensor]  # the model's keyword inputs: input_ids and attention_mask (1, L), or pixel_values
+    keys: Tensor  # (1, L) bool: the keys the checkpoint attends to (False at a [PAD] token)
 
 
 class Checkpoint:
-    """A loaded checkpoint: the ``transformers`` model (eval, read-only), its tokenizer, sizes and family."""
+    """A loaded checkpoint: the ``transformers`` model (eval, read-only), its sizes and family; its inputs are a
+    text's (:class:`TextCheckpoint`) or an image's (:class:`ImageCheckpoint`)."""
 
-    def __init__(self, name: str, model: Any, tokenizer: Any, sizes: SourceSizes, family: Family) -> None:
-        self.name, self.model, self.tokenizer, self.sizes, self.family = name, model, tokenizer, sizes, family
+    def __init__(self, name: str, model: Any, sizes: SourceSizes, family: Family) -> None:
+        self.name, self.model, self.sizes, self.family = name, model, sizes, family
         self.lock = threading.Lock()  # one forward at a time (see the module docstring)
         self._layers: OrderedDict[tuple[int, str, str], MultiHeadAttention] = OrderedDict()
-        self.prefix, self.suffix = _frame(tokenizer)
-        self._byte_level = _is_byte_level(tokenizer)
-        self.max_positions: int | None = getattr(model.config, "max_position_embeddings", None)
-        self._candidates: Tensor | None = None
 
     def attention_block(self, layer: int) -> Any:
         """The module of ``layer`` holding its four projections (BERT: ``attention``; GPT-2: ``attn``)."""
         return self.family.attention(self.model, layer)
+
+    def forward(self, encoded: Encoded, **outputs: bool) -> Any:
+        """The checkpoint's own forward pass (``output_hidden_states=True`` etc. as keywords)."""
+        with self.lock, torch.inference_mode():
+            return self.model(**encoded.inputs, **outputs)
+
+    def layer_input(self, encoded: Encoded, layer: int) -> Tensor:
+        """The input of ``layer``'s attention for the text or image, (1, L, D), as the checkpoint computes it."""
+        hidden = self.forward(encoded, output_hidden_states=True).hidden_states  # layers + 1 x (1, L, D)
+        with torch.inference_mode():
+            return self.family.layer_input(self.model, hidden, layer)  # (1, L, D)
+
+    def forward_with_block_output(self, encoded: Encoded, layer: int) -> tuple[Any, Tensor]:
+        """The forward pass with attentions, and what ``layer``'s attention block returned (a forward hook).
+
+        Returns:
+            The model's outputs and a (1, L, D) tensor: the attention block's output before
+            dropout and the residual connection (BERT: ``attention.output.dense``, before its
+            LayerNorm too; GPT-2: ``attn.c_proj``; ViT: ``attention.o_proj``).
+        """
+        captured: list[Tensor] = []
+        module = self.family.block_output(self.model, layer)
+        with self.lock, torch.inference_mode():  # the hook sees this forward only: forwards run one at a time
+            handle = module.register_forward_hook(lambda _module, _inputs, out: captured.append(out))
+            try:
+                outputs = self.model(**encoded.inputs, output_attentions=True)
+            finally:
+                handle.remove()
+        return outputs, captured[0]
+
+    def layer_model(self, layer: int, device: torch.device, dtype: str) -> MultiHeadAttention:
+        """``MultiHeadAttention`` holding copies of ``layer``'s projections, on ``device`` in ``dtype``."""
+        key = (layer, str(device), dtype)
+        with self.lock:
+            if key in self._layers:
+                self._layers.move_to_end(key)
+                return self._layers[key]
+        projections = self.family.projections(self.attention_block(layer))
+        model = copy_layer(projections, self.sizes.num_heads, device, getattr(torch, dtype))
+        with self.lock:
+            self._layers[key] = model
+            while len(self._layers) > _LAYER_MODELS_KEPT:
+                self._layers.popitem(last=False)
+        return model
+
+
+class TextCheckpoint(Checkpoint):
+    """A checkpoint that reads text, with its tokenizer (BERT, GPT-2)."""
+
+    def __init__(self, name: str, model: Any, tokenizer: Any, sizes: SourceSizes, family: Family) -> None:
+        super().__init__(name, model, sizes, family)
+        self.tokenizer = tokenizer
+        self.prefix, self.suffix = _frame(tokenizer)
+        self._byte_level = _is_byte_level(tokenizer)
+        self.max_positions: int | None = getattr(model.config, "max_position_embeddings", None)
+        self._candidates: Tensor | None = None
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """The tokens of ``ids`` as the page shows them (a byte-level BPE's decoded: `` animal``)."""
@@ -207,56 +271,14 @@ class Checkpoint:
                 count=ids.size(1),
                 high=self.max_positions,
             )
-        tokens = self.display_tokens(ids[0].tolist())
+        return self.encode_ids(ids)
+
+    def encode_ids(self, ids: Tensor) -> Encoded:
+        """Token ids (1, L) as the forward reads them: the tokenizer's pad tokens masked through ``attention_mask``."""
         pad = self.tokenizer.pad_token_id
         attention_mask = torch.ones_like(ids) if pad is None else (ids != pad).long()  # (1, L): pads masked
-        return Encoded(tokens, ids, attention_mask)
-
-    def forward(self, encoded: Encoded, **outputs: bool) -> Any:
-        """The checkpoint's own forward pass (``output_hidden_states=True`` etc. as keywords)."""
-        with self.lock, torch.inference_mode():
-            return self.model(input_ids=encoded.input_ids, attention_mask=encoded.attention_mask, **outputs)
-
-    def layer_input(self, encoded: Encoded, layer: int) -> Tensor:
-        """The input of ``layer``'s attention for the text, (1, L, D), as the checkpoint computes it."""
-        hidden = self.forward(encoded, output_hidden_states=True).hidden_states  # layers + 1 x (1, L, D)
-        with torch.inference_mode():
-            return self.family.layer_input(self.model, hidden, layer)  # (1, L, D)
-
-    def forward_with_block_output(self, encoded: Encoded, layer: int) -> tuple[Any, Tensor]:
-        """The forward pass with attentions, and what ``layer``'s attention block returned (a forward hook).
-
-        Returns:
-            The model's outputs and a (1, L, D) tensor: the attention block's output before
-            dropout and the residual connection (BERT: ``attention.output.dense``, before its
-            LayerNorm too; GPT-2: ``attn.c_proj``).
-        """
-        captured: list[Tensor] = []
-        module = self.family.block_output(self.model, layer)
-        with self.lock, torch.inference_mode():  # the hook sees this forward only: forwards run one at a time
-            handle = module.register_forward_hook(lambda _module, _inputs, out: captured.append(out))
-            try:
-                outputs = self.model(
-                    input_ids=encoded.input_ids, attention_mask=encoded.attention_mask, output_attentions=True
-                )
-            finally:
-                handle.remove()
-        return outputs, captured[0]
-
-    def layer_model(self, layer: int, device: torch.device, dtype: str) -> MultiHeadAttention:
-        """``MultiHeadAttention`` holding copies of ``layer``'s projections, on ``device`` in ``dtype``."""
-        key = (layer, str(device), dtype)
-        with self.lock:
-            if key in self._layers:
-                self._layers.move_to_end(key)
-                return self._layers[key]
-        projections = self.family.projections(self.attention_block(layer))
-        model = copy_layer(projections, self.sizes.num_heads, device, getattr(torch, dtype))
-        with self.lock:
-            self._layers[key] = model
-            while len(self._layers) > _LAYER_MODELS_KEPT:
-                self._layers.popitem(last=False)
-        return model
+        inputs = {"input_ids": ids, "attention_mask": attention_mask}
+        return Encoded(self.display_tokens(ids[0].tolist()), inputs, attention_mask.bool())
 
     def probe_candidates(self) -> Tensor:
         """The ids a random probe sequence is drawn from: the vocabulary less special tokens and bracketed markers.
@@ -277,6 +299,36 @@ class Checkpoint:
         if self.prefix or not self.family.bos_first or self.tokenizer.bos_token_id is None:
             return self.prefix
         return (int(self.tokenizer.bos_token_id),)
+
+
+class ImageCheckpoint(Checkpoint):
+    """A checkpoint that reads images (ViT, DeiT), with its image processor.
+
+    Raises:
+        SourceUnavailableError: ``broken``, when the processor's images are not the size the model reads.
+    """
+
+    def __init__(self, name: str, model: Any, processor: Any, sizes: SourceSizes, family: ViTFamily) -> None:
+        super().__init__(name, model, sizes, family)
+        self.processor = processor
+        self.vit = family
+        self.channels = int(model.config.num_channels)
+        embeddings = model.embeddings.patch_embeddings
+        self.patch = int(embeddings.patch_size[0])  # square: the family refuses others
+        expected = tuple(embeddings.image_size)  # (H, W): the size its position embeddings are made for
+        made = tuple(pixel_values(processor, torch.zeros(1, 8, 8), self.channels).shape[-2:])  # (H', W')
+        if made != expected:
+            made_text, expected_text = (" × ".join(map(str, size)) for size in (made, expected))
+            reason = f"its image processor makes {made_text} pixels, its model reads {expected_text}"
+            raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
+
+    def encode(self, image: Tensor) -> Encoded:
+        """``image`` (C, H, W) in [0, 1] made into the checkpoint's pixels by its processor: ``[CLS]`` (DeiT: and
+        ``[DIST]``), then the patches' labels in row-major order."""
+        pixels = pixel_values(self.processor, image, self.channels)  # (1, C, H', W')
+        rows, columns = patch_grid(pixels.size(-2), pixels.size(-1), self.patch)
+        tokens = self.vit.tokens(self.model, rows, columns)
+        return Encoded(tokens, {"pixel_values": pixels}, torch.ones(1, len(tokens), dtype=torch.bool))
 
 
 def copy_layer(projections: Projection, num_heads: int, device: torch.device, dtype: torch.dtype) -> MultiHeadAttention:
@@ -303,12 +355,13 @@ _LOADING: dict[tuple[str, str], threading.Lock] = {}
 
 
 def _load(name: str, folder: Path, sizes: SourceSizes, family: Family, safetensors_only: bool = False) -> Checkpoint:
-    """Model and tokenizer from ``folder``; refused unless every layer has the projections its family maps."""
+    """Model and tokenizer (or image processor) from ``folder``; refused unless every layer has the projections its
+    family maps."""
     import transformers  # heavy (seconds): only here, never at app start
 
     transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in a server's log
     try:
-        model, tokenizer = family.load(folder, safetensors_only)
+        model, processor = family.load(folder, safetensors_only)
     except Exception as error:  # files that do not load (bad header, missing tensor...) in any way
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
@@ -327,7 +380,9 @@ def _load(name: str, folder: Path, sizes: SourceSizes, family: Family, safetenso
     if layers != sizes.num_layers:
         reason = f"{layers} layers loaded, config.json says {sizes.num_layers}"
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
-    return Checkpoint(name, model, tokenizer, sizes, family)
+    if isinstance(family, ViTFamily):
+        return ImageCheckpoint(name, model, processor, sizes, family)
+    return TextCheckpoint(name, model, processor, sizes, family)
 
 
 def load_checkpoint(checkpoint: str | Origin) -> Checkpoint:
@@ -390,15 +445,16 @@ class CheckpointCheck:
     """Our layer against the checkpoint's own forward for the same text.
 
     ``applies`` is ``False`` when the page's mask is not the one the checkpoint used (a
-    causal or window "what if" on an encoder, or ``[PAD]`` left unmasked): ``reason`` says
-    which, and the differences are then not computed (they would be a false failure).
+    causal or window "what if" on an encoder, any mask on an image encoder, or ``[PAD]`` left
+    unmasked): ``reason`` says which, and the differences are then not computed (they would be
+    a false failure).
     ``how`` names the message saying what was compared (it differs per family).
     """
 
     checkpoint: str
     layer: int
     applies: bool
-    reason: str = ""  # "what_if" or "pad_unmasked" when it does not apply
+    reason: str = ""  # "what_if", "what_if_image" or "pad_unmasked" when it does not apply
     max_abs_weights: float = 0.0
     max_abs_output: float = 0.0
     tolerance: float = CHECKPOINT_TOLERANCE
@@ -412,7 +468,11 @@ class CheckpointCheck:
 
 class PretrainedSource:
     """One checkpoint (listed, or the learner's own hub id); its model is loaded on demand and shared
-    (see :func:`load_checkpoint`)."""
+    (see :func:`load_checkpoint`).
+
+    ``modality`` says what it reads: ``"text"`` (``config.tokens``) or ``"image"`` (``config.image``, a
+    bundled sample, or any image given to :meth:`prepare_image`, :meth:`attention_maps` and :meth:`compare`).
+    """
 
     kind = "pretrained"
 
@@ -423,9 +483,22 @@ class PretrainedSource:
         sizes = checkpoint.sizes
         self.d_model, self.num_heads, self.num_layers = sizes.d_model, sizes.num_heads, sizes.num_layers
         self.causal = checkpoint.family.causal
+        self.modality = checkpoint.family.modality
 
     def _checkpoint(self) -> Checkpoint:
         return load_checkpoint(self.origin)
+
+    def _text_checkpoint(self) -> TextCheckpoint:
+        checkpoint = self._checkpoint()
+        if not isinstance(checkpoint, TextCheckpoint):
+            raise ValueError(f"{self.name} reads images, not text")
+        return checkpoint
+
+    def _image_checkpoint(self) -> ImageCheckpoint:
+        checkpoint = self._checkpoint()
+        if not isinstance(checkpoint, ImageCheckpoint):
+            raise ValueError(f"{self.name} reads text, not images")
+        return checkpoint
 
     def _check_layer(self, layer: int) -> None:
         if not 0 <= layer < self.num_layers:
@@ -439,24 +512,40 @@ class PretrainedSource:
                 high=high,
             )
 
-    def _notes(self, checkpoint: Checkpoint, config: AttentionConfig, encoded: Encoded) -> tuple[Note, ...]:
+    def input_of(self, config: AttentionConfig) -> str:
+        """What of ``config`` this checkpoint reads: its text, or (an image checkpoint) its bundled image's name."""
+        return config.image if self.modality == "image" else config.tokens
+
+    def _encode(self, source_input: str | Tensor) -> Encoded:
+        """A text, or for an image checkpoint a bundled image's name or an image (C, H, W) in [0, 1], encoded."""
+        if self.modality == "image":
+            image = sample_image(source_input) if isinstance(source_input, str) else source_input
+            return self._image_checkpoint().encode(image)
+        if not isinstance(source_input, str):
+            raise ValueError(f"{self.name} reads text, not images")
+        return self._text_checkpoint().encode(source_input)
+
+    def _notes(self, checkpoint: TextCheckpoint, config: AttentionConfig, encoded: Encoded) -> tuple[Note, ...]:
         """The token notes, then the family's (GPT-2: how its layer is read, that it is causal, its tokenizer)."""
         notes = token_notes(self.name, config.tokens, encoded.tokens, checkpoint_names())
         framed = bool(checkpoint.prefix or checkpoint.suffix)
         return notes + tuple(Note(code, {"checkpoint": self.name}) for code in checkpoint.family.page_notes(framed))
 
     def prepare(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
-        """The tokenizer's tokens, the layer's input for them and the layer copied into our module.
+        """The tokenizer's tokens (an image checkpoint: ``config.image``'s patches), the layer's input for them and
+        the layer copied into our module.
 
         Raises:
             ConfigError: a layer the checkpoint does not have, or a text with no token or too many.
         """
+        if self.modality == "image":
+            return self.prepare_image(config, device, sample_image(config.image))
         self._check_layer(config.layer)
-        checkpoint = self._checkpoint()
+        checkpoint = self._text_checkpoint()
         encoded = checkpoint.encode(config.tokens)
         x = checkpoint.layer_input(encoded, config.layer).to(device=device, dtype=getattr(torch, config.dtype))
         model = checkpoint.layer_model(config.layer, device, config.dtype)  # (1, L, D) above
-        ids = encoded.input_ids[0].to(device)  # (L,)
+        ids = encoded.inputs["input_ids"][0].to(device)  # (L,)
         relations = {}
         sep = checkpoint.tokenizer.sep_token_id
         if checkpoint.tokenizer.sep_token == SEP and sep in checkpoint.suffix:  # the tokenizer ends every text so
@@ -473,15 +562,49 @@ class PretrainedSource:
             causal=checkpoint.family.causal,
         )
 
-    def attention_maps(self, text: str) -> tuple[tuple[str, ...], Tensor]:
-        """Every head's weights in every layer for ``text``, from the checkpoint's own forward.
+    def prepare_image(self, config: AttentionConfig, device: torch.device, image: Tensor) -> SourceInputs:
+        """An image checkpoint's run on ``image``: ``[CLS]`` (DeiT: and ``[DIST]``) and the patches, the layer's
+        input for them and the layer copied into our module.
+
+        Args:
+            config: the page's config (its ``image`` is not read: ``image`` is given; ``tokens`` neither).
+            image: (C, H, W) in [0, 1], grey or RGB, any size (a bundled sample, an upload): the checkpoint's own
+                image processor resizes and normalises it.
+
+        Returns:
+            :class:`SourceInputs` whose ``x`` (1, L, D) is ``layernorm_before`` of the layer's input (Pre-Norm).
+
+        Raises:
+            ConfigError: a layer the checkpoint does not have.
+            ValueError: the checkpoint reads text.
+        """
+        self._check_layer(config.layer)
+        checkpoint = self._image_checkpoint()
+        encoded = checkpoint.encode(image)
+        x = checkpoint.layer_input(encoded, config.layer).to(device=device, dtype=getattr(torch, config.dtype))
+        model = checkpoint.layer_model(config.layer, device, config.dtype)  # (1, L, D) above
+        height, width = encoded.inputs["pixel_values"].shape[-2:]  # (1, C, H, W)
+        params = {
+            "checkpoint": self.name,
+            "size": f"{height} × {width}",
+            "patch": checkpoint.patch,
+            "grid": f"{height // checkpoint.patch} × {width // checkpoint.patch}",
+        }
+        codes = (*checkpoint.family.page_notes(False), *(("deit_dist",) if DIST in encoded.tokens else ()))
+        return SourceInputs(encoded.tokens, x, model, layer=config.layer, notes=tuple(Note(c, params) for c in codes))
+
+    def attention_maps(self, source_input: str | Tensor) -> tuple[tuple[str, ...], Tensor]:
+        """Every head's weights in every layer, from the checkpoint's own forward.
+
+        Args:
+            source_input: the text (a text checkpoint: see :meth:`input_of`), or for an image checkpoint a bundled
+                image's name or an image (C, H, W) in [0, 1].
 
         Returns:
             The tokens and a float32 tensor (layers, H, L, L).
         """
-        checkpoint = self._checkpoint()
-        encoded = checkpoint.encode(text)
-        attentions = checkpoint.forward(encoded, output_attentions=True).attentions  # layers x (1, H, L, L)
+        encoded = self._encode(source_input)
+        attentions = self._checkpoint().forward(encoded, output_attentions=True).attentions  # layers x (1, H, L, L)
         return encoded.tokens, torch.cat(attentions)  # (layers, H, L, L)
 
     def induction_maps(self) -> tuple[RepeatedSequence, Tensor]:
@@ -495,41 +618,46 @@ class PretrainedSource:
         Returns:
             The sequence and a float32 tensor (layers, H, L, L).
         """
-        checkpoint = self._checkpoint()
+        checkpoint = self._text_checkpoint()
         prefix, suffix = checkpoint.probe_prefix(), checkpoint.suffix
         candidates = checkpoint.probe_candidates()
         room = min(checkpoint.max_positions or LIMITS.tokens_max, LIMITS.tokens_max) - len(prefix) - len(suffix)
         half = min(INDUCTION_HALF, candidates.numel(), room // 2)
         sequence = repeated_sequence(candidates, half, INDUCTION_SEED, prefix, suffix)
-        ids = sequence.ids.view(1, -1)  # (1, L)
-        encoded = Encoded(checkpoint.display_tokens(sequence.ids.tolist()), ids, torch.ones_like(ids))
+        encoded = checkpoint.encode_ids(sequence.ids.view(1, -1))  # (1, L): no pad token among the candidates
         attentions = checkpoint.forward(encoded, output_attentions=True).attentions  # layers x (1, H, L, L)
         return sequence, torch.cat(attentions)  # (layers, H, L, L)
 
-    def compare(self, config: AttentionConfig, weights: Tensor, output: Tensor, mask: Tensor | None) -> CheckpointCheck:
-        """Max |Δ| of our per-head weights and output against the checkpoint's, for ``config``'s text and layer.
+    def compare(
+        self, config: AttentionConfig, weights: Tensor, output: Tensor, mask: Tensor | None, image: Tensor | None = None
+    ) -> CheckpointCheck:
+        """Max |Δ| of our per-head weights and output against the checkpoint's, for ``config``'s text (an image
+        checkpoint: ``config.image``, or ``image`` when given) and layer.
 
         The checkpoint's weights are its ``attentions[layer]``; its output is what its attention
         block's output module returns (a forward hook; BERT: ``attention.output.dense``, GPT-2:
-        ``attn.c_proj``), before dropout and the residual connection.
+        ``attn.c_proj``, ViT: ``attention.o_proj``), before dropout and the residual connection.
 
         Args:
             weights: our (1, H, L, L) softmax weights.
             output: our (1, L, D) output.
             mask: our bool keep-mask (broadcastable to (1, H, L, L)) or ``None``.
+            image: (C, H, W) in [0, 1]: the image an image checkpoint's run read, when not ``config.image`` (an upload).
         """
         self._check_layer(config.layer)
         checkpoint = self._checkpoint()
         how = checkpoint.family.check_how
-        encoded = checkpoint.encode(config.tokens)
+        encoded = self._encode(self.input_of(config) if image is None else image)
         length = len(encoded.tokens)
-        keys = encoded.attention_mask.bool().view(1, 1, 1, length)  # (1, 1, 1, L): the checkpoint's real keys
+        keys = encoded.keys.view(1, 1, 1, length)  # (1, 1, 1, L): the checkpoint's real keys
         used = keys.expand(1, 1, length, length)  # (1, 1, L, L)
         if checkpoint.family.causal:
             used = used & causal_mask(length)  # (1, 1, L, L)
         ours = torch.ones_like(used) if mask is None else mask.cpu().expand(1, 1, length, length)  # (1, 1, L, L)
         if not torch.equal(ours, used):
             reason = "pad_unmasked" if torch.equal(ours & keys, used) else "what_if"  # only [PAD] keys differ?
+            if self.modality == "image":
+                reason = "what_if_image"  # every patch sees every other: any mask is a "what if"
             return CheckpointCheck(self.name, config.layer, applies=False, reason=reason, how=how)
         outputs, theirs_output = checkpoint.forward_with_block_output(encoded, config.layer)  # _, (1, L, D)
         theirs_weights = outputs.attentions[config.layer]  # (1, H, L, L)

@@ -1,11 +1,11 @@
 """Checkpoint families, one module each, found by ``config.json``'s ``model_type``.
 
 A family says what differs between architectures when one layer is read (see
-:class:`~mha.sources.families.base.Family`): ``bert.py`` (Post-Norm encoders) and ``gpt2.py``
-(Pre-Norm causal language models). To add one, write ``<name>.py`` here defining
-``FAMILY = <Family subclass>()``: it is found when this package is imported, and its
-``model_types`` join :data:`SUPPORTED_TYPES`. Family modules import torch only (never
-``transformers`` at module level).
+:class:`~mha.sources.families.base.Family`): ``bert.py`` (Post-Norm encoders), ``gpt2.py``
+(Pre-Norm causal language models) and ``vit.py`` (Pre-Norm image encoders: ViT and DeiT). To add
+one, write ``<name>.py`` here defining ``FAMILY = <Family subclass>()``: it is found when this
+package is imported, and its ``model_types`` join :data:`SUPPORTED_TYPES`. Family modules import
+torch only (never ``transformers`` at module level).
 """
 
 from __future__ import annotations
@@ -70,13 +70,15 @@ def _first(config: Mapping[str, object], keys: tuple[str, ...]) -> int:
 
 
 def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> SourceSizes:
-    """Hidden size, heads and layers from ``config.json`` (the family's keys), refused beyond the server's limits.
+    """Hidden size, heads and layers from ``config.json`` (the family's keys), refused beyond the server's limits;
+    an image checkpoint's tokens (``[CLS]`` and its patches) too.
 
     Raises:
-        SourceUnavailableError: ``broken`` (a size missing or not a number) or ``too_big``.
+        SourceUnavailableError: ``broken`` (a size missing or not a number), ``too_big`` or ``too_many_tokens``.
     """
     try:
         d_model, num_heads, layers = (_first(config, keys) for keys in family.size_keys)
+        tokens = family.token_count(config)
     except (KeyError, TypeError, ValueError) as error:
         reason = f"config.json: {error}"
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
@@ -95,4 +97,12 @@ def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> So
             num_heads=num_heads,
             layers=layers,
         )
-    return SourceSizes(d_model, num_heads, layers)
+    if tokens is not None and tokens > LIMITS.image_tokens_max:
+        raise SourceUnavailableError(
+            "too_many_tokens",
+            f"{name}: {tokens} tokens per image is beyond this server's {LIMITS.image_tokens_max}",
+            name=name,
+            count=tokens,
+            high=LIMITS.image_tokens_max,
+        )
+    return SourceSizes(d_model, num_heads, layers, family.modality)

@@ -28,6 +28,10 @@ class Family:
 
     #: ``config.json``'s ``model_type`` values this family reads.
     model_types: tuple[str, ...] = ()
+    #: What its tokens are made from (:data:`mha.sources.base.MODALITIES`): the learner's text, or an image.
+    modality: str = "text"
+    #: The files that make its inputs, at least one of which a checkpoint must have (its tokenizer's words).
+    input_files: tuple[str, ...] = ("tokenizer.json", "vocab.txt", "vocab.json")
     #: The checkpoint's attention is causal: every layer runs under the causal mask whatever the page's mask.
     causal: bool = False
     #: ``config.json`` keys of (hidden size, heads, layers), each with its aliases, the first present is read.
@@ -46,6 +50,15 @@ class Family:
 
         Returns:
             What to call the model in the message (``"bert decoder"``), when it is refused.
+        """
+        return None
+
+    def token_count(self, config: Mapping[str, object]) -> int | None:
+        """The number of tokens every input has, from ``config.json`` (an image's patches), or ``None`` (a text's
+        own count).
+
+        Raises:
+            KeyError, TypeError, ValueError: a size missing or not a number (``config.json`` is broken).
         """
         return None
 
