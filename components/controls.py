@@ -358,6 +358,9 @@ def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
     mask_type = _select("mask_type", hidden, format_func=labels, on_change=_after(changed, "mask_type"))
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
+        sizes = _source_sizes() if st.session_state["weights"] == "pretrained" else None
+        if sizes is not None and sizes.causal:  # the checkpoint's causal mask, whatever is chosen here
+            st.caption(t("controls.mask_causal_checkpoint"))
     if "window" not in hidden:
         window_help = t("controls.window_help")
         _int_field("window", 0, LIMITS.tokens_max, window_help, disabled=mask_type != "window", changed=changed)

@@ -48,6 +48,15 @@ def chart(at: AppTest, title: str) -> dict[tuple[int, int], float]:
     return {(int(row.layer), int(row.head)): float(row.weight) for row in frame.itertuples()}
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_sidebar_says_a_causal_checkpoint_runs_under_its_own_mask(lang):
+    at = open_page({**GPT2, "lang": lang, "mask_type": "none"})
+    assert not at.exception
+    assert t("controls.mask_causal_checkpoint", lang=lang) in [c.value for c in at.sidebar.caption]
+    random = open_page({"lang": lang, "mask_type": "none"})  # not under random weights (nor an encoder's)
+    assert t("controls.mask_causal_checkpoint", lang=lang) not in [c.value for c in random.sidebar.caption]
+
+
 def test_a_gpt2_layer_matches_the_checkpoint_under_its_causal_mask_and_says_how_it_was_read():
     at = open_page({**GPT2, "layer": "2"})
     assert not at.exception and not at.error, texts(at, "error")

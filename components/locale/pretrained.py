@@ -79,6 +79,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The link's `{name}` “{value}” is not a hub id of the form owner/name: it was left out.",
         "zh": "链接中的 `{name}` “{value}”不是“所有者/名称”形式的模型编号：已忽略。",
     },
+    "controls.mask_causal_checkpoint": {
+        "en": "This checkpoint is a causal language model: its layer always runs under its own causal mask; "
+        "`padding` also blocks the [PAD] keys, and a window is not applied.",
+        "zh": "这个检查点是因果语言模型：它的这一层总是在自己的因果掩码下运行；"
+        "选 `padding` 会再屏蔽 [PAD] 键，窗口掩码不会生效。",
+    },
     "controls.hub_id": {"en": "…or a hub id of your own", "zh": "……或你自己的模型编号"},
     "controls.hub_id_help": {
         "en": "Any Hugging Face model of the BERT, GPT-2 or ViT family, as owner/name (for example "

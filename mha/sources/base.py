@@ -47,13 +47,15 @@ class SourceSizes:
     """A source's sizes, known before its weights are made (the controls show them).
 
     ``modality`` says what the source reads (:data:`MODALITIES`): ``"image"`` for a checkpoint that reads
-    images (``config.image``, or an upload) and never the text, known from ``config.json`` alone.
+    images (``config.image``, or an upload) and never the text, known from ``config.json`` alone. ``causal``: a
+    causal model (GPT-2), whose layer runs under its causal mask whatever the page's mask.
     """
 
     d_model: int
     num_heads: int
     num_layers: int
     modality: str = "text"
+    causal: bool = False
 
 
 @dataclass(frozen=True)

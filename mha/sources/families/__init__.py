@@ -105,4 +105,4 @@ def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> So
             count=tokens,
             high=LIMITS.image_tokens_max,
         )
-    return SourceSizes(d_model, num_heads, layers, family.modality)
+    return SourceSizes(d_model, num_heads, layers, family.modality, family.causal)
