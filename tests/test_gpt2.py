@@ -76,7 +76,7 @@ def test_sizes_come_from_gpt2s_config_json(tiny_gpt2):
     config_json = json.loads((tiny_gpt2 / "config.json").read_text())
     assert (config_json["n_embd"], config_json["n_head"], config_json["n_layer"]) == (32, 4, 3)  # GPT-2's own keys
     sizes = source_sizes(WeightSpec("pretrained", checkpoint="gpt2"))
-    assert sizes == SourceSizes(GPT2_HIDDEN, GPT2_HEADS, GPT2_LAYERS)
+    assert sizes == SourceSizes(GPT2_HIDDEN, GPT2_HEADS, GPT2_LAYERS, causal=True)  # read before any weight loads
 
 
 # ---------------------------------------------------------------- the layer against the checkpoint
