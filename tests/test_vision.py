@@ -54,7 +54,7 @@ from mha.training.tasks import DigitsTask, make_task
 from mha.training.vit import PatchModel, patch_model_parameters
 from mha.vision.analysis import attention_rollout, cls_map, mean_attention_distance
 from mha.vision.images import as_digit, resize, to_channels
-from mha.vision.patches import patch_centres, patch_grid, patch_tokens, patchify
+from mha.vision.patches import GRID_RELATIONS, patch_centres, patch_grid, patch_tokens, patchify
 from mha.vision.samples import (
     DATA_DIR,
     DIGIT_PIXEL_MEAN,
@@ -305,8 +305,8 @@ def test_the_vit_counts_its_parameters_as_the_formula_says():
     for patch in (2, 4):
         task = make_task("digits", patch=patch)
         model = build_model(task, 32, 4, torch.Generator().manual_seed(0))
-        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention]
-        counts = patch_model_parameters(1, 8, patch, 32, 4, 1, 10)
+        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention] * 2
+        counts = patch_model_parameters(1, 8, patch, 32, 4, 2, 10)
         assert counts["total"] == sum(p.numel() for p in model.parameters())
         assert counts["patch_embedding"] == sum(p.numel() for p in model.patch_embedding.parameters())
         assert counts["positions"] == model.position_embedding.numel() == task.length * 32
@@ -318,7 +318,7 @@ def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
     model = build_model(task, 16, 2, torch.Generator().manual_seed(0))
     images = task.inputs(torch.tensor([0, 5, 9]))  # (3, 1, 8, 8)
     xs, weights = model.layer_inputs(images)
-    assert [x.shape for x in xs] == [(3, 17, 16)] * 2 and weights[0].shape == (3, 2, 17, 17)
+    assert [x.shape for x in xs] == [(3, 17, 16)] * 3 and [w.shape for w in weights] == [(3, 2, 17, 17)] * 2
     embedded = model.embed(images)
     torch.testing.assert_close(xs[0], model.blocks[0].norm_1(embedded))  # the attention reads LN1(x)
     patches = patchify((images - DIGIT_PIXEL_MEAN) / DIGIT_PIXEL_STD, 2)
@@ -328,14 +328,35 @@ def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
     torch.testing.assert_close(logits[:, 0, 0], model.readout(xs[-1][:, 0]))  # [CLS] alone
 
 
+def test_a_training_step_computes_cls_alone_in_the_last_block_and_gets_the_same_logits_and_gradients():
+    """``PatchModel.logits`` (a training step's) leaves out the last block's other rows: nothing else reaches the
+    readout, so the logits and every parameter's gradient are the full forward pass's, to float32 rounding."""
+    task = make_task("digits")
+    model = build_model(task, 32, 4, torch.Generator().manual_seed(2))
+    images = task.inputs(torch.arange(6))
+    full, _ = model(images)
+    short = model.logits(images)
+    torch.testing.assert_close(short, full, rtol=1e-5, atol=1e-6)
+    grads = []
+    for logits in (full, short):
+        model.zero_grad()
+        logits.sum().backward(retain_graph=True)
+        grads.append({name: p.grad.clone() for name, p in model.named_parameters()})
+    for name, grad in grads[0].items():
+        torch.testing.assert_close(grads[1][name], grad, rtol=1e-5, atol=1e-6, msg=name)
+    assert grads[0]["blocks.1.attention.W_q.weight"].abs().sum() > 0  # [CLS]'s query of the last block is trained
+
+
 def test_the_digits_task_trains_on_the_training_split_and_scores_cls_only():
     task = make_task("digits")
     assert isinstance(task, DigitsTask) and task.length == 17 and make_task("digits", patch=4).length == 5
     ids = task.sample(500, torch.Generator().manual_seed(0))
     assert not set(ids.tolist()) & set(load_digits().held_out.tolist())
     assert torch.equal(task.targets(ids).view(-1), load_digits().labels[ids])
-    rows = task.scored_rows(ids[:2], 0)
+    assert task.layers == 2
+    rows = task.scored_rows(ids[:2], 1)  # the last layer: [CLS]'s row alone reaches the answer
     assert rows.shape == (2, 17) and rows[:, 0].all() and not rows[:, 1:].any()
+    assert task.scored_rows(ids[:2], 0).all()  # the first: every row is read by the next layer
     assert task.tokens(ids[0])[:3] == ("[CLS]", "r0c0", "r0c1")
     with pytest.raises(ValueError, match="must divide"):
         make_task("digits", patch=3)
@@ -385,7 +406,16 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
     with torch.inference_mode():
         _, weights = model.layer_inputs(sample_image("digit-7").unsqueeze(0))
     torch.testing.assert_close(run.trace.weights, weights[0])  # the shown layer's weights are the model's own
-    assert run.scored_rows.tolist() == [True] + [False] * 16
+    assert run.scored_rows.tolist() == [True] * 17  # the first layer: every row is read by the second
+    assert run.image.image.grid == (4, 4) and run.image.image.prefix == 1
+    torch.testing.assert_close(run.image.image.pixels, sample_image("digit-7"))  # the 8 × 8 the model read
+    for mine, theirs in zip(run.image.layer_weights, weights, strict=True):
+        torch.testing.assert_close(mine, theirs)
+    assert {label.name for label in run.head_labels} <= {*GRID_RELATIONS, "broad"}  # the grid's words, not a row's
+    last = run_attention(dataclasses.replace(config, layer=1), digits_source)
+    torch.testing.assert_close(last.trace.weights, weights[1])
+    assert last.scored_rows.tolist() == [True] + [False] * 16  # [CLS]'s row alone reaches the answer
+    assert [rows.tolist() for rows in last.image.layer_rows] == [[True] * 17, [True] + [False] * 16]
     (note,) = run.notes
     assert note.code == "trained_digit" and note.params["label"] == 7
     photo = run_attention(dataclasses.replace(config, image="photo-flower"), digits_source)
