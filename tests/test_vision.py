@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import itertools
 import math
 import struct
 import zlib
@@ -46,15 +47,21 @@ from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
 from mha.sources.seeded import build_model as build_seeded_layer
 from mha.sources.trained import TrainedSource
+from mha.training import loop, train
 from mha.training import service as service_module
-from mha.training import train
 from mha.training.model import build_model
 from mha.training.service import TrainedModel
 from mha.training.tasks import DigitsTask, make_task
 from mha.training.vit import PatchModel, patch_model_parameters
-from mha.vision.analysis import attention_rollout, cls_map, mean_attention_distance
+from mha.vision.analysis import (
+    attention_rollout,
+    cls_map,
+    mean_attention_distance,
+    patch_head_labels,
+    uniform_attention_distance,
+)
 from mha.vision.images import as_digit, resize, to_channels
-from mha.vision.patches import GRID_RELATIONS, patch_centres, patch_grid, patch_tokens, patchify
+from mha.vision.patches import GRID_RELATIONS, grid_relations, patch_centres, patch_grid, patch_tokens, patchify
 from mha.vision.samples import (
     DATA_DIR,
     DIGIT_PIXEL_MEAN,
@@ -64,7 +71,7 @@ from mha.vision.samples import (
     sample_image,
     sample_label,
 )
-from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image
+from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image, read_upload
 
 REPO = Path(__file__).resolve().parents[1]
 #: scikit-learn 1.9.1's wheel lists this sha256 for sklearn/datasets/data/digits.csv.gz (its RECORD file).
@@ -300,6 +307,50 @@ def test_mean_attention_distance_of_constructed_heads():
         mean_attention_distance(weights, rows=3, columns=2, patch=4)
 
 
+def test_uniform_attention_distance_is_the_mean_distance_between_patches_less_clss_share():
+    # 2 × 2 patches of 4 pixels after [CLS]: each weight 1/5; from every patch the distances 0, 4, 4, 4·√2
+    assert uniform_attention_distance(2, 2, 4) == pytest.approx((4 + 4 + 4 * math.sqrt(2)) / 5)
+    # 1 × 3 patches of 2 pixels, no [CLS]: (0+2+4 + 2+0+2 + 4+2+0) / 9
+    assert uniform_attention_distance(1, 3, 2, cls_tokens=0) == pytest.approx(16 / 9)
+
+
+def test_the_grid_relations_follow_the_grid_not_the_reading_order():
+    cells = grid_relations(3, 3)  # [CLS], then r0c0 .. r2c2 at tokens 1..9
+    assert list(cells) == list(GRID_RELATIONS)
+    left = cells["left patch"]
+    assert bool(left[1 + 4, 1 + 3]) and int(left[1 + 4].sum()) == 1  # r1c1 -> r1c0
+    assert not left[1 + 3].any()  # r1c0 has no left neighbour: not r0c2, its previous token
+    assert bool(cells["patch above"][1 + 4, 1 + 1]) and bool(cells["patch below"][1 + 4, 1 + 7])
+    assert int(cells["nearby patches"][1 + 4].sum()) == 9 and int(cells["nearby patches"][1 + 0].sum()) == 4
+    assert cells["[CLS]"][1:, 0].all() and not cells["[CLS]"][0].any() and not cells["[CLS]"][:, 1:].any()
+    for name in GRID_RELATIONS[2:]:
+        assert not cells[name][0].any() and not cells[name][:, 0].any()  # [CLS] has no place in the grid
+
+
+def test_heads_on_a_grid_are_labelled_by_the_grid_never_previous_token():
+    length = 10  # [CLS] + 3 × 3
+    above, previous, cls = torch.zeros(length, length), torch.zeros(length, length), torch.zeros(length, length)
+    for n in range(9):
+        above[1 + n, 1 + n - 3 if n >= 3 else 0] = 1.0  # the patch above ([CLS] from the first row)
+        previous[1 + n, n] = 1.0  # the token before it in reading order
+        cls[1 + n, 0] = 1.0
+    for head in (above, previous, cls):
+        head[0, 0] = 1.0
+    labels = patch_head_labels(torch.stack([above, previous, cls]), None, None, (3, 3))
+    assert [label.name for label in labels] == ["patch above", "left patch", "[CLS]"]
+    # the previous token is the left neighbour inside a row (the rows where "left patch" points: share 1); at a
+    # row's start it is the last patch of the row above, which the grid's words do not call a neighbour
+    assert [label.share for label in labels] == [pytest.approx(1.0)] * 3
+
+
+def test_an_upload_is_named_by_its_files_sha256_and_equal_uploads_are_one_cache_key():
+    data = _png(20, 10)
+    first, second = read_upload(data), read_upload(data)
+    assert first.digest == hashlib.sha256(data).hexdigest() and first.pixels is not second.pixels
+    assert first == second and hash(first) == hash(second) and repr(first) == f"Upload(digest={first.digest!r})"
+    assert read_upload(_png(20, 11)) != first
+
+
 # ---------------------------------------------------------------- the digits' model and task
 def test_the_vit_counts_its_parameters_as_the_formula_says():
     for patch in (2, 4):
@@ -370,6 +421,19 @@ def test_digits_reach_95_percent_on_held_out_digits():
     assert history.accuracy >= 0.95, history.accuracy
     assert history.snapshots[-1].weights[0].shape == (2, 5, 5)
     assert history.probe.ndim == 0 and int(history.probe) == load_digits().sample_index(3)
+
+
+def test_the_digits_train_a_fixed_number_of_steps_along_a_cosine():
+    recipe = make_task("digits").recipe
+    assert recipe.steps == 350 and recipe.warmup_steps == 20
+    rate = recipe.learning_rate
+    lr = [loop._learning_rate(recipe, step, None, 0, 350) for step in range(350)]
+    assert lr[0] == pytest.approx(rate / 20) and lr[19] == pytest.approx(rate) and lr[20] == pytest.approx(rate)
+    assert lr[185] == pytest.approx(rate / 2)  # halfway through the 330 steps after the warm-up
+    assert lr[-1] == pytest.approx(rate * 0.5 * (1 + math.cos(math.pi * 329 / 330)))
+    assert all(a >= b for a, b in itertools.pairwise(lr[20:]))  # falling, to near 0
+    _, history = train("digits", 8, 2, seed=0, patch=4, max_steps=25)
+    assert history.steps == 25  # the schedule fits under a lower cap
 
 
 def test_digits_training_is_a_pure_function_of_its_arguments():
