@@ -55,27 +55,43 @@ def cached_source(spec: WeightSpec) -> WeightSource:
     return make_source(spec)
 
 
+# A cached function is keyed by its arguments as passed (``f(x)`` and ``f(x, None)`` are two entries): the two
+# that take an upload are called through wrappers that always pass it; ``clear`` empties the cache behind each.
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+def _run(config: AttentionConfig, upload: Upload | None) -> AttentionRun:
+    image = None if upload is None else upload.pixels
+    return run_attention(config, cached_source(config.weight_spec), image)
+
+
 def cached_run(config: AttentionConfig, upload: Upload | None = None) -> AttentionRun:
     """The traced forward pass of ``config`` (on ``upload`` instead of ``config.image``, where one is given).
 
     Raises:
         ConfigError: the text or the layer does not suit the source.
     """
-    image = None if upload is None else upload.pixels
-    return run_attention(config, cached_source(config.weight_spec), image)
+    return _run(config, upload)
+
+
+cached_run.clear = _run.clear  # type: ignore[attr-defined]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
-def cached_torch_checks(config: AttentionConfig, upload: Upload | None = None) -> tuple[TorchCheck, BatchOrderCheck]:
-    """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
-    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
+def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[TorchCheck, BatchOrderCheck]:
     run = cached_run(config, upload)
     torch_mha = to_torch_mha(run.model)
     check = compare_with_torch(
         run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights, torch_mha=torch_mha
     )
     return check, batch_order_check(run.model, run.x, torch_mha=torch_mha)
+
+
+def cached_torch_checks(config: AttentionConfig, upload: Upload | None = None) -> tuple[TorchCheck, BatchOrderCheck]:
+    """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
+    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
+    return _torch_checks(config, upload)
+
+
+cached_torch_checks.clear = _torch_checks.clear  # type: ignore[attr-defined]
 
 
 def cached_check(config: AttentionConfig, upload: Upload | None = None) -> TorchCheck:
