@@ -93,9 +93,9 @@ _TRAINED_SIZES_NOTE = "trained_sizes"  # the note (not a problem) when a trained
 UPLOAD_KEY = "image_upload"  # the file uploader of a learner's own image (never in the link)
 _UPLOAD = "_image_upload"  # the session's decoded upload (an Upload) while the uploader holds its file
 _UPLOAD_REFUSED = "_image_upload_refused"  # the ConfigError that refused the uploader's file
-#: The file uploader lets through files a little over LIMITS.image_bytes_max, so that their refusal is the page's
-#: translated message; beyond this the browser refuses them itself (the server never holds a larger upload).
-_UPLOAD_MB = 2 * -(-LIMITS.image_bytes_max // 2**20)
+#: The uploader's own cap, in MB: LIMITS.image_bytes_max, which the widget states and the browser enforces (with
+#: Streamlit's own message); the server checks the file again (decode_image), with the page's translated message.
+_UPLOAD_MB = -(-LIMITS.image_bytes_max // 2**20)
 _UPLOAD_TYPES = ("png", "jpg", "jpeg")
 
 
