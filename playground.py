@@ -19,7 +19,19 @@ from components import canvas, controls, live_controls, pretrained, runner, teac
 from components.headings import heading
 from components.i18n import t
 from components.page import setup_page
-from components.panels import Results, ValueParts, export, live_check, padding, step1, step2, step3, step4, summary
+from components.panels import (
+    Results,
+    ValueParts,
+    export,
+    live_check,
+    padding,
+    patches,
+    step1,
+    step2,
+    step3,
+    step4,
+    summary,
+)
 from components.url_state import one_history_entry
 from mha.config import ConfigError
 from mha.sources import SourceUnavailableError
@@ -41,6 +53,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
         st.markdown(t("page.intro"))
     controls.show_url_problems(problems + view_problems)
     choices = controls.current_choices()
+    upload = controls.current_upload()
     config = pretrained.use_checkpoint(controls.build_config(choices))
     teacher.sync_url(view)
 
@@ -50,7 +63,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     if config is not None and not waiting:
         try:
             with st.spinner(t("page.computing")):
-                run = runner.cached_run(config)
+                run = runner.cached_run(config, upload)
         except ConfigError as error:  # the text or the layer does not suit the weights' source
             st.error(controls.error_message(error))
         except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
@@ -64,7 +77,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
         canvas.load()
         if view.on:
             controls.show_run_notes(run)
-            teacher.render_slide(view, Results(config))
+            teacher.render_slide(view, Results(config, upload))
         else:
             parts = ValueParts()
             parts.add(st, lambda results: controls.show_run_notes(results.run))
@@ -72,6 +85,8 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             color_scale = controls.select_color_scale()
             step1.render(parts)
             step2.render(parts, color_scale)
+            if run.image is not None:
+                patches.render(parts)
             pretrained.render_head_finder(run)
             step3.render(parts)
             step4.render(parts)
@@ -81,4 +96,6 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             live_check.render(parts)
             pretrained.render_checkpoint_check(run)
             export.render(parts)
-    live_controls.render(live_place, frozenset(view.hidden), choices, config if run is not None else None, parts, run)
+    live_controls.render(
+        live_place, frozenset(view.hidden), choices, upload, config if run is not None else None, parts, run
+    )

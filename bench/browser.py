@@ -2,7 +2,8 @@
 
 For each page size (see :mod:`bench.app_rerun`) and each kind of change a learner makes -- a new seed,
 another head, the mask, the number of heads, d_model, an example sentence, a typed sentence, the
-language, the weights switched to ``trained`` (the training included) and back, a slider of a lab --
+language, the weights switched to ``trained`` (the training included) and back, a slider of a lab, and on the
+image page (the digits' ViT) another sample image and another query patch --
 it times, in the page itself
 (``performance.now()``), from the key press or click to the last chart redrawn once the run has
 finished and the page stayed quiet for :data:`QUIET_MS`. Another head is drawn in the browser, with
@@ -265,17 +266,7 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
         return Change(act=lambda: box.press("Enter"), prepare=click_and_type)
 
     def choose(key: str, index: int, before: Callable[[], None] = lambda: None) -> Change:
-        """Open the selectbox ``key`` (not timed), then click its option number ``index`` (timed): by position,
-        so that it reads the same in either language."""
-        box = page.locator(f".st-key-{key} input[role='combobox']")
-
-        def open_list() -> None:
-            before()
-            box.click()
-            box.press("ArrowDown")
-            page.wait_for_timeout(FADE_WAIT_MS)
-
-        return Change(act=page.locator("[role='option']").nth(index).click, prepare=open_list)
+        return _choose(page, key, index, before)
 
     def new_training(i: int) -> Change:
         """Trained weights for a seed never trained before (so the training is in the time), after a click on
@@ -319,6 +310,20 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
         CHANGES[8]: new_training,
         CHANGES[9]: lambda i: choose("weights", 0),
     }
+
+
+def _choose(page: Any, key: str, index: int, before: Callable[[], None] = lambda: None) -> Change:
+    """Open the selectbox ``key`` (not timed), then click its option number ``index`` (timed): by position, so that
+    it reads the same in either language."""
+    box = page.locator(f".st-key-{key} input[role='combobox']")
+
+    def open_list() -> None:
+        before()
+        box.click()
+        box.press("ArrowDown")
+        page.wait_for_timeout(FADE_WAIT_MS)
+
+    return Change(act=page.locator("[role='option']").nth(index).click, prepare=open_list)
 
 
 def _open(browser: Any, url: str) -> tuple[Any, Any, Any]:
@@ -406,6 +411,30 @@ def time_lab(browser: Any, base_url: str, rounds: int) -> list[dict[str, Any]]:
     return samples
 
 
+#: The image page (a ViT trained here on the digits: 17 tokens, 4 heads, 2 layers), opened and trained untimed.
+IMAGE_QUERY = {"weights": "trained", "task": "digits", "d_model": "64", "num_heads": "4", "lang": "en"}
+IMAGE_PAGE = "digits (ViT, 17 tokens x 4 heads)"
+IMAGE_CHANGES = ("image: another sample (a live change)", "image: query patch (the panel's picker)")
+
+
+def time_image(browser: Any, base_url: str, rounds: int) -> dict[str, list[dict[str, Any]]]:
+    """Samples of the image page's changes: another sample image (every value redrawn: the four steps, the patches
+    panel) and another query patch in the patches panel (its fragment alone)."""
+    from urllib.parse import urlencode
+
+    context, page, cdp = _open(browser, f"{base_url}/?{urlencode(IMAGE_QUERY)}")
+    page.wait_for_selector(".st-key-patch_query", timeout=240_000)  # trained: the panel is there
+    page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in IMAGE_CHANGES}
+    for i in range(rounds + 1):  # round 0 warms up
+        for name, key, options in zip(IMAGE_CHANGES, ("image", "patch_query"), ((7, 3), (6, 0)), strict=True):
+            result = measure(page, cdp, _choose(page, key, options[i % 2]), browser)
+            if i > 0:
+                samples[name].append(result)
+    context.close()
+    return samples
+
+
 def target_ms(size: PageSize, change: str) -> float | None:
     """The target of a page size and change, if it has one (every change but a training: docs/PERFORMANCE.md)."""
     index = SIZES.index(size)
@@ -471,6 +500,8 @@ def run(quick: bool) -> list[Table]:
                         rows.append(_sync_row(size, results))
             lab = time_lab(browser, base_url, 2 if quick else 7)
             rows.append(_row("lab 1 (why √d_k)", CHANGES[10], lab, TARGETS_MS[0]))
+            for name, results in time_image(browser, base_url, 2 if quick else 7).items():
+                rows.append(_row(IMAGE_PAGE, name, results, None))
             browser.close()
     finally:
         stop_process(server)

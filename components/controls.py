@@ -7,10 +7,14 @@ session's (:func:`current_choices`): one per field of :class:`~mha.config.Attent
 
 Widget keys are the contract's names (``weights``, ``task``, ``checkpoint``, ``layer``,
 ``d_model``, ``num_heads``, ``mask_type``, ``window``, ``tokenizer``, ``tokens``, ``seed``)
-plus ``block_pad``, ``positional``, ``device`` and ``dtype``; each widget's value is the plain
-value, translated for display with ``format_func`` only. The same names are the URL
+plus ``block_pad``, ``positional``, ``device``, ``dtype``, ``patch`` and ``image``; each widget's value is
+the plain value, translated for display with ``format_func`` only. The same names are the URL
 query parameters (parsed in :mod:`components.url_params`, read and written through
 :mod:`components.url_state`).
+
+A run that reads an image (:func:`reads_image`) shows the image controls instead of the text's: a bundled
+sample (``image``), the patch size where the learner chooses it (``patch``), and an upload of one's own
+(:data:`UPLOAD_KEY`, not in the link: :func:`current_upload` hands it to the run, its SHA-256 its name).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from components.head_picker import HEAD_KEY, move_head
 from components.headings import heading
 from components.heatmap import COLOR_SCALES
 from components.i18n import choice_labels, restore_choices, t
+from components.image_names import image_name
 from components.locale import CATALOG
 from components.safe_text import md_escape
 from components.url_params import (
@@ -37,26 +42,30 @@ from components.url_params import (
 )
 from components.url_state import changed_in_link, write_link
 from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names
-from mha.config import DOMAINS, LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import DOMAINS, IMAGE_TASKS, LIMITS, AttentionConfig, ConfigError, WeightSpec
 from mha.device import available_devices
 from mha.masks import PAD_TOKENS
 from mha.pipeline import AttentionRun
 from mha.sources import SourceSizes, SourceUnavailableError
 from mha.tokens import tokenize
 from mha.training.tasks import task_mask
+from mha.vision.upload import ACCEPTED_FORMATS, Upload, read_upload
 
 __all__ = [
     "D_MODEL_PRESETS",
     "EXAMPLES",
     "LIVE_KEYS",
     "TRAINED_SIZES",
+    "UPLOAD_KEY",
     "Choices",
     "build_config",
     "current_choices",
+    "current_upload",
     "device_options",
     "error_message",
     "load_url_state",
     "nearest_divisors",
+    "reads_image",
     "render_live_controls",
     "render_source_controls",
     "select_color_scale",
@@ -82,6 +91,13 @@ EXAMPLES = (
 _PERSIST = "session"  # widget values survive a visit to another page
 _RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
 _TRAINED_SIZES_NOTE = "trained_sizes"  # the note (not a problem) when a trained link gets TRAINED_SIZES
+UPLOAD_KEY = "image_upload"  # the file uploader of a learner's own image (never in the link)
+_UPLOAD = "_image_upload"  # the session's decoded upload (an Upload) while the uploader holds its file
+_UPLOAD_REFUSED = "_image_upload_refused"  # the ConfigError that refused the uploader's file
+#: The uploader's own cap, in MB: LIMITS.image_bytes_max, which the widget states and the browser enforces (with
+#: Streamlit's own message); the server checks the file again (decode_image), with the page's translated message.
+_UPLOAD_MB = -(-LIMITS.image_bytes_max // 2**20)
+_UPLOAD_TYPES = ("png", "jpg", "jpeg")
 
 
 Choices = dict[str, object]  # the controls' values by config field name (may not run: see build_config)
@@ -202,12 +218,49 @@ def _on_task_change() -> None:
     st.session_state["mask_type"] = task_mask(st.session_state.get("task", ""))
 
 
+def _read_upload() -> None:
+    """The uploader's new file decoded (or its refusal kept, to be shown): before the run that follows."""
+    state = st.session_state
+    state.pop(_UPLOAD, None)
+    state.pop(_UPLOAD_REFUSED, None)
+    file = state.get(UPLOAD_KEY)
+    if file is None:
+        return
+    try:
+        state[_UPLOAD] = read_upload(file.getvalue())
+    except ConfigError as error:
+        state[_UPLOAD_REFUSED] = error
+
+
+# ---------------------------------------------------------------- images
+def reads_image() -> bool:
+    """Whether the session's run reads an image instead of the text: an image task with trained weights, or a
+    checkpoint that reads images (a ViT: its ``config.json`` says so, before any weight loads).
+
+    The one place the controls decide it: the image controls replace the text's, the upload reaches the run
+    (:func:`current_upload`).
+    """
+    state = st.session_state
+    if state.get("weights") == "pretrained":
+        sizes = _source_sizes()
+        return sizes is not None and sizes.modality == "image"
+    return state.get("weights") == "trained" and state.get("task") in IMAGE_TASKS
+
+
+def current_upload() -> Upload | None:
+    """The learner's own image, while the run reads an image and the uploader holds it (its refusal: ``None``)."""
+    state = st.session_state
+    if not reads_image() or state.get(UPLOAD_KEY) is None:
+        return None
+    return state.get(_UPLOAD)
+
+
 # ---------------------------------------------------------------- the sections of the sidebar
 #: The controls drawn by the controls' fragment (:mod:`components.live_controls`): a change of one of them redraws
 #: the values (and, where it shows there, this section of the sidebar), not the page. The others run the page.
 LIVE_KEYS = (
     *("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
-    *("positional", "device", "dtype"),
+    *("positional", "device", "dtype", "image"),
 )
 
 
@@ -273,6 +326,18 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
     if weights == "trained":
         labels = choice_labels("task", _options("task"), lambda name, lang: t(f"task.{name}", lang=lang))
         _select("task", hidden, format_func=labels, on_change=_on_task_change)
+        if st.session_state["task"] in IMAGE_TASKS and "patch" not in hidden:  # a new patch size: a new model
+            st.radio(
+                t("controls.patch"),
+                DOMAINS["patch"].values,
+                key="patch",
+                horizontal=True,
+                format_func=choice_labels(
+                    "patch", DOMAINS["patch"].values, lambda size, lang: t("controls.patch_size", lang=lang, patch=size)
+                ),
+                help=t("controls.patch_help"),
+                persist_state=_PERSIST,
+            )
     if weights == "pretrained":
         _select("checkpoint", hidden, help=t("controls.checkpoint_help"))
         cap_mb = any_checkpoint_cap_mb()
@@ -420,6 +485,40 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
     st.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
 
 
+def _render_image_controls(hidden: frozenset[str], changed: Changed) -> None:
+    """The image a run reads: a bundled sample, or the learner's upload (refused with a message, the sample kept)."""
+    if "image" in hidden:
+        return
+    upload = current_upload()
+    st.selectbox(
+        t("controls.image"),
+        _options("image"),
+        key="image",
+        format_func=choice_labels("image", _options("image"), image_name),
+        disabled=upload is not None,
+        help=t("controls.image_help"),
+        on_change=_after(changed, "image"),
+        persist_state=_PERSIST,
+    )
+    st.file_uploader(
+        t("controls.image_upload"),
+        type=_UPLOAD_TYPES,
+        key=UPLOAD_KEY,
+        on_change=_after(changed, "image", _read_upload),
+        max_upload_size=_UPLOAD_MB,
+        help=t(
+            "controls.image_upload_help",
+            formats=" / ".join(ACCEPTED_FORMATS),
+            mb=f"{LIMITS.image_bytes_max / 2**20:.0f}",
+            pixels=f"{LIMITS.image_pixels_max:,}",
+        ),
+    )
+    refused = st.session_state.get(_UPLOAD_REFUSED)
+    if refused is not None and st.session_state.get(UPLOAD_KEY) is not None:
+        st.error(error_message(refused))
+    st.caption(t("controls.image_upload_shown" if upload is not None else "controls.image_upload_link"))
+
+
 def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
     """The seed, positional encoding, device and number type."""
     weights = st.session_state["weights"]
@@ -462,8 +561,9 @@ def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.D
 
 
 def render_live_controls(changed: Changed, hidden: Collection[str] = ()) -> None:
-    """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask, the text and the
-    run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with :func:`current_choices`.
+    """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask, the text (or the
+    image) and the run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with
+    :func:`current_choices` (and the upload with :func:`current_upload`).
 
     Args:
         changed: told the control's key after each change (its callback; see :mod:`components.live_controls`).
@@ -473,7 +573,10 @@ def render_live_controls(changed: Changed, hidden: Collection[str] = ()) -> None
     _show_restored_numbers(LIVE_KEYS)
     _render_size_controls(hidden, changed)
     _render_mask_controls(hidden, changed)
-    _render_text_controls(hidden, changed)
+    if reads_image():
+        _render_image_controls(hidden, changed)
+    else:
+        _render_text_controls(hidden, changed)
     _render_run_controls(hidden, changed)
 
 

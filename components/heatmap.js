@@ -2,10 +2,10 @@
 //
 // The page sends one binary payload per figure (components/heatmap.py: encode): a JSON header, then the
 // values (P, R, C) -- float32 for the panels the header does not flag "fixed", then int16 counts of
-// 10^-decimals for those it does -- an int16 column index (C), a uint8 mask (P, R, C) and a uint8 flag
-// per faded row (R). This module lays the panels out for the width it is given, paints every matrix as
-// one image (one pixel per cell, scaled up without smoothing: ~100k cells in a few ms), and draws token
-// labels, axis titles (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per
+// 10^-decimals for those it does -- an int16 column index (C), a uint8 mask (P, R, C), a uint8 flag
+// per faded row (R) and, where the tokens are an image's patches, an RGBA picture per row token. This module
+// lays the panels out for the width it is given, paints every matrix as one image (one pixel per cell, scaled
+// up without smoothing: ~100k cells in a few ms), and draws token labels (with their pictures), axis titles (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per
 // colour scale, and a tooltip with the value to the header's decimals. Its type grows by the CSS variable
 // --attn-chart-font-scale (a projector slide sets it; 1 elsewhere).
 // Every word comes from the header (already translated); token labels are drawn as canvas text or set
@@ -35,6 +35,9 @@ const LEGEND_BAR = 140;
 const LEGEND_LINE = 32; // height of one line of legends
 const SYNC_MS = 1000; // the server is told the picked head this long after the last pick
 const SELECT_ABOVE = 16; // more heads than this: a drop-down instead of a row of radio buttons
+const THUMB_MIN_PX = 10; // a token's picture (an image's patch) is drawn beside its label from this row height
+const THUMB_MAX_PX = 24;
+const THUMB_FRAME = "#9ca3af";
 
 // The head the page shows, shared by the picker and every chart that follows it.
 const heads = { head: 0, moves: null, listeners: new Set() };
@@ -131,8 +134,18 @@ function parse(bytes) {
     masked = new Uint8Array(own.buffer, offset, P * R * C);
     offset += P * R * C;
   }
-  const faded = header.faded ? new Uint8Array(own.buffer, offset, R) : null;
-  return { header, values, index, masked, faded, P, R, C };
+  let faded = null;
+  if (header.faded) {
+    faded = new Uint8Array(own.buffer, offset, R);
+    offset += R;
+  }
+  // each row token's picture (an image's patches), RGBA (R, h, w, 4): as laid out, one image w wide, R·h high
+  let thumbs = null;
+  if (header.thumbs) {
+    const { height, width } = header.thumbs;
+    thumbs = new ImageData(new Uint8ClampedArray(own.buffer, offset, R * height * width * 4), width, R * height);
+  }
+  return { header, values, index, masked, faded, thumbs, P, R, C };
 }
 
 const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
@@ -191,6 +204,13 @@ class HeatmapView {
     if (same) return; // the same figure: nothing to draw
     this.bytes = bytes;
     this.full = parse(bytes);
+    this.atlas = null;
+    if (this.full.thumbs) {
+      // the pictures on a canvas of their own, drawn from there scaled up without smoothing
+      this.atlas = document.createElement("canvas");
+      [this.atlas.width, this.atlas.height] = [this.full.thumbs.width, this.full.thumbs.height];
+      this.atlas.getContext("2d").putImageData(this.full.thumbs, 0, 0);
+    }
     if (this.full.header.heads) {
       heads.listeners.add(this.onHead);
       followServer(this.full.header.heads);
@@ -243,10 +263,14 @@ class HeatmapView {
     out.rowFont = clamp(Math.floor(out.ch * 0.85), MIN_LABEL_PX, Math.round(13 * k));
     out.rowStep = out.ch >= MIN_LABEL_PX ? 1 : Math.ceil(MIN_LABEL_PX / out.ch);
     out.rowLabels = header.rows.labels.map((label) => this.fit(label, this.font(out.rowFont), LABEL_MAX_PX));
+    // a token's picture beside its label, as tall as its row (none where rows are too thin to show one)
+    out.thumb = axes && this.atlas && out.ch >= THUMB_MIN_PX ? Math.min(Math.floor(out.ch) - 2, THUMB_MAX_PX) : 0;
+    const thumbRoom = out.thumb ? out.thumb + 4 : 0;
     out.gutter = 0;
     if (axes) {
       const widest = Math.max(...out.rowLabels.map((label) => this.textWidth(label, this.font(out.rowFont))));
-      out.gutter = Math.ceil(Math.max(widest, this.textWidth(header.rows.title, this.font(12 * k, true)))) + 8;
+      const labels = widest + thumbRoom;
+      out.gutter = Math.ceil(Math.max(labels, this.textWidth(header.rows.title, this.font(12 * k, true)))) + 8;
     }
     // panels per row: as many as the hint allows while token columns stay wide enough to label
     const room = Math.max(40, width - out.gutter);
@@ -273,7 +297,9 @@ class HeatmapView {
       out.colLabels = cols.labels.map((label) => this.fit(label, this.font(out.colFont), LABEL_MAX_PX));
       const widest = Math.max(...out.colLabels.map((label) => this.textWidth(label, this.font(out.colFont))));
       out.colVertical = widest + 4 > out.cw;
-      out.colBand = Math.ceil(out.colVertical ? widest + 6 : out.colFont + 6);
+      out.colThumb = this.atlas && out.cw >= THUMB_MIN_PX ? Math.min(Math.floor(out.cw) - 2, THUMB_MAX_PX) : 0;
+      const thumbBand = out.colThumb ? out.colThumb + 3 : 0;
+      out.colBand = Math.ceil(out.colVertical ? widest + 6 : out.colFont + 6) + thumbBand;
     } else if (axes) {
       out.colFont = Math.round(11 * k);
       out.colBand = Math.round(16 * k);
@@ -464,13 +490,23 @@ class HeatmapView {
     ctx.textAlign = "center";
     ctx.fillText(this.fit(header.cols.title, ctx.font, Math.max(L.pw, 60)), box.x + L.pw / 2, axisY);
     if (p % L.perRow === 0) {
-      // the row axis: its title (horizontal) over the gutter, then one label per row
+      // the row axis: its title (horizontal) over the gutter, then one label per row (after its picture)
       ctx.textAlign = "right";
       ctx.fillText(header.rows.title, L.gutter - 6, axisY);
       ctx.font = this.font(L.rowFont);
-      for (let r = 0; r < box.R; r += L.rowStep) ctx.fillText(L.rowLabels[r], L.gutter - 4, box.y + (r + 0.5) * box.ch);
+      const labelRight = L.gutter - 4 - (L.thumb ? L.thumb + 4 : 0);
+      for (let r = 0; r < box.R; r += L.rowStep) {
+        ctx.fillText(L.rowLabels[r], labelRight, box.y + (r + 0.5) * box.ch);
+        if (L.thumb) this.thumb(r, L.gutter - 3 - L.thumb, box.y + r * box.ch + (box.ch - L.thumb) / 2, L.thumb);
+      }
     }
-    const bandBottom = box.y - 3;
+    let bandBottom = box.y - 3;
+    if (header.cols.labels && L.colThumb) {
+      for (let c = 0; c < C; c++) {
+        this.thumb(c, box.x + c * box.cw + (box.cw - L.colThumb) / 2, bandBottom - L.colThumb, L.colThumb);
+      }
+      bandBottom -= L.colThumb + 3;
+    }
     if (header.cols.labels) {
       ctx.font = this.font(L.colFont);
       for (let c = 0; c < C; c += L.colStep) {
@@ -511,6 +547,20 @@ class HeatmapView {
       ctx.fillText(String(f), x, bandBottom - 7 * k);
       ctx.fillRect(Math.round(x), bandBottom - 1, 1, 3);
     }
+  }
+
+  thumb(token, x, y, size) {
+    // token's picture (see parse), size × size px at (x, y), its pixels kept sharp, in a thin frame (white ink
+    // would melt into the page); a transparent one (a token that is no patch) is left out
+    const { height, width } = this.data.header.thumbs;
+    if (this.data.thumbs.data[token * height * width * 4 + 3] === 0) return;
+    const ctx = this.ctx;
+    const [left, top] = [Math.round(x), Math.round(y)];
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(this.atlas, 0, token * height, width, height, left, top, size, size);
+    ctx.strokeStyle = THUMB_FRAME;
+    ctx.lineWidth = 1;
+    ctx.strokeRect(left - 0.5, top - 0.5, size + 1, size + 1);
   }
 
   legends() {

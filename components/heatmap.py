@@ -16,7 +16,8 @@ Payload layout (little-endian)::
     float32 values of the panels the header's "fixed" does not flag (F, R, C) |
     int16 values of the flagged panels, in units of 10⁻⁴ (P - F, R, C) |
     int16 column index (C,), if the header says "index" |
-    uint8 masked (P, R, C), if the header says "masked" | uint8 faded (R,), if the header says "faded"
+    uint8 masked (P, R, C), if the header says "masked" | uint8 faded (R,), if the header says "faded" |
+    uint8 RGBA thumbnails (R, h, w, 4), if the header's "thumbs" gives their h and w
 
 (each array starts at a multiple of its item size, so the browser reads it in place).
 
@@ -34,7 +35,10 @@ Conventions every figure keeps (as the Vega-Lite charts before it):
     * attention weights use a fixed 0-1 colour scale, or (``color_scale="stretch"``) one from the
       smallest to the largest weight shown; scores and vectors a diverging scale symmetric around 0;
     * masked cells are drawn grey with a ``×``, never merely dark;
-    * rows no training loss looked at (``faded_rows``) are drawn faded, in every panel.
+    * rows no training loss looked at (``faded_rows``) are drawn faded, in every panel;
+    * where the tokens are an image's patches, each token label has the patch's picture beside it
+      (``thumbnails``; transparent for a token that is no patch, [CLS]), on the column axis too when the
+      columns are the same tokens.
 """
 
 from __future__ import annotations
@@ -148,6 +152,8 @@ class Figure:
         annotate: write each value in its cell when the cells are big enough.
         heads: for a figure that follows the picked head: which heads its panels hold, head after head
             (see :func:`stack_heads`); ``None`` for any other figure.
+        thumbnails: (R, h, w, 4) uint8 RGBA, a small picture per row token (an image's patches), drawn beside
+            its label (and the column's, when ``col_labels`` are the row labels); ``None``: none.
     """
 
     panels: tuple[Panel, ...]
@@ -170,6 +176,7 @@ class Figure:
     axes: bool = True
     annotate: bool = False
     heads: Heads | None = None
+    thumbnails: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -287,6 +294,9 @@ def _header(figure: Figure, fixed: Sequence[np.ndarray | None]) -> dict:
             "axes": figure.axes,
             "annotate": figure.annotate,
         },
+        "thumbs": None
+        if figure.thumbnails is None
+        else {"height": figure.thumbnails.shape[1], "width": figure.thumbnails.shape[2]},
         "heads": None
         if figure.heads is None
         else {
@@ -319,6 +329,8 @@ def encode(figure: Figure) -> bytes:
         parts.append(masks.astype(np.uint8).tobytes())
     if figure.faded_rows is not None:
         parts.append(np.asarray(figure.faded_rows, bool).astype(np.uint8).tobytes())  # (R,)
+    if figure.thumbnails is not None:
+        parts.append(np.ascontiguousarray(figure.thumbnails, np.uint8).tobytes())  # (R, h, w, 4)
     return b"".join(parts)
 
 
@@ -346,7 +358,14 @@ def decode(payload: bytes) -> Figure:
     if header["masked"]:
         masks = np.frombuffer(payload, np.uint8, cells, offset).reshape(count, rows, cols).astype(bool)
         offset += cells
-    faded = np.frombuffer(payload, np.uint8, rows, offset).astype(bool) if header["faded"] else None
+    faded = None
+    if header["faded"]:
+        faded = np.frombuffer(payload, np.uint8, rows, offset).astype(bool)
+        offset += rows
+    thumbnails = None
+    if header["thumbs"] is not None:
+        shape = (rows, header["thumbs"]["height"], header["thumbs"]["width"], 4)
+        thumbnails = np.frombuffer(payload, np.uint8, math.prod(shape), offset).reshape(shape).copy()
     panels = tuple(
         Panel(p["title"], values[i], None if masks is None else masks[i], p["scale"])
         for i, p in enumerate(header["panels"])
@@ -371,6 +390,7 @@ def decode(payload: bytes) -> Figure:
         faded_word=header["text"]["faded"],
         hover_note=header["text"]["hover"],
         heads=None if heads is None else Heads(heads["count"], heads["shown"], heads["moves"], heads["every"]),
+        thumbnails=thumbnails,
         **layout,
     )
 
@@ -391,6 +411,9 @@ def _check(figure: Figure) -> None:
         raise ValueError(f"{len(figure.col_index)} column indices for {cols} columns")
     if figure.faded_rows is not None and np.shape(figure.faded_rows) != (rows,):
         raise ValueError(f"faded rows of shape {np.shape(figure.faded_rows)} for {rows} rows")
+    thumbs = figure.thumbnails
+    if thumbs is not None and (thumbs.ndim != 4 or thumbs.shape[0] != rows or thumbs.shape[3] != 4):
+        raise ValueError(f"thumbnails of shape {thumbs.shape}: (rows={rows}, h, w, 4) RGBA expected")
     heads = figure.heads
     if heads is not None:
         if not 0 <= heads.shown < heads.count:
@@ -503,6 +526,7 @@ def attention_figure(
     color_scale: str = "fixed",
     height: int = 300,
     faded_rows: Tensor | np.ndarray | None = None,
+    thumbnails: np.ndarray | None = None,
 ) -> Figure:
     """One head's (L_q x L_k) matrices side by side with token labels on both axes; one colour scale each.
 
@@ -515,6 +539,7 @@ def attention_figure(
         color_scale: how weights are coloured (:data:`COLOR_SCALES`).
         height: about how tall each matrix is drawn (px).
         faded_rows: (L_q,) bool: query rows to draw faded (no training loss looked at them); ``None``: none.
+        thumbnails: (L, h, w, 4) RGBA, each token's picture (an image's patches) beside its labels; ``None``: none.
     """
     panels, scales = [], []
     for stage in stages:
@@ -539,6 +564,7 @@ def attention_figure(
         columns=len(panels),
         height=height,
         annotate=len(labels) <= 8,
+        thumbnails=thumbnails,
     )
 
 
@@ -601,6 +627,7 @@ def feature_figure(
     text: ChartText = _ENGLISH,
     limit: float | None = None,
     height: int = 300,
+    thumbnails: np.ndarray | None = None,
 ) -> Figure:
     """Token vectors (tokens x features) side by side on one diverging scale (e.g. one head's Q, K and V).
 
@@ -610,6 +637,7 @@ def feature_figure(
         columns: the index of each drawn feature in the full vector (tooltip and ticks).
         limit: half-width of the colour domain; from the data when ``None``.
         height: about how tall each matrix is drawn (px).
+        thumbnails: (L, h, w, 4) RGBA, each token's picture beside its label (see :class:`Figure`).
     """
     matrices = [_numpy(matrix) for _, matrix in parts]
     limit = symmetric_limit(*matrices) if limit is None else limit
@@ -623,6 +651,7 @@ def feature_figure(
         hover_note=text.hover,
         columns=len(parts),
         height=height,
+        thumbnails=thumbnails,
     )
 
 
@@ -634,6 +663,7 @@ def concat_figure(
     shown_per_head: int,
     text: ChartText = _ENGLISH,
     height: int = 300,
+    thumbnails: np.ndarray | None = None,
 ) -> Figure:
     """The heads' contexts side by side (L, d_model): a black line between heads, one label per head.
 
@@ -641,6 +671,7 @@ def concat_figure(
         matrix: (L, H * shown_per_head): the first ``shown_per_head`` features of every head.
         columns: each drawn column's index in d_model (see :func:`components.frames.concat_columns`).
         shown_per_head: columns drawn per head (``d_k`` unless the matrix is too big to draw whole).
+        thumbnails: (L, h, w, 4) RGBA, each token's picture beside its label (see :class:`Figure`).
     """
     values = _numpy(matrix)
     return Figure(
@@ -656,4 +687,5 @@ def concat_figure(
         hover_note=text.hover,
         columns=1,
         height=height,
+        thumbnails=thumbnails,
     )

@@ -8,7 +8,8 @@ from mha.vision.samples import sample_label
 __all__ = ["image_name"]
 
 
-def image_name(name: str) -> str:
-    """A bundled sample's name for a picker: a digit's class, or what a photo shows."""
+def image_name(name: str, lang: str | None = None) -> str:
+    """A bundled sample's name for a picker: a digit's class, or what a photo shows (in ``lang``, default the
+    session's)."""
     digit = sample_label(name)
-    return t("image.digit", digit=digit) if digit is not None else t(f"image.{name}")
+    return t("image.digit", lang=lang, digit=digit) if digit is not None else t(f"image.{name}", lang=lang)

@@ -1,5 +1,6 @@
-"""The live controls: the sidebar's sizes, mask, text and run settings (:data:`components.controls.LIVE_KEYS`),
-and the page's parts (:class:`components.panels.parts.ValueParts`) that follow them, as two fragments.
+"""The live controls: the sidebar's sizes, mask, text (or image) and run settings
+(:data:`components.controls.LIVE_KEYS`), and the page's parts (:class:`components.panels.parts.ValueParts`) that
+follow them, as two fragments.
 
 In a full run both are drawn last, in the live controls' place in the sidebar: the controls' fragment draws the
 controls; the values' fragment writes the link and fills the parts for the page's config. A change of one of
@@ -10,7 +11,8 @@ controls) is not sent again. Where the page cannot follow a change that way, the
 change touched a control outside ``LIVE_KEYS`` (an example that opens a checkpoint), the new values do not run
 (the page shows why), or the page has no parts to fill (a teacher's slide, an error, a training to wait for) or
 shows more than its parts (trained weights: another seed is another training; a checkpoint: its check and head
-finder follow the text).
+finder follow the text). An image run with trained weights follows a change that keeps its weights (another
+image, an upload, the mask): the training's box and timeline show the weights only.
 """
 
 from __future__ import annotations
@@ -24,20 +26,21 @@ from components.i18n import restore_choices
 from components.panels.parts import Results, ValueParts
 from mha.config import AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
+from mha.vision.upload import Upload
 
 __all__ = ["CONTROLS", "VALUES", "changed", "render"]
 
 CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
 #: Live controls whose change shows nowhere in the sidebar: a change reruns the values alone.
 _VALUES_ONLY = frozenset({"seed", "positional", "device", "dtype"})
-_DRAWN = "_live_drawn"  # session: the controls' values the page's last full run drew the page for
-_FOLLOWS = "_live_follows"  # session: whether the page's parts can show a live change (see render)
+_FRAME = "_live_frame"  # session: (values, config) the page's last full run drew parts for, or None
 
 
 def render(
     place: DeltaGenerator,
     hidden: frozenset[str],
     drawn: controls.Choices,
+    drawn_upload: Upload | None,
     config: AttentionConfig | None,
     parts: ValueParts | None,
     run: AttentionRun | None,
@@ -48,17 +51,16 @@ def render(
         place: the live controls' place in the sidebar.
         hidden: controls not drawn (teacher mode).
         drawn: the controls' values the page was drawn for.
+        drawn_upload: the learner's image it was drawn on (:func:`components.controls.current_upload`).
         config: the config the page runs for them (``None``: they do not run).
         parts: the page's parts (``None``: nothing on the page follows the values without a full run).
         run: the full run's run, when it made one.
     """
-    st.session_state[_DRAWN] = drawn
-    st.session_state[_FOLLOWS] = (
-        parts is not None and not parts.empty and config is not None and config.weights == "random"
-    )
+    follows = parts is not None and not parts.empty and config is not None
+    st.session_state[_FRAME] = (drawn, config) if follows else None
     with place:
         _controls(hidden)
-        _values(drawn, config, parts, run)
+        _values(drawn, drawn_upload, config, parts, run)
 
 
 def changed(key: str) -> None:
@@ -81,19 +83,24 @@ def _controls(hidden: frozenset[str]) -> None:
 
 @st.fragment(key=VALUES)
 def _values(
-    drawn: controls.Choices, config: AttentionConfig | None, parts: ValueParts | None, run: AttentionRun | None
+    drawn: controls.Choices,
+    drawn_upload: Upload | None,
+    config: AttentionConfig | None,
+    parts: ValueParts | None,
+    run: AttentionRun | None,
 ) -> None:
     """The link, the page's parts filled, and where the run happened (under the controls)."""
     restore_choices()
     choices = controls.current_choices()
+    upload = controls.current_upload()
     controls.sync_url(choices)
-    if choices != drawn:
+    if choices != drawn or upload != drawn_upload:
         config = _followed(choices)
         if config is None:  # the callbacks run the page for such a change: here only for safety
             st.rerun()
         run = None
     if config is not None and parts is not None:
-        results = Results(config)
+        results = Results(config, upload)
         parts.fill(results)
         run = results.run
     if run is not None:
@@ -102,12 +109,16 @@ def _values(
 
 def _followed(choices: controls.Choices) -> AttentionConfig | None:
     """The config for ``choices`` when the page's parts alone can show it, else ``None`` (the page must run)."""
-    drawn = st.session_state.get(_DRAWN)
-    if not st.session_state.get(_FOLLOWS) or drawn is None:
+    frame = st.session_state.get(_FRAME)
+    if frame is None:
         return None
+    drawn, config = frame
     if any(choices[key] != drawn[key] for key in choices if key not in controls.LIVE_KEYS):
         return None
     try:
-        return AttentionConfig(**choices)
+        followed = AttentionConfig(**choices)
     except ConfigError:  # the page says why, in a full run
         return None
+    if config.weights == "random" or (config.reads_image and followed.weight_spec == config.weight_spec):
+        return followed
+    return None

@@ -1,6 +1,6 @@
 """Cached engine calls for the pages: the weight source per spec; the run, the live check and its lessons
-per config; for a pretrained checkpoint the check against it, every layer's weights for the head finder
-and the pattern search's scores.
+per config (and, for an image run, the learner's upload: its SHA-256 is part of the key); for a pretrained
+checkpoint the check against it, every layer's weights for the head finder and the pattern search's scores.
 
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
@@ -21,6 +21,7 @@ from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
+from mha.vision.upload import Upload
 
 __all__ = [
     "cached_attention_maps",
@@ -38,7 +39,8 @@ __all__ = [
 
 # A config or spec is a frozen dataclass of plain values: its repr names it. Streamlit's own hashing walks the
 # dataclass field by field (~0.5 ms a call here, several calls per run); hashing the repr takes ~0.03 ms.
-_HASH_KEYS = {AttentionConfig: repr, WeightSpec: repr}
+# An upload's repr is its file's SHA-256 (its pixels are left out: the same file, the same pixels).
+_HASH_KEYS = {AttentionConfig: repr, WeightSpec: repr, Upload: repr}
 
 
 @st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=_HASH_KEYS)
@@ -53,21 +55,29 @@ def cached_source(spec: WeightSpec) -> WeightSource:
     return make_source(spec)
 
 
+# A cached function is keyed by its arguments as passed (``f(x)`` and ``f(x, None)`` are two entries): the two
+# that take an upload are called through wrappers that always pass it; ``clear`` empties the cache behind each.
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
-def cached_run(config: AttentionConfig) -> AttentionRun:
-    """The traced forward pass of ``config``.
+def _run(config: AttentionConfig, upload: Upload | None) -> AttentionRun:
+    image = None if upload is None else upload.pixels
+    return run_attention(config, cached_source(config.weight_spec), image)
+
+
+def cached_run(config: AttentionConfig, upload: Upload | None = None) -> AttentionRun:
+    """The traced forward pass of ``config`` (on ``upload`` instead of ``config.image``, where one is given).
 
     Raises:
         ConfigError: the text or the layer does not suit the source.
     """
-    return run_attention(config, cached_source(config.weight_spec))
+    return _run(config, upload)
+
+
+cached_run.clear = _run.clear  # type: ignore[attr-defined]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
-def cached_torch_checks(config: AttentionConfig) -> tuple[TorchCheck, BatchOrderCheck]:
-    """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
-    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
-    run = cached_run(config)
+def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[TorchCheck, BatchOrderCheck]:
+    run = cached_run(config, upload)
     torch_mha = to_torch_mha(run.model)
     check = compare_with_torch(
         run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights, torch_mha=torch_mha
@@ -75,9 +85,18 @@ def cached_torch_checks(config: AttentionConfig) -> tuple[TorchCheck, BatchOrder
     return check, batch_order_check(run.model, run.x, torch_mha=torch_mha)
 
 
-def cached_check(config: AttentionConfig) -> TorchCheck:
+def cached_torch_checks(config: AttentionConfig, upload: Upload | None = None) -> tuple[TorchCheck, BatchOrderCheck]:
+    """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
+    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
+    return _torch_checks(config, upload)
+
+
+cached_torch_checks.clear = _torch_checks.clear  # type: ignore[attr-defined]
+
+
+def cached_check(config: AttentionConfig, upload: Upload | None = None) -> TorchCheck:
     """The page's run compared with ``torch.nn.MultiheadAttention`` holding the model's own weights."""
-    return cached_torch_checks(config)[0]
+    return cached_torch_checks(config, upload)[0]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
@@ -109,9 +128,9 @@ def cached_head_patterns(spec: WeightSpec, text: str) -> HeadPatterns:
     return head_patterns(maps, sequence, induction)
 
 
-def cached_batch_order(config: AttentionConfig) -> BatchOrderCheck:
+def cached_batch_order(config: AttentionConfig, upload: Upload | None = None) -> BatchOrderCheck:
     """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes."""
-    return cached_torch_checks(config)[1]
+    return cached_torch_checks(config, upload)[1]
 
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)

@@ -40,6 +40,7 @@ from mha.training.model import training_mask
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
 from mha.training.tasks import IGNORE, DigitsTask, Task, UnscrambleTask, make_task
 from mha.training.vit import MLP_RATIO, patch_model_parameters
+from mha.vision.analysis import patch_head_labels
 from mha.vision.samples import DIGIT_SIZE, load_digits
 
 __all__ = [
@@ -66,7 +67,7 @@ _AUTO = "_train_auto"  # this session trains a new spec without a click
 _JOB = "_train_job"  # the training this session watches
 _STOPPED = "_train_stopped"  # (spec, step): the training this session stopped
 _FAILED = "_train_failed"  # (spec, message): the training that failed
-_LINK_KEYS = ("weights", "task", "d_model", "num_heads", "seed", "tokens", "tokenizer")
+_LINK_KEYS = ("weights", "task", "d_model", "num_heads", "seed", "tokens", "tokenizer", "patch", "image")
 
 
 # ---------------------------------------------------------------- session state
@@ -169,6 +170,7 @@ def _digits_model_line(task: DigitsTask, config: AttentionConfig) -> str:
         lr=f"{recipe.learning_rate:g}",
         decay=f"{recipe.weight_decay:g}",
         warmup=recipe.warmup_steps,
+        steps=recipe.steps,
         batch=task.batch,
         train=f"{digits.train.numel():,}",
     )
@@ -275,15 +277,17 @@ def _result_line(history: TrainingHistory, task: Task) -> str:
 
 def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
     history = trained.history
-    digits = config.reads_image
-    box.success(_result_line(history, _task(config)))
+    task = _task(config)
+    box.success(_result_line(history, task))
     target = f"{100 * TARGET_ACCURACY:g}"
-    if history.target_step is None:
+    if task.recipe.steps is not None:  # a fixed schedule: no target ends it
+        box.caption(t("training.fixed_schedule", steps=history.steps, warmup=task.recipe.warmup_steps))
+    elif history.target_step is None:
         box.warning(t("training.target_missed", target=target, steps=history.steps))
     else:
-        key = "training.target_reached_digits" if digits else "training.target_reached"
-        sharpen = _task(config).recipe.sharpen_steps
-        box.caption(t(key, target=target, step=history.target_step, sharpen=sharpen))
+        box.caption(
+            t("training.target_reached", target=target, step=history.target_step, sharpen=task.recipe.sharpen_steps)
+        )
     if config.task == "previous_and_first" and config.num_heads == 1:
         box.info(t("training.one_head"))
     layers = len(trained.history.snapshots[-1].weights)
@@ -338,6 +342,8 @@ def _labels(
     weights: torch.Tensor, task: Task, ids: torch.Tensor, layer: int, mask: torch.Tensor | None
 ) -> tuple[HeadLabel, ...]:
     rows = task.scored_rows(ids.unsqueeze(0), layer)[0]
+    if isinstance(task, DigitsTask):  # patches: the grid's relations, not the sequence's
+        return patch_head_labels(weights, mask, rows, (task.grid, task.grid))
     return label_heads(weights, mask, task.relations(ids, layer), rows)
 
 
@@ -401,7 +407,7 @@ def render_timeline(run: AttentionRun) -> None:
     task, history = source.task, source.trained.history
     if task.name == "unscramble" and all(label.name != "shuffled position" for label in run.head_labels):
         st.info(t("training.no_pointer"))
-    if task.layers > 1:
+    if task.layers > 1 and not task.reads_image:  # an image's layers: the patches panel (it follows the image)
         box = st.container(border=True)
         heading(box, t("training.layers"))
         ids, _ = source.sequence(run.config)
@@ -413,7 +419,8 @@ def render_timeline(run: AttentionRun) -> None:
             _draw_heads(box, layer_weights[0], task, ids, layer, mask)
     box = st.container(border=True)
     heading(box, t("training.timeline"))
-    box.markdown(t("training.timeline_what"))
+    image = "_image" if task.reads_image else ""  # an image's words: the sample image, patches
+    box.markdown(t(f"training.timeline_what{image}"))
     snapshots = history.snapshots
     options = list(range(len(snapshots)))
     if st.session_state.get("train_snapshot") not in options:
@@ -434,7 +441,7 @@ def render_timeline(run: AttentionRun) -> None:
     if run.num_heads < 2:
         box.caption(t("training.difference_one_head"))
         return
-    box.markdown(t("training.difference"))
+    box.markdown(t(f"training.difference{image}"))
     vega.draw(box, difference_chart(_difference_frame(history, task.layers), snapshot.step, _chart_text()))
 
 

@@ -112,6 +112,7 @@ def label_heads(
     allowed: Tensor | None = None,
     relations: Mapping[str, Tensor] | None = None,
     rows: Tensor | None = None,
+    positional: bool = True,
 ) -> tuple[HeadLabel, ...]:
     """One :class:`HeadLabel` per head (see the module docstring).
 
@@ -120,6 +121,9 @@ def label_heads(
         allowed: bool keep-mask broadcastable to (Lq, Lk); ``None``: every key is allowed.
         relations: a source's own relations, name -> (Lq, Lk) bool; checked after the positional ones.
         rows: (Lq,) bool, the rows a training loss looked at (``None``: all rows).
+        positional: check the sequence's :data:`POSITIONAL` relations; ``False`` where the order of the tokens
+            is not the input's (an image's patches: ``relations`` then hold the grid's,
+            :func:`mha.vision.patches.grid_relations`).
     """
     num_heads, length_q, length_k = weights.shape
     device = weights.device
@@ -130,7 +134,7 @@ def label_heads(
     if rows is not None:
         counted &= rows.to(device)
     uniform = (keep / keep.sum(dim=-1, keepdim=True).clamp(min=1)).unsqueeze(0)  # (1, Lq, Lk)
-    candidates = {**positional_relations(length_q, device), **(relations or {})}
+    candidates = {**(positional_relations(length_q, device) if positional else {}), **(relations or {})}
     names = list(candidates)
     table = torch.stack([shares(weights, cells.to(device), counted) for cells in candidates.values()])  # (R, H)
     baseline = torch.stack([shares(uniform, cells.to(device), counted)[0] for cells in candidates.values()])  # (R,)

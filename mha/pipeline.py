@@ -20,7 +20,9 @@ from mha.head_labels import HeadLabel, label_heads
 from mha.masks import build_mask
 from mha.module import MultiHeadAttention
 from mha.sources import Note, WeightSource, make_source
+from mha.sources.base import ImageAttention, ImageSource, SourceInputs
 from mha.trace import AttentionTrace
+from mha.vision.analysis import patch_head_labels
 
 __all__ = ["AttentionRun", "causal_config", "run_attention"]
 
@@ -46,6 +48,7 @@ class AttentionRun:
     head_labels: tuple[HeadLabel, ...]  # one per head, from its weights
     scored_rows: Tensor | None  # (L,) bool: rows a training loss looked at (None: all)
     notes: tuple[Note, ...]
+    image: ImageAttention | None = None  # a run on an image: the image and every layer's weights on it
 
     @property
     def num_heads(self) -> int:
@@ -74,22 +77,28 @@ def causal_config(config: AttentionConfig) -> AttentionConfig:
     return dataclasses.replace(config, mask_type="causal", block_pad=block_pad)
 
 
-def run_attention(config: AttentionConfig, source: WeightSource | None = None) -> AttentionRun:
+def run_attention(
+    config: AttentionConfig, source: WeightSource | None = None, image: Tensor | None = None
+) -> AttentionRun:
     """Ask the weight source for tokens, input and model, build the mask and run a traced forward.
 
     A causal source's layer (GPT-2) runs under the causal mask whatever ``config.mask_type``
-    (:func:`causal_config`); the run's ``config`` is the one that ran.
+    (:func:`causal_config`); the run's ``config`` is the one that ran. An image's heads are labelled by
+    the patch grid's relations (:func:`mha.vision.analysis.patch_head_labels`).
 
     Args:
         config: validated choices.
         source: the source for ``config.weight_spec`` (pass a cached one); made here when ``None``.
+        image: (C, H, W) in [0, 1], an image to read instead of ``config.image`` (a learner's upload), for a
+            source that reads images (:class:`~mha.sources.base.ImageSource`).
 
     Raises:
         ConfigError: the text or the layer does not suit the source.
+        ValueError: an image for a source that reads no image.
     """
     source = make_source(config.weight_spec) if source is None else source
     device = resolve_device(config.device)
-    inputs = source.prepare(config, device.device)
+    inputs = _prepare(source, config, device.device, image)
     effective = dataclasses.replace(config, d_model=source.d_model, num_heads=source.num_heads)
     if inputs.causal:
         effective = causal_config(effective)
@@ -98,7 +107,11 @@ def run_attention(config: AttentionConfig, source: WeightSource | None = None) -
     )
     with torch.inference_mode():
         trace = inputs.model.forward_traced(inputs.x, inputs.x, inputs.x, mask)
-    labels = label_heads(trace.weights[0], mask, inputs.relations, inputs.scored_rows)
+    if inputs.image is None:
+        labels = label_heads(trace.weights[0], mask, inputs.relations, inputs.scored_rows)
+    else:
+        image = inputs.image.image
+        labels = patch_head_labels(trace.weights[0], mask, inputs.scored_rows, image.grid, image.prefix)
     return AttentionRun(
         config=effective,
         tokens=inputs.tokens,
@@ -113,4 +126,14 @@ def run_attention(config: AttentionConfig, source: WeightSource | None = None) -
         head_labels=labels,
         scored_rows=inputs.scored_rows,
         notes=inputs.notes,
+        image=inputs.image,
     )
+
+
+def _prepare(source: WeightSource, config: AttentionConfig, device: torch.device, image: Tensor | None) -> SourceInputs:
+    """The source's inputs for ``config``, on ``image`` where one is given."""
+    if image is None:
+        return source.prepare(config, device)
+    if not isinstance(source, ImageSource):
+        raise ValueError(f"a {source.kind} source reads no image")
+    return source.prepare_image(config, device, image)

@@ -64,6 +64,12 @@ SHOTS = (
         ready_text="Trained in",
     ),
     Shot(
+        "image-en",
+        {"lang": "en", "weights": "trained", "task": "digits", "d_model": "64", "num_heads": "4"},
+        panel="What the heads look at",
+        ready_text="Trained in",
+    ),
+    Shot(
         "pretrained-en",
         {
             "lang": "en",

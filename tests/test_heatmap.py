@@ -93,6 +93,26 @@ def test_faded_rows_round_trip_after_the_mask_and_without_one():
         heatmap.encode(Figure(masked.panels, masked.scales, "q", tuple(LABELS), "k", faded_rows=np.ones(5, bool)))
 
 
+def test_thumbnails_round_trip_last_in_the_payload_and_a_wrong_shape_is_refused():
+    pictures = np.random.default_rng(0).integers(0, 256, (6, 2, 3, 4), dtype=np.uint8)  # (R, h, w, RGBA)
+    pictures[0] = 0  # a token that is no patch: transparent
+    unscored = torch.tensor([True, False, False, False, False, False])
+    figure = heatmap.attention_figure(_causal_stages(), LABELS, faded_rows=unscored, thumbnails=pictures)
+    payload = heatmap.encode(figure)
+    assert payload[-pictures.size :] == pictures.tobytes()  # after the faded rows, as laid out
+    back = heatmap.decode(payload)
+    _same(back, figure)
+    np.testing.assert_array_equal(back.thumbnails, pictures)
+    np.testing.assert_array_equal(back.faded_rows, unscored.numpy())
+    features = heatmap.feature_figure([("Q", torch.rand(6, 4))], LABELS, range(4), thumbnails=pictures)
+    np.testing.assert_array_equal(heatmap.decode(heatmap.encode(features)).thumbnails, pictures)
+    assert heatmap.decode(heatmap.encode(heatmap.attention_figure(_causal_stages(), LABELS))).thumbnails is None
+    with pytest.raises(ValueError, match="thumbnails"):
+        heatmap.encode(dataclasses.replace(figure, thumbnails=pictures[:5]))
+    with pytest.raises(ValueError, match="thumbnails"):
+        heatmap.encode(dataclasses.replace(figure, thumbnails=pictures[..., :3]))
+
+
 def test_payload_layout_puts_every_array_at_a_multiple_of_its_item_size():
     columns = np.arange(5)
     beyond = np.full((3, 5), 5.0, np.float32)  # past ±3.2767: float32

@@ -138,9 +138,9 @@ def test_a_billion_wide_link_builds_nothing_wider_than_the_cap(monkeypatch):
         built.append((d_model, num_heads))
         return build_model(d_model, num_heads, *args, **kwargs)
 
-    def recording_run(config, source=None):
+    def recording_run(config, source=None, image=None):
         ran.append(config)
-        return run_attention(config, source)
+        return run_attention(config, source, image)
 
     monkeypatch.setattr(seeded, "build_model", recording_build)
     monkeypatch.setattr(runner, "run_attention", recording_run)

@@ -8,14 +8,19 @@ config draws, element by element. A panel that draws a value outside a part (sta
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from components import controls
+from components.i18n import t
 from components.panels import Results, ValueParts
-from mha.config import DOMAINS, AttentionConfig
+from mha.config import DOMAINS, AttentionConfig, WeightSpec
+from mha.training.service import training_service
+from mha.vision.upload import read_upload
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 BASE = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat [PAD]", "lang": "en"}
@@ -79,6 +84,56 @@ def test_a_live_change_fills_the_parts_as_a_full_run_draws_the_page(change, monk
     framed = _framed_then_filled(BASE, _config(full), monkeypatch)
     assert not framed.exception, [e.value for e in framed.exception]
     assert _main_area(framed) == _main_area(full)
+
+
+#: An image run (trained digits, so short a training here that both pages show one model): one change of each
+#: live control that keeps its weights (the trained weights follow such a change in the parts alone).
+IMAGE_BASE = {"weights": "trained", "task": "digits", "d_model": "16", "num_heads": "2", "lang": "en"}
+IMAGE_CHANGES = [{"image": "digit-7"}, {"image": "photo-flower"}, {"mask_type": "causal"}, {"dtype": "float64"}]
+
+
+IMAGE_SPEC = WeightSpec("trained", 16, 2, 0, task="digits", patch=2)
+
+
+def _trained(params: dict[str, str]) -> None:
+    """Train the digits of ``params`` (the link asks for it), and wait for it."""
+    _open(params)
+    job = training_service().job(IMAGE_SPEC)
+    assert job is None or job.finished.wait(120)
+
+
+@pytest.mark.usefixtures("short_trainings")
+@pytest.mark.parametrize("change", IMAGE_CHANGES, ids=lambda change: ",".join(f"{k}={v}" for k, v in change.items()))
+def test_an_image_runs_live_change_fills_the_parts_as_a_full_run_draws_the_page(change, monkeypatch):
+    assert set(change) <= set(controls.LIVE_KEYS)
+    _trained(IMAGE_BASE)
+    full = _open({**IMAGE_BASE, **change})
+    assert not full.exception and not full.error, [e.value for e in full.exception] + [e.value for e in full.error]
+    assert _config(full).weight_spec == IMAGE_SPEC  # the same weights: the parts alone can follow
+    framed = _framed_then_filled(IMAGE_BASE, _config(full), monkeypatch)
+    assert not framed.exception, [e.value for e in framed.exception]
+    assert _main_area(framed) == _main_area(full)
+
+
+@pytest.mark.usefixtures("short_trainings")
+def test_an_upload_fills_the_parts_as_a_full_run_draws_the_page(monkeypatch):
+    _trained(IMAGE_BASE)
+    image = Image.new("L", (30, 30), 255)
+    image.paste(0, (12, 4, 18, 26))  # a dark 1 on white
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    full = _open(IMAGE_BASE)
+    uploader = next(w for w in full.get("file_uploader") if w.key == controls.UPLOAD_KEY)
+    uploader.set_value(("one.png", buffer.getvalue(), "image/png")).run()  # a second run, with the upload
+    assert not full.exception and not full.error
+    upload = read_upload(buffer.getvalue())
+    fill = ValueParts.fill
+    with monkeypatch.context() as patched:  # the page drawn twice too (a widget's message tells a rerun apart)
+        patched.setattr(ValueParts, "fill", lambda parts, _results: fill(parts, Results(_config(full), upload)))
+        framed = _open(IMAGE_BASE).run()
+    assert not framed.exception, [e.value for e in framed.exception]
+    assert _main_area(framed) == _main_area(full)
+    assert t("patches.original") in [c.value for c in framed.caption]  # the parts showed the upload
 
 
 def test_the_oracle_catches_a_value_drawn_outside_a_part(monkeypatch):

@@ -54,6 +54,8 @@ CONTEXT = {
     "checkpoint": {"weights": "pretrained"},  # a checkpoint is chosen only with pretrained weights
     "task": {"weights": "trained"},  # a task only with trained weights
     "layer": {"weights": "pretrained", "checkpoint": "tiny"},  # a layer, only where there are several
+    "patch": {"weights": "trained", "task": "digits"},  # an image's controls, only where the run reads an image
+    "image": {"weights": "trained", "task": "digits"},
 }
 CONTROLS = [
     ("d_model", "96", 96, 144, "144"),
@@ -71,6 +73,8 @@ CONTROLS = [
     ("checkpoint", "tiny2", "tiny2", "tiny", "tiny"),
     ("task", "induction", "induction", "previous", "previous"),
     ("layer", "1", 1, 0, "0"),
+    ("patch", "4", 4, 2, "2"),
+    ("image", "digit-7", "digit-7", "photo-temple", "photo-temple"),
     ("head", "2", 2, 3, "3"),
     ("color_scale", "stretch", "stretch", "fixed", "fixed"),
     ("hide", "seed,device", ["seed", "device"], ["head"], "head"),
@@ -78,9 +82,8 @@ CONTROLS = [
 ]
 
 
-# Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below;
-# ``patch`` and ``image``: their widgets come with the image page).
-AWAITING_SOURCES: set[str] = {"hub_id", "patch", "image"}
+# Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below).
+AWAITING_SOURCES: set[str] = {"hub_id"}
 
 
 @pytest.fixture(autouse=True)
@@ -230,3 +233,22 @@ def test_a_trained_link_opens_the_same_trained_page_in_another_session(short_tra
     assert (link["weights"], link["task"], link["layer"], link["mask_type"]) == ("trained", "induction", "1", "causal")
     second = open_page(link)
     _same_page(first, second)
+
+
+def test_an_image_link_opens_the_same_image_page_in_another_session(short_trainings):
+    from mha.config import WeightSpec
+    from mha.training.service import training_service
+
+    first = open_page({**BASE, "weights": "trained", "task": "digits", "d_model": "16", "num_heads": "2"})
+    first.radio(key="patch").set_value(4).run()  # another model: it trains on its own (the link asked for one)
+    job = training_service().job(WeightSpec("trained", 16, 2, 0, task="digits", patch=4))
+    assert job is None or job.finished.wait(120)
+    first.run()
+    first.selectbox(key="image").set_value("digit-5").run()
+    first.number_input(key="layer").set_value(1).run()
+    assert not first.exception and not first.error
+    link = dict(first.query_params)
+    assert (link["task"], link["patch"], link["image"], link["layer"]) == ("digits", "4", "digit-5", "1")
+    second = open_page(link)
+    _same_page(first, second)
+    assert "a handwritten 5" in "\n".join(page_texts(second))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import itertools
 import math
 import struct
 import zlib
@@ -46,15 +47,21 @@ from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
 from mha.sources.seeded import build_model as build_seeded_layer
 from mha.sources.trained import TrainedSource
+from mha.training import loop, train
 from mha.training import service as service_module
-from mha.training import train
 from mha.training.model import build_model
 from mha.training.service import TrainedModel
 from mha.training.tasks import DigitsTask, make_task
 from mha.training.vit import PatchModel, patch_model_parameters
-from mha.vision.analysis import attention_rollout, cls_map, mean_attention_distance
+from mha.vision.analysis import (
+    attention_rollout,
+    cls_map,
+    mean_attention_distance,
+    patch_head_labels,
+    uniform_attention_distance,
+)
 from mha.vision.images import as_digit, resize, to_channels
-from mha.vision.patches import patch_centres, patch_grid, patch_tokens, patchify
+from mha.vision.patches import GRID_RELATIONS, grid_relations, patch_centres, patch_grid, patch_tokens, patchify
 from mha.vision.samples import (
     DATA_DIR,
     DIGIT_PIXEL_MEAN,
@@ -64,7 +71,7 @@ from mha.vision.samples import (
     sample_image,
     sample_label,
 )
-from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image
+from mha.vision.upload import KEPT_SIDE_MAX, REFUSALS, decode_image, read_upload
 
 REPO = Path(__file__).resolve().parents[1]
 #: scikit-learn 1.9.1's wheel lists this sha256 for sklearn/datasets/data/digits.csv.gz (its RECORD file).
@@ -300,13 +307,57 @@ def test_mean_attention_distance_of_constructed_heads():
         mean_attention_distance(weights, rows=3, columns=2, patch=4)
 
 
+def test_uniform_attention_distance_is_the_mean_distance_between_patches_less_clss_share():
+    # 2 × 2 patches of 4 pixels after [CLS]: each weight 1/5; from every patch the distances 0, 4, 4, 4·√2
+    assert uniform_attention_distance(2, 2, 4) == pytest.approx((4 + 4 + 4 * math.sqrt(2)) / 5)
+    # 1 × 3 patches of 2 pixels, no [CLS]: (0+2+4 + 2+0+2 + 4+2+0) / 9
+    assert uniform_attention_distance(1, 3, 2, cls_tokens=0) == pytest.approx(16 / 9)
+
+
+def test_the_grid_relations_follow_the_grid_not_the_reading_order():
+    cells = grid_relations(3, 3)  # [CLS], then r0c0 .. r2c2 at tokens 1..9
+    assert list(cells) == list(GRID_RELATIONS)
+    left = cells["left patch"]
+    assert bool(left[1 + 4, 1 + 3]) and int(left[1 + 4].sum()) == 1  # r1c1 -> r1c0
+    assert not left[1 + 3].any()  # r1c0 has no left neighbour: not r0c2, its previous token
+    assert bool(cells["patch above"][1 + 4, 1 + 1]) and bool(cells["patch below"][1 + 4, 1 + 7])
+    assert int(cells["nearby patches"][1 + 4].sum()) == 9 and int(cells["nearby patches"][1 + 0].sum()) == 4
+    assert cells["[CLS]"][1:, 0].all() and not cells["[CLS]"][0].any() and not cells["[CLS]"][:, 1:].any()
+    for name in GRID_RELATIONS[2:]:
+        assert not cells[name][0].any() and not cells[name][:, 0].any()  # [CLS] has no place in the grid
+
+
+def test_heads_on_a_grid_are_labelled_by_the_grid_never_previous_token():
+    length = 10  # [CLS] + 3 × 3
+    above, previous, cls = torch.zeros(length, length), torch.zeros(length, length), torch.zeros(length, length)
+    for n in range(9):
+        above[1 + n, 1 + n - 3 if n >= 3 else 0] = 1.0  # the patch above ([CLS] from the first row)
+        previous[1 + n, n] = 1.0  # the token before it in reading order
+        cls[1 + n, 0] = 1.0
+    for head in (above, previous, cls):
+        head[0, 0] = 1.0
+    labels = patch_head_labels(torch.stack([above, previous, cls]), None, None, (3, 3))
+    assert [label.name for label in labels] == ["patch above", "left patch", "[CLS]"]
+    # the previous token is the left neighbour inside a row (the rows where "left patch" points: share 1); at a
+    # row's start it is the last patch of the row above, which the grid's words do not call a neighbour
+    assert [label.share for label in labels] == [pytest.approx(1.0)] * 3
+
+
+def test_an_upload_is_named_by_its_files_sha256_and_equal_uploads_are_one_cache_key():
+    data = _png(20, 10)
+    first, second = read_upload(data), read_upload(data)
+    assert first.digest == hashlib.sha256(data).hexdigest() and first.pixels is not second.pixels
+    assert first == second and hash(first) == hash(second) and repr(first) == f"Upload(digest={first.digest!r})"
+    assert read_upload(_png(20, 11)) != first
+
+
 # ---------------------------------------------------------------- the digits' model and task
 def test_the_vit_counts_its_parameters_as_the_formula_says():
     for patch in (2, 4):
         task = make_task("digits", patch=patch)
         model = build_model(task, 32, 4, torch.Generator().manual_seed(0))
-        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention]
-        counts = patch_model_parameters(1, 8, patch, 32, 4, 1, 10)
+        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention] * 2
+        counts = patch_model_parameters(1, 8, patch, 32, 4, 2, 10)
         assert counts["total"] == sum(p.numel() for p in model.parameters())
         assert counts["patch_embedding"] == sum(p.numel() for p in model.patch_embedding.parameters())
         assert counts["positions"] == model.position_embedding.numel() == task.length * 32
@@ -318,7 +369,7 @@ def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
     model = build_model(task, 16, 2, torch.Generator().manual_seed(0))
     images = task.inputs(torch.tensor([0, 5, 9]))  # (3, 1, 8, 8)
     xs, weights = model.layer_inputs(images)
-    assert [x.shape for x in xs] == [(3, 17, 16)] * 2 and weights[0].shape == (3, 2, 17, 17)
+    assert [x.shape for x in xs] == [(3, 17, 16)] * 3 and [w.shape for w in weights] == [(3, 2, 17, 17)] * 2
     embedded = model.embed(images)
     torch.testing.assert_close(xs[0], model.blocks[0].norm_1(embedded))  # the attention reads LN1(x)
     patches = patchify((images - DIGIT_PIXEL_MEAN) / DIGIT_PIXEL_STD, 2)
@@ -328,14 +379,35 @@ def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
     torch.testing.assert_close(logits[:, 0, 0], model.readout(xs[-1][:, 0]))  # [CLS] alone
 
 
+def test_a_training_step_computes_cls_alone_in_the_last_block_and_gets_the_same_logits_and_gradients():
+    """``PatchModel.logits`` (a training step's) leaves out the last block's other rows: nothing else reaches the
+    readout, so the logits and every parameter's gradient are the full forward pass's, to float32 rounding."""
+    task = make_task("digits")
+    model = build_model(task, 32, 4, torch.Generator().manual_seed(2))
+    images = task.inputs(torch.arange(6))
+    full, _ = model(images)
+    short = model.logits(images)
+    torch.testing.assert_close(short, full, rtol=1e-5, atol=1e-6)
+    grads = []
+    for logits in (full, short):
+        model.zero_grad()
+        logits.sum().backward(retain_graph=True)
+        grads.append({name: p.grad.clone() for name, p in model.named_parameters()})
+    for name, grad in grads[0].items():
+        torch.testing.assert_close(grads[1][name], grad, rtol=1e-5, atol=1e-6, msg=name)
+    assert grads[0]["blocks.1.attention.W_q.weight"].abs().sum() > 0  # [CLS]'s query of the last block is trained
+
+
 def test_the_digits_task_trains_on_the_training_split_and_scores_cls_only():
     task = make_task("digits")
     assert isinstance(task, DigitsTask) and task.length == 17 and make_task("digits", patch=4).length == 5
     ids = task.sample(500, torch.Generator().manual_seed(0))
     assert not set(ids.tolist()) & set(load_digits().held_out.tolist())
     assert torch.equal(task.targets(ids).view(-1), load_digits().labels[ids])
-    rows = task.scored_rows(ids[:2], 0)
+    assert task.layers == 2
+    rows = task.scored_rows(ids[:2], 1)  # the last layer: [CLS]'s row alone reaches the answer
     assert rows.shape == (2, 17) and rows[:, 0].all() and not rows[:, 1:].any()
+    assert task.scored_rows(ids[:2], 0).all()  # the first: every row is read by the next layer
     assert task.tokens(ids[0])[:3] == ("[CLS]", "r0c0", "r0c1")
     with pytest.raises(ValueError, match="must divide"):
         make_task("digits", patch=3)
@@ -349,6 +421,19 @@ def test_digits_reach_95_percent_on_held_out_digits():
     assert history.accuracy >= 0.95, history.accuracy
     assert history.snapshots[-1].weights[0].shape == (2, 5, 5)
     assert history.probe.ndim == 0 and int(history.probe) == load_digits().sample_index(3)
+
+
+def test_the_digits_train_a_fixed_number_of_steps_along_a_cosine():
+    recipe = make_task("digits").recipe
+    assert recipe.steps == 350 and recipe.warmup_steps == 20
+    rate = recipe.learning_rate
+    lr = [loop._learning_rate(recipe, step, None, 0, 350) for step in range(350)]
+    assert lr[0] == pytest.approx(rate / 20) and lr[19] == pytest.approx(rate) and lr[20] == pytest.approx(rate)
+    assert lr[185] == pytest.approx(rate / 2)  # halfway through the 330 steps after the warm-up
+    assert lr[-1] == pytest.approx(rate * 0.5 * (1 + math.cos(math.pi * 329 / 330)))
+    assert all(a >= b for a, b in itertools.pairwise(lr[20:]))  # falling, to near 0
+    _, history = train("digits", 8, 2, seed=0, patch=4, max_steps=25)
+    assert history.steps == 25  # the schedule fits under a lower cap
 
 
 def test_digits_training_is_a_pure_function_of_its_arguments():
@@ -385,7 +470,16 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
     with torch.inference_mode():
         _, weights = model.layer_inputs(sample_image("digit-7").unsqueeze(0))
     torch.testing.assert_close(run.trace.weights, weights[0])  # the shown layer's weights are the model's own
-    assert run.scored_rows.tolist() == [True] + [False] * 16
+    assert run.scored_rows.tolist() == [True] * 17  # the first layer: every row is read by the second
+    assert run.image.image.grid == (4, 4) and run.image.image.prefix == 1
+    torch.testing.assert_close(run.image.image.pixels, sample_image("digit-7"))  # the 8 × 8 the model read
+    for mine, theirs in zip(run.image.layer_weights, weights, strict=True):
+        torch.testing.assert_close(mine, theirs)
+    assert {label.name for label in run.head_labels} <= {*GRID_RELATIONS, "broad"}  # the grid's words, not a row's
+    last = run_attention(dataclasses.replace(config, layer=1), digits_source)
+    torch.testing.assert_close(last.trace.weights, weights[1])
+    assert last.scored_rows.tolist() == [True] + [False] * 16  # [CLS]'s row alone reaches the answer
+    assert [rows.tolist() for rows in last.image.layer_rows] == [[True] * 17, [True] + [False] * 16]
     (note,) = run.notes
     assert note.code == "trained_digit" and note.params["label"] == 7
     photo = run_attention(dataclasses.replace(config, image="photo-flower"), digits_source)

@@ -60,10 +60,10 @@ def _measures(config: AttentionConfig, query: int) -> KeyMeasures:
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_HASH_KEYS)
 def _prediction(config: AttentionConfig, query: int, head: int, ablation: str) -> Prediction | None:
     """The trained model's prediction at ``query`` and each key's effect on it; ``None`` where the task scores
-    no output there."""
+    no output there, or reads an image (its prediction is not rerun on the patches here)."""
     run = runner.cached_run(config)
     source = runner.cached_source(config.weight_spec)
-    if not isinstance(source, TrainedSource):
+    if not isinstance(source, TrainedSource) or source.task.reads_image:
         return None
     ids, _ = source.sequence(config)
     targets = source.task.targets(ids.unsqueeze(0))[0, :, query]  # (R,)
@@ -283,6 +283,8 @@ def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None
         st.info(t("lab.attribution.no_prediction_random"))
     elif run.source_kind == "pretrained":
         st.info(t("lab.attribution.no_prediction_checkpoint"))
+    elif run.image is not None:
+        st.info(t("lab.attribution.no_prediction_image"))
     elif prediction is None:
         st.info(t("lab.attribution.no_prediction_here"))
     else:

@@ -21,16 +21,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "position vector for each of the {tokens} tokens ({positions} parameters); then {layers} Pre-Norm "
         "block(s), `x + MultiHeadAttention(LayerNorm(x))` ({attention} parameters, the layer of the four steps "
         "below) and `x + MLP(LayerNorm(x))` with `Linear({d}, {hidden})`, GELU, `Linear({hidden}, {d})`; a "
-        "final LayerNorm and `Linear({d}, 10)` reading `[CLS]`: **{total}** parameters. Trained with `AdamW` "
-        "(learning rate {lr}, weight decay {decay}, {warmup} warm-up steps) on batches of {batch} of the "
-        "{train} training digits.",
+        "final LayerNorm and `Linear({d}, 10)` reading `[CLS]`: **{total}** parameters. Trained for {steps} steps "
+        "with `AdamW` (learning rate {lr}, rising over {warmup} steps, then falling to 0 along a cosine; weight "
+        "decay {decay}) on batches of {batch} of the {train} training digits. The answer is read from `[CLS]` "
+        "alone, so a training step computes only `[CLS]`'s row in the last block: nothing else reaches the loss.",
         "zh": "模型是一个小型视觉 Transformer（ViT）：每个图块展平（{pixels} 个数），由 `Linear({pixels}, {d})` "
         "嵌入（{embedding} 个参数）；最前面一个可学习的 `[CLS]` 向量，{tokens} 个词元各有一个可学习的位置向量"
         "（{positions} 个参数）；然后是 {layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`"
         "（{attention} 个参数，就是下面四个步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 "
         "`Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；最后是 LayerNorm 和读取 `[CLS]` 的 "
-        "`Linear({d}, 10)`：共 **{total}** 个参数。用 `AdamW`（学习率 {lr}，权重衰减 {decay}，预热 {warmup} 步）"
-        "在 {train} 张训练数字中每批取 {batch} 张来训练。",
+        "`Linear({d}, 10)`：共 **{total}** 个参数。用 `AdamW` 训练 {steps} 步（学习率 {lr}，先在 {warmup} 步内升高，"
+        "再按余弦曲线降到 0；权重衰减 {decay}），在 {train} 张训练数字中每批取 {batch} 张。答案只从 `[CLS]` 读出，"
+        "所以每个训练步在最后一个块中只计算 `[CLS]` 那一行：其他的都到不了损失。",
     },
     "training.done.held_out_images": {
         "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on the {sequences} held-out digits, "
@@ -38,10 +40,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "训练了 {steps} 步（{seconds} 秒）：在 {sequences} 张留出的数字上 **准确率 {accuracy} %**，"
         "训练中没有任何一步见过它们。",
     },
-    "training.target_reached_digits": {
-        "en": "The batch accuracy reached {target} % at step {step}; over {sharpen} more steps the learning rate "
-        "then fell to 0.",
-        "zh": "本批准确率在第 {step} 步达到 {target} %；之后又训练了 {sharpen} 步，学习率逐渐降到 0。",
+    "training.fixed_schedule": {
+        "en": "A fixed schedule of {steps} steps: the learning rate rose over {warmup} steps, then fell to 0 along "
+        "a cosine (no batch accuracy to wait for: the held-out digits' accuracy is what counts).",
+        "zh": "固定训练 {steps} 步：学习率先在 {warmup} 步内升高，再按余弦曲线降到 0"
+        "（不必等本批准确率达到目标：重要的是留出数字上的准确率）。",
+    },
+    "training.timeline_what_image": {
+        "en": "The heads on the sample image (a held-out handwritten 3) at snapshots taken during training: move "
+        "the slider from the first step to the last. Faded rows carry no loss (in the last layer only `[CLS]`'s "
+        "row reaches the answer), so their weights are arbitrary.",
+        "zh": "训练过程中各个快照时刻，各个头在示例图像（一个留出的手写 3）上的权重：把滑块从第一步拖到最后一步。"
+        "颜色变淡的行没有损失（在最后一层只有 `[CLS]` 那一行通向答案），所以它们的权重是任意的。",
+    },
+    "training.difference_image": {
+        "en": "How different are the heads? The mean total-variation distance between every two heads' weights "
+        "(½ Σ |p − q| per row: 0 when two heads attend alike, 1 when they look at different patches), on the "
+        "sample images' rows that carry a loss.",
+        "zh": "各个头有多不同？每两个头的权重之间的平均总变差距离（每行 ½ Σ |p − q|：两个头关注方式相同时为 0，"
+        "看不同图块时为 1），在示例图像中有损失的行上计算。",
     },
     "notes.trained_digit": {
         "en": "The image is a handwritten {label} that the model never trained on; the model reads it as a "
@@ -88,6 +105,204 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The file starts like a PNG or JPEG, but its pixels could not be read (damaged or cut short). Save "
         "it again and upload it.",
         "zh": "这个文件开头像 PNG 或 JPEG，但无法读出它的像素（文件损坏或不完整）。请重新保存后再上传。",
+    },
+    # ------------------------------------------------------------ the image controls
+    "controls.patch": {"en": "Patch size", "zh": "图块大小"},
+    "controls.patch_size": {"en": "{patch} × {patch} px", "zh": "{patch} × {patch} 像素"},
+    "controls.patch_help": {
+        "en": "Pixels on a patch's side: 2 cuts the 8 × 8 digit into 16 patches (17 tokens with [CLS]), 4 into 4 "
+        "(5 tokens). Another patch size is another model: it is trained anew.",
+        "zh": "图块每边的像素数：2 把 8 × 8 的数字切成 16 个图块（加上 [CLS] 共 17 个词元），4 切成 4 个"
+        "（5 个词元）。换一个图块大小就是另一个模型：需要重新训练。",
+    },
+    "controls.image": {"en": "Image", "zh": "图像"},
+    "controls.image_help": {
+        "en": "A bundled sample: a handwritten digit the model never trained on, or a photo (read as a digit).",
+        "zh": "自带的样例：一个模型训练时从未见过的手写数字，或一张照片（被当作数字来读）。",
+    },
+    "controls.image_upload": {"en": "Or upload an image of your own", "zh": "或上传你自己的图像"},
+    "controls.image_upload_help": {
+        "en": "{formats}, at most {mb} MB and {pixels} pixels. The model reads it as a digit: grey, a centred "
+        "square, averaged down to 8 × 8.",
+        "zh": "{formats}，最大 {mb} MB、{pixels} 像素。模型把它当作数字来读：转成灰度，取居中的正方形，"
+        "平均缩小到 8 × 8。",
+    },
+    "controls.image_upload_link": {
+        "en": "An upload is not in the link: a link opens the sample chosen above.",
+        "zh": "上传的图像不会写进链接：打开链接看到的是上面选中的样例。",
+    },
+    "controls.image_upload_shown": {
+        "en": "Your upload is shown; the sample above waits. An upload is not in the link: remove it (×) to go "
+        "back to the sample.",
+        "zh": "正在显示你上传的图像，上面的样例暂不使用。上传的图像不会写进链接：删除它（×）即可回到样例。",
+    },
+    # ------------------------------------------------------------ the four steps on an image
+    "step1.patch_shapes": {
+        "en": "**Image → tokens:** image `{image}` (B, C, H, W) → patches `{patches}` (B, N, C·p·p) → "
+        "`nn.Linear({pixels}, {d})` (a ViT's `Conv2d` with kernel and stride p is the same map) → `{embedded}`; "
+        "`[CLS]` first and a learned position added to every token → `{tokens}` (B, L, d_model). x below is "
+        "that, through the blocks before and the shown block's LayerNorm.",
+        "zh": "**图像 → 词元：** 图像 `{image}` (B, C, H, W) → 图块 `{patches}` (B, N, C·p·p) → "
+        "`nn.Linear({pixels}, {d})`（ViT 中核与步长都为 p 的 `Conv2d` 是同一个映射）→ `{embedded}`；"
+        "最前面加上 `[CLS]`，每个词元再加上可学习的位置向量 → `{tokens}` (B, L, d_model)。下面的 x "
+        "就是它经过前面的块、再经过所示块的 LayerNorm 之后的结果。",
+    },
+    "step1.patch_params": {
+        "en": "**Patch embedding:** `Linear({pixels}, {d})`: {pixels} × {d} + {d} = {embedding}; `[CLS]`: {d}; "
+        "positions: {length} × {d} = {positions}.",
+        "zh": "**图块嵌入：** `Linear({pixels}, {d})`：{pixels} × {d} + {d} = {embedding}；`[CLS]`：{d}；"
+        "位置：{length} × {d} = {positions}。",
+    },
+    "step2.labels_note_image": {
+        "en": "On an image the tokens are a grid, not a sequence: a head is labelled with the grid relation that "
+        "gets most of its weight (itself, [CLS], the patch to the left, right, above or below, or the 3 × 3 "
+        "patches around) when that is at least half of it and twice what uniform weights would give; otherwise "
+        "it is broad, and the number is the best relation's share. In reading order the token before a patch is "
+        "its left neighbour only inside a row, so “previous token” is not used here.",
+        "zh": "在图像上，词元是一个网格，而不是序列：如果某种网格关系（自身、[CLS]、左边/右边/上面/下面的图块，"
+        "或周围 3 × 3 的图块）得到一个头的大部分权重——至少一半，并且是均匀权重的两倍以上——就用它来标注这个头；"
+        "否则标为“分散”，数字是最强关系所占的比例。按阅读顺序，一个图块前面的词元只在同一行内才是它左边的邻居，"
+        "所以这里不用“前一个词元”。",
+    },
+    "label.[CLS]": {"en": "[CLS]", "zh": "[CLS]"},
+    "label.left patch": {"en": "left patch", "zh": "左边的图块"},
+    "label.right patch": {"en": "right patch", "zh": "右边的图块"},
+    "label.patch above": {"en": "patch above", "zh": "上面的图块"},
+    "label.patch below": {"en": "patch below", "zh": "下面的图块"},
+    "label.nearby patches": {"en": "nearby patches", "zh": "附近的图块"},
+    "padding.image": {
+        "en": "Images of one size have the same number of patches ({tokens} tokens here), so a batch of images "
+        "needs no padding and no padding mask: this panel is for text.",
+        "zh": "同样大小的图像有同样多的图块（这里是 {tokens} 个词元），所以一批图像不需要填充，也不需要填充掩码："
+        "这个面板是为文本准备的。",
+    },
+    # ------------------------------------------------------------ the patches panel
+    "patches.title": {"en": "What the heads look at: the patches on the image", "zh": "各个头在看什么：图像上的图块"},
+    "patches.what": {
+        "en": "The tokens are the image's patches: `r1c2` is the patch in row 1, column 2 of the grid, and `[CLS]` "
+        "comes first, belonging to no patch. A query's row of weights gives every patch a weight, so it can be "
+        "laid over the image: the more orange a patch, the more weight the query gives it. These are step 2's "
+        "weights, in the layer the four steps show (the Layer control chooses).",
+        "zh": "词元就是图像的图块：`r1c2` 是网格第 1 行第 2 列的图块，`[CLS]` 排在最前面，不属于任何图块。"
+        "一个查询的那一行权重给每个图块一个权重，所以可以铺在图像上：图块越橙，查询给它的权重越多。"
+        "这些就是第 2 步的权重，来自四个步骤所显示的那一层（用“层”控件选择）。",
+    },
+    "patches.sizes": {
+        "en": "**The image the model read:** {height} × {width} pixels, {channels} channel(s). Cut into patches of "
+        "{patch} × {patch} pixels: a grid of {rows} × {columns} = {patches} patches, each flattened into {pixels} "
+        "numbers. With `[CLS]` first: L = {tokens} tokens.",
+        "zh": "**模型读到的图像：** {height} × {width} 像素，{channels} 个通道。切成 {patch} × {patch} 像素的"
+        "图块：{rows} × {columns} = {patches} 个图块的网格，每个图块展平为 {pixels} 个数。加上最前面的 "
+        "`[CLS]`：L = {tokens} 个词元。",
+    },
+    "patches.original": {
+        "en": "The image before the model's resizing:",
+        "zh": "模型缩放之前的图像：",
+    },
+    "patches.digit_look": {
+        "en": "The digits' model reads every image as a digit: grey, a centred square, averaged down to 8 × 8, "
+        "light ink on a dark ground (a photo or an upload too).",
+        "zh": "数字模型把每张图都当作数字来读：转成灰度，取居中的正方形，平均缩小到 8 × 8，深色背景上的浅色笔迹"
+        "（照片和上传的图像也一样）。",
+    },
+    "patches.query_title": {"en": "One query's weights over the image", "zh": "一个查询的权重铺在图像上"},
+    "patches.query": {"en": "Query token", "zh": "查询词元"},
+    "patches.query_help": {
+        "en": "[CLS] or a patch: its row of weights is laid over the image, for the mean of the heads and for "
+        "each head.",
+        "zh": "[CLS] 或某个图块：它那一行权重被铺在图像上，分别显示各头的平均和每个头。",
+    },
+    "patches.mean": {"en": "mean of the heads", "zh": "各头的平均"},
+    "patches.head": {"en": "head {head}: {label}", "zh": "头 {head}：{label}"},
+    "patches.on_cls": {"en": "on [CLS]: {weight}", "zh": "给 [CLS]：{weight}"},
+    "patches.query_caption": {
+        "en": "The row of {query} in layer {layer}, framed in blue when it is a patch. The weight on `[CLS]` has "
+        "no place on the image: it is written under each title. The most opaque orange is {top}, the largest "
+        "weight on a patch here; point at a patch for its weight.",
+        "zh": "第 {layer} 层中 {query} 那一行的权重；查询是图块时用蓝框标出。给 `[CLS]` 的权重在图像上没有位置，"
+        "写在每个标题下面。最深的橙色是 {top}，即这里图块上最大的权重；把鼠标指向图块可以看到它的权重。",
+    },
+    "patches.query_unscored": {
+        "en": "In layer {layer} no training loss looks at the row of {query} (only `[CLS]`'s reaches the answer): "
+        "its weights were never trained and say little.",
+        "zh": "在第 {layer} 层，训练的损失不看 {query} 这一行（只有 `[CLS]` 那一行通向答案）："
+        "它的权重从未被训练，说明不了什么。",
+    },
+    "patches.distance_title": {
+        "en": "How far each head looks: mean attention distance",
+        "zh": "每个头看多远：平均注意力距离",
+    },
+    "patches.distance_what": {
+        "en": "For each patch, the distance in pixels to every patch it attends to, weighted by its weight, then "
+        "averaged over the patches: one number per head and layer (the ViT paper's Figure 7, Dosovitskiy et al. "
+        "2021). In large ViTs trained on millions of images the paper found that some heads look at most of the "
+        "image already in the lowest layers while others stay local, and that the distance grows with depth. "
+        "Does that hold here? `[CLS]` is left out as a query and as a key (its weight is dropped, not spread "
+        "over the patches).",
+        "zh": "对每个图块，把它关注的每个图块与它之间的像素距离按权重加权，再对所有图块取平均：每个头、每一层一个数"
+        "（见 ViT 论文的图 7）（Dosovitskiy et al., 2021）。论文发现，在用数百万张图训练的大型 ViT 中，"
+        "一些头在最低的几层就已经看向图像的大部分，另一些头只看附近，而且距离随层数加深而增大。这里是否也是如此？"
+        "`[CLS]` 既不作为查询也不作为键参与计算（给它的权重被丢掉，而不是分给各个图块）。",
+    },
+    "patches.distance_layer": {
+        "en": "Layer {layer}: from {low} px (head {near}) to {high} px (head {far}).",
+        "zh": "第 {layer} 层：从 {low} 像素（头 {near}）到 {high} 像素（头 {far}）。",
+    },
+    "patches.distance_uniform": {
+        "en": "Dashed line: a head that weighs every token alike would measure {uniform} px (neighbouring patches "
+        "are {patch} px apart). Below it a head looks nearer than chance, above it further.",
+        "zh": "虚线：对每个词元一视同仁的头会得到 {uniform} 像素（相邻图块相距 {patch} 像素）。"
+        "低于它，这个头看得比随机更近；高于它则更远。",
+    },
+    "patches.distance_left_out": {
+        "en": "Layer {layers} left out: the model trained here reads its answer from `[CLS]` alone, so in its last "
+        "layer no loss looks at the patches' rows; their distances would measure weights never trained.",
+        "zh": "省略了第 {layers} 层：这里训练的模型只从 `[CLS]` 读出答案，所以在最后一层，损失不看各个图块的行；"
+        "它们的距离衡量的是从未训练过的权重。",
+    },
+    "patches.rollout_title": {
+        "en": "Attention rollout: where `[CLS]`'s answer traces back to",
+        "zh": "注意力展开（rollout）：`[CLS]` 的答案追溯到哪里",
+    },
+    "patches.rollout_what": {
+        "en": "Attention rollout (Abnar & Zuidema 2020) follows attention through every layer: each layer's "
+        "weights averaged over the heads, the residual connection added as 0.5·A + 0.5·I (rows renormalised), "
+        "and the layers multiplied from the first up. `[CLS]`'s row of the product is laid over the image beside "
+        "`[CLS]`'s row of the last layer alone.",
+        "zh": "注意力展开（Abnar & Zuidema, 2020）把注意力穿过每一层串起来：每层的权重先对各头取平均，把残差连接"
+        "算作 0.5·A + 0.5·I（每行重新归一化），再从第一层起逐层相乘。乘积中 `[CLS]` 那一行铺在图像上，"
+        "旁边是仅最后一层中 `[CLS]` 那一行。",
+    },
+    "patches.rollout_last": {
+        "en": "last layer ({layer}), mean of the heads",
+        "zh": "最后一层（第 {layer} 层），各头平均",
+    },
+    "patches.rollout_all": {"en": "rollout over layers 0–{last}", "zh": "第 0–{last} 层的展开"},
+    "patches.rollout_numbers": {
+        "en": "Over {layers} layers a token keeps on average {kept} of its own rollout row: the residual's half "
+        "in every layer adds up.",
+        "zh": "经过 {layers} 层，一个词元的展开行平均有 {kept} 留在它自己身上：每一层残差的那一半累积起来。",
+    },
+    "patches.rollout_one_layer": {
+        "en": "With one layer, rollout is that layer's 0.5·A + 0.5·I: the same picture as the mean of the heads, "
+        "with half of every row kept on the token itself.",
+        "zh": "只有一层时，展开就是这一层的 0.5·A + 0.5·I：与各头的平均是同一幅图，只是每一行有一半留在词元自己身上。",
+    },
+    "patches.rollout_caution": {
+        "en": "A caution: attention is not an explanation. Rollout leaves out the values, the MLPs and the "
+        "LayerNorms: it shows where attention flows, not why the model answers as it does.",
+        "zh": "提醒：注意力不等于解释。展开忽略了值向量、MLP 和 LayerNorm：它显示注意力流向哪里，"
+        "而不是模型为什么这样回答。",
+    },
+    "patches.chart.patch": {"en": "patch", "zh": "图块"},
+    "patches.chart.distance": {"en": "mean attention distance (px)", "zh": "平均注意力距离（像素）"},
+    "patches.chart.uniform": {"en": "uniform attention", "zh": "均匀注意力"},
+    "patches.chart.cls_share": {"en": "weight on [CLS] (left out)", "zh": "给 [CLS] 的权重（未计入）"},
+    "lab.attribution.no_prediction_image": {
+        "en": "On an image this lab measures what each key gives the query, but does not run the digits' model "
+        "again without a patch: the effect on its answer is left out.",
+        "zh": "在图像上，这个实验测量每个键给查询的贡献，但不会去掉某个图块后重新运行数字模型："
+        "对答案的影响这里不计算。",
     },
     # ------------------------------------------------------------ the bundled images' names
     "image.digit": {"en": "handwritten {digit}", "zh": "手写数字 {digit}"},

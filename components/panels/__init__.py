@@ -1,5 +1,5 @@
-"""The playground's panels, one module each: the four pipeline steps, the padded batch, the summary, the live
-check and the export.
+"""The playground's panels, one module each: the four pipeline steps, what the heads look at on an image
+(``patches``), the padded batch, the summary, the live check and the export.
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
@@ -7,7 +7,7 @@ through the values' fragment (:mod:`components.live_controls`), a teacher's slid
 ("How to add a panel") says how to add one.
 """
 
-from components.panels import export, live_check, padding, step1, step2, step3, step4, summary
+from components.panels import export, live_check, padding, patches, step1, step2, step3, step4, summary
 from components.panels.parts import Results, ValueParts
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "export",
     "live_check",
     "padding",
+    "patches",
     "step1",
     "step2",
     "step3",

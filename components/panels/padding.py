@@ -33,6 +33,9 @@ def render(parts: ValueParts) -> None:
 
 def _batch(results: Results) -> None:
     """The batch (or what it needs), its shapes, and what the mask changes, measured."""
+    if results.run.image is not None:  # images of one size have as many patches: nothing to pad
+        st.info(t("padding.image", tokens=len(results.run.tokens)))
+        return
     check = results.padding
     if check is None:
         st.info(t("padding.unavailable"))

@@ -37,6 +37,7 @@ from mha.config import AttentionConfig
 from mha.counting import count_parameters
 from mha.pipeline import AttentionRun
 from mha.reference import BatchOrderCheck, TorchCheck
+from mha.vision.upload import Upload
 
 __all__ = ["HEAD_SWITCH_CELLS", "Draw", "HeadChart", "Results", "ValueParts", "heads_fit"]
 
@@ -49,24 +50,28 @@ HEAD_SWITCH_CELLS = 65_536
 
 @dataclass(frozen=True)
 class Results:
-    """What the page shows of one config, each thing computed (once, cached per process) when a part asks."""
+    """What the page shows of one config, each thing computed (once, cached per process) when a part asks.
+
+    ``upload``: the learner's own image, read instead of ``config.image`` by a run that reads an image.
+    """
 
     config: AttentionConfig
+    upload: Upload | None = None
 
     @cached_property
     def run(self) -> AttentionRun:
         """The traced run (steps 1-4)."""
-        return runner.cached_run(self.config)
+        return runner.cached_run(self.config, self.upload)
 
     @cached_property
     def check(self) -> TorchCheck:
         """The live check against ``torch.nn.MultiheadAttention``."""
-        return runner.cached_check(self.config)
+        return runner.cached_check(self.config, self.upload)
 
     @cached_property
     def batch_order(self) -> BatchOrderCheck:
         """The [L, B, E] pitfall, measured."""
-        return runner.cached_batch_order(self.config)
+        return runner.cached_batch_order(self.config, self.upload)
 
     @cached_property
     def padding(self) -> PaddingCheck | None:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from components import frames, heatmap
 from components.i18n import t
-from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape
+from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
 from components.safe_text import md_escape
 from mha.counting import projection_parameters
@@ -55,7 +55,39 @@ def _facts(results: Results) -> tuple[str, str]:
         view_args=f"{batch}, {length}, {num_heads}, {d_k}",
     )
     one = projection_parameters(d_model)
-    return shapes, t("step1.params", d=d_model, one=count(one), total=count(3 * one))
+    params = t("step1.params", d=d_model, one=count(one), total=count(3 * one))
+    if run.image is None:
+        return shapes, params
+    patch_shapes, patch_params = _patch_facts(run)
+    return f"{patch_shapes}\n\n{shapes}", f"{patch_params}\n\n{params}"
+
+
+def _patch_facts(run: AttentionRun) -> tuple[str, str]:
+    """How an image becomes the tokens: its patches, their embedding ``Linear(C·p·p, D)``, [CLS] and the positions
+    (shapes, and the parameters they hold, by formula: C·p·p·D + D, D, L·D)."""
+    patched = run.image.image
+    channels, height, width = patched.pixels.shape
+    rows, columns = patched.grid
+    pixels = channels * patched.patch * patched.patch
+    d_model, length = run.d_model, len(run.tokens)
+    shapes = t(
+        "step1.patch_shapes",
+        image=shape((1, channels, height, width)),
+        patches=shape((1, rows * columns, pixels)),
+        pixels=pixels,
+        d=d_model,
+        embedded=shape((1, rows * columns, d_model)),
+        tokens=shape((1, length, d_model)),
+    )
+    params = t(
+        "step1.patch_params",
+        pixels=pixels,
+        d=d_model,
+        embedding=count(pixels * d_model + d_model),
+        length=length,
+        positions=count(length * d_model),
+    )
+    return shapes, params
 
 
 def _features_cut(results: Results) -> None:
@@ -80,6 +112,7 @@ class _QKVChart:
         length, d_k = len(run.tokens), run.d_k
         columns = frames.feature_budget(length, d_k, parts=3)
         named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
+        pictures = thumbnails(run)
         figures = [
             heatmap.feature_figure(
                 [
@@ -90,6 +123,7 @@ class _QKVChart:
                 range(columns),
                 chart_text(),
                 height=feature_height(length),
+                thumbnails=pictures,
             )
             for head in heatmap.heads_drawn(heads)
         ]

@@ -13,7 +13,18 @@ from components import canvas, charts, frames, heatmap, vega
 from components.folds import folded
 from components.i18n import t
 from components.nav import render_lab_case_link
-from components.panels.frame import blocked, chart_text, count, explain, finish, panel, row_px, shape, unscored
+from components.panels.frame import (
+    blocked,
+    chart_text,
+    count,
+    explain,
+    finish,
+    panel,
+    row_px,
+    shape,
+    thumbnails,
+    unscored,
+)
 from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_table, md_escape
 from mha.dropout import training_dropout
@@ -76,6 +87,7 @@ class ScoresChart:
         masked = blocked(run)
         height = row_px(length, 280 if length <= 24 else 400) * length
         labels = frames.token_labels(run.tokens)
+        pictures = thumbnails(run)
         figures = [
             heatmap.attention_figure(
                 (
@@ -88,6 +100,7 @@ class ScoresChart:
                 self.color_scale,
                 height,
                 faded_rows=unscored(run),
+                thumbnails=pictures,
             )
             for head in heatmap.heads_drawn(heads)
         ]
@@ -162,7 +175,7 @@ def _head_labels(run: AttentionRun) -> None:
     """One line: each head's label and the share of weight behind it (see mha.head_labels)."""
     labels = " · ".join(f"**{head}** {head_label(run, head)}" for head in range(run.num_heads))
     st.markdown(f"{t('step2.labels_title')} {labels}")
-    st.caption(t("step2.labels_note"))
+    st.caption(t("step2.labels_note" if run.image is None else "step2.labels_note_image"))
     if run.scored_rows is not None and not bool(run.scored_rows.all()):
         st.caption(t("step2.unscored_rows", rows=row_ranges((~run.scored_rows).nonzero().flatten().tolist())))
 

@@ -8,7 +8,7 @@ import torch
 
 from components import canvas, frames, heatmap
 from components.i18n import t
-from components.panels.frame import chart_text, explain, feature_height, finish, panel, shape
+from components.panels.frame import chart_text, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
 from mha.pipeline import AttentionRun
 from mha.row_spread import RowSpread, row_spread
@@ -57,7 +57,9 @@ def _values(results: Results) -> None:
     title = t("step3.chart", length=length, d_model=d_model)
     labels = frames.token_labels(run.tokens)
     matrix = c.concat[0][:, torch.as_tensor(columns)]  # (L, H * shown)
-    figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height=feature_height(length))
+    height = feature_height(length)
+    pictures = thumbnails(run)
+    figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height, pictures)
     canvas.draw(None, figure, key="heatmap_step3")
     spread = row_spread(c.concat[0])
     if spread.alike:

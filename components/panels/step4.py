@@ -6,7 +6,7 @@ import streamlit as st
 
 from components import canvas, frames, heatmap
 from components.i18n import t
-from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape
+from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
 from components.panels.step3 import spread_text
 from mha.counting import projection_parameters
@@ -42,8 +42,10 @@ def _values(results: Results) -> None:
     if columns < d_model:
         st.caption(t("steps.features_cut", shown=columns, total=d_model))
     parts = [(t("step4.chart", length=length, d_model=d_model), o.output[0, :, :columns])]
+    labels = frames.token_labels(run.tokens)
+    height = feature_height(length)
     figure = heatmap.feature_figure(
-        parts, frames.token_labels(run.tokens), range(columns), chart_text(), height=feature_height(length)
+        parts, labels, range(columns), chart_text(), height=height, thumbnails=thumbnails(run)
     )
     canvas.draw(None, figure, key="heatmap_step4")
     if row_spread(run.trace.concat.concat[0]).alike:

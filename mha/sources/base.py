@@ -14,15 +14,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import torch
 from torch import Tensor
 
 from mha.config import AttentionConfig
 from mha.module import MultiHeadAttention
+from mha.vision.patches import PatchedImage
 
-__all__ = ["MODALITIES", "Note", "SourceInputs", "SourceSizes", "SourceUnavailableError", "WeightSource"]
+__all__ = [
+    "MODALITIES",
+    "ImageAttention",
+    "ImageSource",
+    "Note",
+    "SourceInputs",
+    "SourceSizes",
+    "SourceUnavailableError",
+    "WeightSource",
+]
 
 
 class SourceUnavailableError(RuntimeError):
@@ -67,6 +77,21 @@ class Note:
 
 
 @dataclass(frozen=True)
+class ImageAttention:
+    """What a run on an image (a ViT's) adds: the image its tokens are the patches of, and every layer's weights
+    on it (rollout and each layer's attention distance read them, not only the shown layer's).
+
+    Shape:
+        layer_weights: (1, H, L, L) per layer, first layer first; layer_rows: per layer, (L,) bool, the query
+        rows a training loss looked at (``None``: all rows; a ViT trained here reads [CLS] alone in its last).
+    """
+
+    image: PatchedImage
+    layer_weights: tuple[Tensor, ...]
+    layer_rows: tuple[Tensor | None, ...]
+
+
+@dataclass(frozen=True)
 class SourceInputs:
     """What a source hands the engine for one config.
 
@@ -76,7 +101,8 @@ class SourceInputs:
     to every source (see :mod:`mha.head_labels`). ``scored_rows`` marks the query rows a
     training loss looked at (``None``: all rows count). ``causal``: the model is a causal one
     (GPT-2), whose layer runs under the causal mask whatever the page's mask
-    (:func:`mha.pipeline.run_attention`).
+    (:func:`mha.pipeline.run_attention`). A run on an image (a ViT's) gives ``image``
+    (:class:`ImageAttention`); its heads are then labelled by the patch grid's relations, not the sequence's.
     """
 
     tokens: tuple[str, ...]
@@ -87,6 +113,7 @@ class SourceInputs:
     scored_rows: Tensor | None = None  # (L,) bool
     notes: tuple[Note, ...] = ()
     causal: bool = False
+    image: ImageAttention | None = None
 
 
 class WeightSource(Protocol):
@@ -102,5 +129,21 @@ class WeightSource(Protocol):
 
         Raises:
             ConfigError: the text or the layer does not suit this source (the message says what to change).
+        """
+        ...
+
+
+@runtime_checkable
+class ImageSource(WeightSource, Protocol):
+    """A source whose model reads images (a ViT): it also runs on any image, not only ``config.image``."""
+
+    def prepare_image(
+        self, config: AttentionConfig, device: torch.device, image: Tensor, label: int | None = None
+    ) -> SourceInputs:
+        """As :meth:`WeightSource.prepare`, on ``image`` (C, H, W) in [0, 1] of any size (a learner's upload)
+        instead of ``config.image``; ``label``: the class it shows, when known.
+
+        Raises:
+            ConfigError: the layer does not suit this source.
         """
         ...

@@ -20,11 +20,12 @@ from torch import Tensor
 
 from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.masks import build_mask
-from mha.sources.base import Note, SourceInputs
+from mha.sources.base import ImageAttention, Note, SourceInputs
 from mha.training.model import Model
 from mha.training.service import TrainedModel, training_service
-from mha.training.tasks import Task, make_task
+from mha.training.tasks import DigitsTask, Task, make_task
 from mha.vision.images import as_digit
+from mha.vision.patches import PatchedImage
 from mha.vision.samples import sample_image, sample_label
 
 __all__ = ["TrainedSource"]
@@ -101,16 +102,23 @@ class TrainedSource:
             label: the digit it shows, when known (a bundled digit): the note says whether the model agrees.
 
         Returns:
-            :class:`SourceInputs` whose ``x`` (1, L, D) is the shown block's LayerNorm output (Pre-Norm).
+            :class:`SourceInputs` whose ``x`` (1, L, D) is the shown block's LayerNorm output (Pre-Norm), with the
+            8 × 8 image the model read and every layer's weights on it (:class:`ImageAttention`).
+
+        Raises:
+            ValueError: a text task's source.
         """
+        if not isinstance(self.task, DigitsTask):
+            raise ValueError(f"task {self.task.name} reads no image")
         self._check_layer(config)
-        pixels = as_digit(image).unsqueeze(0).to(device=device, dtype=getattr(torch, config.dtype))  # (1, 1, 8, 8)
+        digit = as_digit(image)  # (1, 8, 8)
+        pixels = digit.unsqueeze(0).to(device=device, dtype=getattr(torch, config.dtype))  # (1, 1, 8, 8)
         tokens = self.task.tokens(torch.zeros(1))
         model = self.model(device, config.dtype)
         mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
         with torch.inference_mode():
-            xs, _ = model.layer_inputs(pixels, mask)  # (1, L, D) per layer, then the readout's input
-            probabilities = model(pixels, mask)[0].view(-1).softmax(dim=-1)  # (1, 1, 1, K) -> (K,)
+            xs, weights = model.layer_inputs(pixels, mask)  # (1, L, D) per layer, then the readout's input
+            probabilities = model.readout(xs[-1][0, 0]).softmax(dim=-1)  # [CLS]'s (D,) -> (K,)
         predicted = int(probabilities.argmax())
         share = f"{100 * float(probabilities[predicted]):.0f}"
         if label is None:
@@ -119,14 +127,16 @@ class TrainedSource:
             notes = (Note("trained_digit", {"label": label, "predicted": predicted, "percent": share}),)
         if config.mask_type != "none":
             notes += (Note("trained_mask_none"),)
-        scored = self.task.scored_rows(torch.zeros(1, dtype=torch.long), config.layer)[0].to(device)  # (L,)
+        one = torch.zeros(1, dtype=torch.long)  # one image: the rows a loss looks at do not depend on which
+        rows = tuple(self.task.scored_rows(one, layer)[0].to(device) for layer in range(self.num_layers))  # (L,) each
         return SourceInputs(
             tokens=tokens,
             x=xs[config.layer],
             model=model.layers[config.layer],
             layer=config.layer,
-            scored_rows=scored,
+            scored_rows=rows[config.layer],
             notes=notes,
+            image=ImageAttention(PatchedImage(digit.float().cpu(), self.task.patch), tuple(weights), rows),
         )
 
     def _check_layer(self, config: AttentionConfig) -> None:

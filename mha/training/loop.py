@@ -1,4 +1,5 @@
-"""Training a :class:`~mha.training.model.TaskModel` on a task: to an accuracy target, with a cap, then sharpening.
+"""Training a :class:`~mha.training.model.TaskModel` on a task: to an accuracy target, with a cap, then sharpening;
+or (the digits) a fixed number of steps.
 
 ``train(task, d_model, num_heads, seed)`` is a pure function of its arguments: the
 parameters, the training batches, the sample sequence and the evaluation sequences each
@@ -7,17 +8,21 @@ RNG is never touched. AdamW as the task's :class:`~mha.training.tasks.Recipe` sa
 tasks: lr 3e-3, no weight decay, i.e. Adam) on batches of fresh sequences (128, or the task's
 own ``batch``); every step's batch accuracy is recorded. Once it reaches the target on two steps
 in a row, training goes on for the recipe's ``sharpen_steps`` more steps (a plateau can end just
-before it: the heads sharpen; the digits' learning rate falls to 0 meanwhile), and stops at
-``max_steps`` in any case. The accuracy reported is measured afterwards on the task's evaluation
-sequences (:meth:`~mha.training.tasks.Task.evaluation_sequences`): fresh ones from their own generator,
-the orders unscramble set aside before its first step (:meth:`~mha.training.tasks.Task.hold_out`), or the
-digits' held-out images, none of which a training batch contains.
+before it: the heads sharpen), and stops at ``max_steps`` in any case. A recipe with a fixed
+schedule (the digits: 350 steps, the learning rate annealed along a cosine) takes its steps
+whatever the accuracy (at most ``max_steps``; the schedule then fits in them). Each step computes only
+what reaches the loss (the model's ``logits``: in the digits' last block, [CLS]'s row alone).
+The accuracy reported is measured afterwards on the task's evaluation sequences
+(:meth:`~mha.training.tasks.Task.evaluation_sequences`): fresh ones from their own generator, the orders
+unscramble set aside before its first step (:meth:`~mha.training.tasks.Task.hold_out`), or the digits'
+held-out images, none of which a training batch contains.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -208,7 +213,7 @@ def train(
         text: ``unscramble``'s sentence, its tokens joined by single spaces.
         patch: the digits' patch size (2 or 4).
         max_steps: the cap (default ``LIMITS.train_steps_max``), sharpening included.
-        target_accuracy: the batch accuracy that ends the first phase.
+        target_accuracy: the batch accuracy that ends the first phase (on a fixed schedule: its step is recorded).
         sharpen_steps: steps after the target is reached (default: the task's recipe).
         on_step: called after every step with (step, loss, batch accuracy); steps count from 1.
         should_stop: polled every step; ``True`` raises :class:`TrainingStoppedError`.
@@ -228,14 +233,25 @@ def train(
         return _train(spec, d_model, num_heads, seed, max_steps, target_accuracy, sharpen, on_step, should_stop)
 
 
-def _learning_rate(recipe: Recipe, step: int, target_step: int | None, sharpen_steps: int) -> float:
-    """The learning rate of step ``step`` (from 0): warm-up, then flat, then (``anneal``) down to 0 after the target."""
+def _learning_rate(recipe: Recipe, step: int, target_step: int | None, sharpen_steps: int, steps: int) -> float:
+    """The learning rate of step ``step`` (from 0): warm-up; then flat and (``anneal``) down to 0 after the target,
+    or, on a fixed schedule of ``steps`` steps, down to 0 along a half cosine."""
     rate = recipe.learning_rate
     if step < recipe.warmup_steps:
-        rate *= (step + 1) / recipe.warmup_steps
+        return rate * (step + 1) / recipe.warmup_steps
+    if recipe.steps is not None:
+        done = (step - recipe.warmup_steps) / max(steps - recipe.warmup_steps, 1)
+        return rate * 0.5 * (1.0 + math.cos(math.pi * min(done, 1.0)))
     if recipe.anneal and target_step is not None:
         rate *= max(0.0, 1.0 - (step - target_step) / max(sharpen_steps, 1))
     return rate
+
+
+def _goes_on(step: int, fixed: int | None, target_step: int | None, sharpen_steps: int) -> bool:
+    """Whether step ``step`` (from 0) is taken: inside a fixed schedule, or not ``sharpen_steps`` past the target."""
+    if fixed is not None:
+        return step < fixed
+    return target_step is None or step < target_step + sharpen_steps
 
 
 def _train(
@@ -268,14 +284,15 @@ def _train(
     above = 0
     recorder.record(model, 0)
     step = 0
+    fixed = None if recipe.steps is None else min(recipe.steps, cap)  # a fixed schedule fits under the cap
     with torch.enable_grad():
-        while step < cap and (target_step is None or step < target_step + sharpen_steps):
+        while step < cap and _goes_on(step, fixed, target_step, sharpen_steps):
             if should_stop is not None and should_stop():
                 raise TrainingStoppedError(step)
             for group in optimizer.param_groups:
-                group["lr"] = _learning_rate(recipe, step, target_step, sharpen_steps)
+                group["lr"] = _learning_rate(recipe, step, target_step, sharpen_steps, fixed or cap)
             ids = spec.sample(spec.batch, data)  # (B, L) (digits: (B,) image indices)
-            logits, _ = model(spec.inputs(ids), mask)
+            logits = model.logits(spec.inputs(ids), mask)
             loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()

@@ -79,6 +79,10 @@ class TaskModel(nn.Module):
         logits = torch.stack([readout(xs[-1]) for readout in self.readouts], dim=1)  # R x (B, L, C) -> (B, R, L, C)
         return logits, weights
 
+    def logits(self, ids: Tensor, mask: Tensor | None = None) -> Tensor:
+        """(B, L) ids -> logits (B, R, L, C), as :meth:`forward` gives them (what a training step reads)."""
+        return self(ids, mask)[0]
+
 
 def build_task_model(task: Task, d_model: int, num_heads: int, generator: torch.Generator) -> TaskModel:
     """A :class:`TaskModel` for ``task`` with parameters drawn from ``generator`` alone.

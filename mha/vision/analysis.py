@@ -27,9 +27,17 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from mha.vision.patches import patch_centres
+from mha.head_labels import HeadLabel, label_heads
+from mha.vision.patches import grid_relations, patch_centres
 
-__all__ = ["AttentionDistance", "attention_rollout", "cls_map", "mean_attention_distance"]
+__all__ = [
+    "AttentionDistance",
+    "attention_rollout",
+    "cls_map",
+    "mean_attention_distance",
+    "patch_head_labels",
+    "uniform_attention_distance",
+]
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,28 @@ def mean_attention_distance(
     per_query = (queries[..., cls_tokens:] * distance).sum(dim=-1)  # (..., H, N, N) * (N, N) -> (..., H, N)
     cls_share = queries[..., :cls_tokens].sum(dim=-1).mean(dim=-1)  # (..., H, N, c) -> (..., H)
     return AttentionDistance(pixels=per_query.mean(dim=-1), cls_share=cls_share)  # (..., H)
+
+
+def uniform_attention_distance(rows: int, columns: int, patch: int, cls_tokens: int = 1) -> float:
+    """The mean attention distance (pixels) of a head that spreads its weight evenly over every token: the
+    reference a head's own is read against (below it, a head looks nearer than chance; above, further)."""
+    length = cls_tokens + rows * columns
+    uniform = torch.full((1, length, length), 1.0 / length, dtype=torch.float64)  # (H=1, L, L)
+    return float(mean_attention_distance(uniform, rows, columns, patch, cls_tokens).pixels[0])
+
+
+def patch_head_labels(
+    weights: Tensor, allowed: Tensor | None, rows: Tensor | None, grid: tuple[int, int], cls_tokens: int = 1
+) -> tuple[HeadLabel, ...]:
+    """Each head's label among the patch grid's relations (:func:`~mha.vision.patches.grid_relations`), not the
+    sequence's: on a grid, the token before a patch is its left neighbour only inside a row.
+
+    Args:
+        weights: (H, L, L) one image's weights; allowed: the keep-mask or ``None``; rows: (L,) bool, the rows a
+            loss looked at (``None``: all); grid: (R, Q); cls_tokens: tokens before the patches.
+    """
+    relations = grid_relations(*grid, prefix=cls_tokens)
+    return label_heads(weights, allowed, relations, rows, positional=False)
 
 
 def attention_rollout(weights: Sequence[Tensor]) -> Tensor:

@@ -12,12 +12,49 @@ stride=p)`` kernel, so a ViT's patch-embedding convolution is the linear layer
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 from torch import Tensor
 
-__all__ = ["CLS", "patch_centres", "patch_grid", "patch_tokens", "patchify"]
+__all__ = [
+    "CLS",
+    "GRID_RELATIONS",
+    "PatchedImage",
+    "grid_relations",
+    "patch_centres",
+    "patch_grid",
+    "patch_tokens",
+    "patchify",
+]
 
 CLS = "[CLS]"
+
+
+@dataclass(frozen=True)
+class PatchedImage:
+    """An image as a Vision Transformer read it: its pixels, the patch size, the tokens before the patches.
+
+    Args:
+        pixels: (C, H, W) in [0, 1], the image the model's patch embedding read (after its resizing).
+        patch: p, a patch's side in pixels (it divides H and W).
+        prefix: tokens before the patches (1: [CLS]).
+    """
+
+    pixels: Tensor
+    patch: int
+    prefix: int = 1
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """(R, Q): the patch grid's rows and columns."""
+        return patch_grid(self.pixels.size(-2), self.pixels.size(-1), self.patch)
+
+    @property
+    def tokens(self) -> int:
+        """L = prefix + R·Q."""
+        rows, columns = self.grid
+        return self.prefix + rows * columns
 
 
 def patch_grid(height: int, width: int, patch: int) -> tuple[int, int]:
@@ -66,3 +103,32 @@ def patch_centres(rows: int, columns: int, patch: int) -> Tensor:
     r = torch.arange(rows, dtype=torch.float64).repeat_interleave(columns)  # (N,): 0,0,..,1,1,..
     c = torch.arange(columns, dtype=torch.float64).repeat(rows)  # (N,): 0,1,..,0,1,..
     return torch.stack([(r + 0.5) * patch, (c + 0.5) * patch], dim=1)  # (N, 2)
+
+
+#: The relations of a patch grid a head may follow, in the order ties are broken (see :func:`grid_relations`).
+GRID_RELATIONS = ("itself", "[CLS]", "left patch", "right patch", "patch above", "patch below", "nearby patches")
+
+
+def grid_relations(rows: int, columns: int, prefix: int = 1) -> dict[str, Tensor]:
+    """Where a head may look on a patch grid, as (L, L) bool key cells per query row, L = prefix + rows·columns.
+
+    ``itself`` (every token), ``[CLS]`` (from each patch, the first token: from [CLS] it is ``itself``), the
+    four neighbours in the grid (``left patch`` is the previous token only inside a row: the patch before
+    ``r1c0`` in reading order, ``r0c3``, is not its neighbour), and ``nearby patches``: the 3 × 3 block
+    around a patch (itself included). The tokens before the patches have no place in the grid: from them
+    only ``itself`` points anywhere.
+    """
+    length = prefix + rows * columns
+    cells = {name: torch.zeros(length, length, dtype=torch.bool) for name in GRID_RELATIONS}
+    cells["itself"] = torch.eye(length, dtype=torch.bool)
+    cells["[CLS]"][prefix:, 0] = True
+    r = torch.arange(rows).repeat_interleave(columns)  # (N,): each patch's row
+    c = torch.arange(columns).repeat(rows)  # (N,): its column
+    dr = r.view(1, -1) - r.view(-1, 1)  # (N, N): key row - query row
+    dc = c.view(1, -1) - c.view(-1, 1)
+    patches = slice(prefix, length)
+    steps = {"left patch": (0, -1), "right patch": (0, 1), "patch above": (-1, 0), "patch below": (1, 0)}
+    for name, (down, right) in steps.items():
+        cells[name][patches, patches] = (dr == down) & (dc == right)
+    cells["nearby patches"][patches, patches] = (dr.abs() <= 1) & (dc.abs() <= 1)
+    return cells

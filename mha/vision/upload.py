@@ -19,7 +19,9 @@ grey or RGB floats in [0, 1].
 
 from __future__ import annotations
 
+import hashlib
 import io
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -27,7 +29,7 @@ from torch import Tensor
 
 from mha.config import LIMITS, ConfigError
 
-__all__ = ["ACCEPTED_FORMATS", "KEPT_SIDE_MAX", "REFUSALS", "decode_image"]
+__all__ = ["ACCEPTED_FORMATS", "KEPT_SIDE_MAX", "REFUSALS", "Upload", "decode_image", "read_upload"]
 
 ACCEPTED_FORMATS = ("PNG", "JPEG")
 KEPT_SIDE_MAX = 512  # pixels on the longer side an upload is kept at (a ViT reads 224; the digits 8)
@@ -136,3 +138,22 @@ def _to_tensor(image) -> Tensor:  # image: PIL.Image.Image
     pixels = np.asarray(image, dtype=np.uint8)  # (H, W) or (H, W, 3)
     tensor = torch.from_numpy(pixels.copy()).float() / 255.0
     return tensor.unsqueeze(0) if grey else tensor.permute(2, 0, 1)  # (1, H, W) or (H, W, 3) -> (3, H, W)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A learner's decoded image, named by its file's SHA-256: two uploads are equal (and hash alike, a cache key)
+    when their files are, whatever their pixels' tensor object (left out of ``==``, ``hash`` and ``repr``)."""
+
+    digest: str  # hex SHA-256 of the file's bytes
+    pixels: Tensor = field(compare=False, repr=False)  # (C, H, W) float32 in [0, 1], as decode_image gives it
+
+
+def read_upload(data: bytes) -> Upload:
+    """An uploaded file decoded (:func:`decode_image`) and named by its SHA-256.
+
+    Raises:
+        ConfigError: field ``image``, ``code`` one of :data:`REFUSALS`.
+    """
+    pixels = decode_image(data)
+    return Upload(hashlib.sha256(data).hexdigest(), pixels)
