@@ -55,6 +55,7 @@ CHANGES = (
     "weights -> random",
     "lab 1: d_k slider",
 )
+PAGE_CHANGES = CHANGES[:10]  # on the main page, at each size (the lab's slider: on its own page, once)
 QUICK_CHANGES = (CHANGES[0], CHANGES[1], CHANGES[4])
 # Another head is drawn in the browser where the charts hold every head, else by a run of the picker's fragment.
 HEAD_MODES = {True: "head (drawn in the browser)", False: "head (fragment rerun)"}
@@ -491,7 +492,7 @@ def run(quick: bool) -> list[Table]:
             browser = launch(playwright)
             for size in sizes:
                 # every change on the default page and at 64 x 8; the largest page: the seed, the head, d_model
-                changes = QUICK_CHANGES if quick or size is SIZES[2] else CHANGES
+                changes = QUICK_CHANGES if quick or size is SIZES[2] else PAGE_CHANGES
                 rounds = 2 if quick else (5 if size is SIZES[2] else 7)
                 samples = time_size(browser, base_url, size, rounds, changes)
                 for name, results in samples.items():
