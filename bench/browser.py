@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -386,10 +387,15 @@ def time_size(
     samples: dict[str, list[dict[str, Any]]] = {names[name]: [] for name in changes}
     for i in range(rounds + 1):  # round 0 warms up
         for name in changes:
-            if name == CHANGES[8]:
-                result = _measure_training(page, cdp, actions[name](i))
-            else:
-                result = measure(page, cdp, actions[name](i), browser, categories, local=local and name == CHANGES[1])
+            try:
+                if name == CHANGES[8]:
+                    result = _measure_training(page, cdp, actions[name](i))
+                else:
+                    local_change = local and name == CHANGES[1]
+                    result = measure(page, cdp, actions[name](i), browser, categories, local=local_change)
+            except Exception as error:  # a change that never settled: said, and left out of the table
+                print(f"[bench] {size.name}, round {i}: {name!r} did not settle: {error!r}"[:400], file=sys.stderr)
+                continue
             if i > 0:
                 samples[names[name]].append(result)
             if name == CHANGES[9]:  # trained weights took their own sizes: the page size again for the next round
