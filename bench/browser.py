@@ -26,6 +26,7 @@ TaskDuration): what the page itself cost, apart from waiting for the server or t
 from __future__ import annotations
 
 import base64
+import contextlib
 import statistics
 import sys
 import time
@@ -36,6 +37,7 @@ from typing import Any
 from bench._trace import PROBE_MARK, SETTLE_CATEGORIES, settled_ms
 from bench.app_rerun import SIZES, PageSize
 from bench.table import Table
+from components.controls import EXAMPLES
 
 TITLE = "Browser: control change -> charts redrawn (Playwright, Chromium), ms"
 
@@ -183,6 +185,12 @@ def _stop_trace(browser: Any, result: dict[str, Any]) -> None:
         result["trace"] = trace
 
 
+def _abandon_trace(browser: Any) -> None:
+    """Stop a trace that a failed change left recording (Chromium refuses to start a second one)."""
+    with contextlib.suppress(Exception):  # no trace was recording: nothing to stop
+        browser.stop_tracing()
+
+
 def measure(
     page: Any,
     cdp: Any,
@@ -274,11 +282,13 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
         """Trained weights for a seed never trained before (so the training is in the time), after a click on
         Train, which the bench makes as soon as the button is there, as a learner would."""
 
+        fresh = 5000 + 100 * SIZES.index(size) + i  # trained sizes are the same at every page size: a seed each
+
         def seed_first() -> None:
             seed = page.locator(".st-key-seed input")
-            seed.fill(str(5000 + i))
+            seed.fill(str(fresh))
             seed.press("Enter")
-            page.wait_for_function(f"() => new URLSearchParams(location.search).get('seed') === '{5000 + i}'")
+            page.wait_for_function(f"() => new URLSearchParams(location.search).get('seed') === '{fresh}'")
             page.wait_for_timeout(2 * QUIET_MS)
 
         return choose("weights", 1, before=seed_first)
@@ -300,15 +310,29 @@ def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
     def button(key: str) -> Change:
         return Change(act=page.locator(f".st-key-{key} button").click)
 
+    def in_link(key: str, default: str) -> str:
+        """The control's value as the page's link says it now (a reopened page starts from its own state)."""
+        return page.evaluate(f"() => new URLSearchParams(location.search).get('{key}')") or default
+
+    def halve_or_restore(key: str, full: int) -> Change:
+        return type_into(key, full // 2 if int(in_link(key, str(full))) == full else full)
+
+    def other_example() -> Change:  # the cat's sentence, or the animal's where the cat's is shown
+        shown = page.locator(".st-key-tokens textarea").input_value()
+        return button("example_animal" if shown == dict(EXAMPLES)["cat"] else "example_cat")
+
+    def other_choice(key: str, first: str) -> Change:  # options 0 and 1 in turn: the one not chosen now
+        return choose(key, 1 if in_link(key, first) == first else 0)
+
     return {
         CHANGES[0]: lambda i: type_into("seed", 2000 + i),
         CHANGES[1]: head,
-        CHANGES[2]: lambda i: choose("mask_type", (1, 0)[i % 2]),  # causal, none
-        CHANGES[3]: lambda i: type_into("num_heads", size.num_heads // 2 if i % 2 == 0 else size.num_heads),
-        CHANGES[4]: lambda i: type_into("d_model", size.d_model // 2 if i % 2 == 0 else size.d_model),
-        CHANGES[5]: lambda i: button(("example_cat", "example_animal")[i % 2]),
+        CHANGES[2]: lambda i: other_choice("mask_type", "none"),  # none <-> causal
+        CHANGES[3]: lambda i: halve_or_restore("num_heads", size.num_heads),
+        CHANGES[4]: lambda i: halve_or_restore("d_model", size.d_model),
+        CHANGES[5]: lambda i: other_example(),
         CHANGES[6]: typed,
-        CHANGES[7]: lambda i: choose("lang", (1, 0)[i % 2]),  # 中文, English
+        CHANGES[7]: lambda i: other_choice("lang", "en"),  # English <-> 中文
         CHANGES[8]: new_training,
         CHANGES[9]: lambda i: choose("weights", 0),
     }
@@ -395,6 +419,7 @@ def time_size(
                     result = measure(page, cdp, actions[name](i), browser, categories, local=local_change)
             except Exception as error:  # a change that never settled: said, and left out of the table
                 print(f"[bench] {size.name}, round {i}: {name!r} did not settle: {error!r}"[:400], file=sys.stderr)
+                _abandon_trace(browser)
                 continue
             if i > 0:
                 samples[names[name]].append(result)

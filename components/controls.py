@@ -55,6 +55,7 @@ __all__ = [
     "D_MODEL_PRESETS",
     "EXAMPLES",
     "LIVE_KEYS",
+    "RUN_KEYS",
     "TRAINED_SIZES",
     "UPLOAD_KEY",
     "Choices",
@@ -67,6 +68,7 @@ __all__ = [
     "nearest_divisors",
     "reads_image",
     "render_live_controls",
+    "render_run_controls",
     "render_source_controls",
     "select_color_scale",
     "show_device_used",
@@ -74,7 +76,6 @@ __all__ = [
     "show_url_problems",
     "source_message",
     "sync_url",
-    "was_restored",
 ]
 
 D_MODEL_PRESETS = (64, 128, 256, 512, 768, 1024)
@@ -174,12 +175,6 @@ def _restore_default(key: str) -> None:
         st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
 
 
-def was_restored(key: str) -> bool:
-    """Whether the number field ``key`` was emptied and got its default back in this rerun's callbacks (its field
-    and its note must be drawn again)."""
-    return key in st.session_state.get(_RESTORED, [])
-
-
 def _show_restored_numbers(keys: Collection[str]) -> None:
     """Where the page is drawing (its sidebar), the note for each field of ``keys`` put back to its default in this
     rerun's callbacks (the notes of the others wait for their own section)."""
@@ -262,6 +257,8 @@ LIVE_KEYS = (
     *("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
     *("positional", "device", "dtype", "image"),
 )
+#: The live controls whose change shows nowhere else in the sidebar (:func:`render_run_controls`).
+RUN_KEYS = ("seed", "positional", "device", "dtype")
 
 
 def _int_field(
@@ -270,7 +267,7 @@ def _int_field(
     """The whole-number field ``key`` (label ``controls.<key>``), ``low``..``high``, where the page is drawing.
 
     It starts empty-able (``value=None``): an emptied field gives ``None`` and
-    :func:`_restore_default` puts the default back before the next run; then ``changed(key)``, for a live control.
+    :func:`_restore_default` puts the default back before the next run; then ``changed()``, for a live control.
     """
     return st.number_input(
         t(f"controls.{key}"),
@@ -279,26 +276,24 @@ def _int_field(
         step=1,
         value=None,
         key=key,
-        on_change=_after(changed, key, _restore_default, key),
+        on_change=_after(changed, _restore_default, key),
         disabled=disabled,
         help=help_text,
         persist_state=_PERSIST,
     )
 
 
-Changed = Callable[[str], None]  # told the key of a live control after its change (components.live_controls)
+Changed = Callable[[], None]  # called after a live control's change (components.live_controls)
 
 
-def _after(
-    changed: Changed | None, key: str, action: Callable[..., None] | None = None, *args: object
-) -> Callable[[], None]:
-    """A widget's callback: its own ``action(*args)``, then ``changed(key)`` for a live control."""
+def _after(changed: Changed | None, action: Callable[..., None] | None = None, *args: object) -> Callable[[], None]:
+    """A widget's callback: its own ``action(*args)``, then ``changed()`` for a live control."""
 
     def callback() -> None:
         if action is not None:
             action(*args)
         if changed is not None:
-            changed(key)
+            changed()
 
     return callback
 
@@ -404,7 +399,7 @@ def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
             t("controls.d_model_presets"),
             presets,
             key="d_model_preset",
-            on_change=_after(changed, "d_model", _apply_preset),
+            on_change=_after(changed, _apply_preset),
         )
         help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
         d_model = _int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text, changed=changed)
@@ -420,7 +415,7 @@ def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
 
 def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
     labels = choice_labels("mask_type", _options("mask_type"), lambda name, lang: t(f"mask.{name}", lang=lang))
-    mask_type = _select("mask_type", hidden, format_func=labels, on_change=_after(changed, "mask_type"))
+    mask_type = _select("mask_type", hidden, format_func=labels, on_change=_after(changed))
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
         sizes = _source_sizes() if st.session_state["weights"] == "pretrained" else None
@@ -435,7 +430,7 @@ def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
             key="block_pad",
             help=t("controls.block_pad_help"),
             disabled=mask_type == "padding",  # the padding mask blocks them already
-            on_change=_after(changed, "block_pad"),
+            on_change=_after(changed),
             persist_state=_PERSIST,
         )
 
@@ -448,7 +443,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         key="tokens",
         max_chars=LIMITS.text_chars_max,
         help=t("controls.tokens_help"),
-        on_change=_after(changed, "tokens"),
+        on_change=_after(changed),
         persist_state=_PERSIST,
     )
     st.caption(t("controls.examples"))
@@ -457,7 +452,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         row.button(
             t(f"example.{name}"),
             key=f"example_{name}",
-            on_click=_after(changed, "tokens", _use_example, example, "padding" if name == "padded" else None),
+            on_click=_after(changed, _use_example, example, "padding" if name == "padded" else None),
         )
     checkpoints.render_example_buttons(st, dict(EXAMPLES))
     training.render_examples_link(st)
@@ -478,7 +473,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
                 "tokenizer", _options("tokenizer"), lambda name, lang: t(f"tokenizer.{name}", lang=lang)
             ),
             help=t("controls.tokenizer_help"),
-            on_change=_after(changed, "tokenizer"),
+            on_change=_after(changed),
             persist_state=_PERSIST,
         )
     count = len(tokenize(text, tokenizer))
@@ -497,14 +492,14 @@ def _render_image_controls(hidden: frozenset[str], changed: Changed) -> None:
         format_func=choice_labels("image", _options("image"), image_name),
         disabled=upload is not None,
         help=t("controls.image_help"),
-        on_change=_after(changed, "image"),
+        on_change=_after(changed),
         persist_state=_PERSIST,
     )
     st.file_uploader(
         t("controls.image_upload"),
         type=_UPLOAD_TYPES,
         key=UPLOAD_KEY,
-        on_change=_after(changed, "image", _read_upload),
+        on_change=_after(changed, _read_upload),
         max_upload_size=_UPLOAD_MB,
         help=t(
             "controls.image_upload_help",
@@ -531,7 +526,7 @@ def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
             key="positional",
             help=t("controls.positional_help"),
             disabled=weights != "random",
-            on_change=_after(changed, "positional"),
+            on_change=_after(changed),
             persist_state=_PERSIST,
         )
         if weights != "random":
@@ -539,8 +534,8 @@ def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
     labels = choice_labels(
         "device", _options("device"), lambda name, lang: t("device.auto", lang=lang) if name == "auto" else str(name)
     )
-    _select("device", hidden, format_func=labels, on_change=_after(changed, "device"))
-    _select("dtype", hidden, help=t("controls.dtype_help"), on_change=_after(changed, "dtype"))
+    _select("device", hidden, format_func=labels, on_change=_after(changed))
+    _select("dtype", hidden, help=t("controls.dtype_help"), on_change=_after(changed))
 
 
 def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.DeltaGenerator:
@@ -561,22 +556,29 @@ def render_source_controls(hidden: Collection[str] = ()) -> st.delta_generator.D
 
 
 def render_live_controls(changed: Changed, hidden: Collection[str] = ()) -> None:
-    """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask, the text (or the
-    image) and the run's settings (:data:`LIVE_KEYS`). Their values are the session's: read them with
+    """Where the page is drawing (the live controls' place in the sidebar): the sizes, the mask and the text (or the
+    image), the live controls but :data:`RUN_KEYS`. Their values are the session's: read them with
     :func:`current_choices` (and the upload with :func:`current_upload`).
 
     Args:
-        changed: told the control's key after each change (its callback; see :mod:`components.live_controls`).
+        changed: called after each change (its callback; see :mod:`components.live_controls`).
         hidden: controls not drawn (teacher mode).
     """
     hidden = frozenset(hidden)
-    _show_restored_numbers(LIVE_KEYS)
+    _show_restored_numbers(set(LIVE_KEYS) - set(RUN_KEYS))
     _render_size_controls(hidden, changed)
     _render_mask_controls(hidden, changed)
     if reads_image():
         _render_image_controls(hidden, changed)
     else:
         _render_text_controls(hidden, changed)
+
+
+def render_run_controls(changed: Changed, hidden: Collection[str] = ()) -> None:
+    """Where the page is drawing (under the other live controls): the seed, positional encoding, device and number
+    type (:data:`RUN_KEYS`), as :func:`render_live_controls` draws the others."""
+    hidden = frozenset(hidden)
+    _show_restored_numbers(RUN_KEYS)
     _render_run_controls(hidden, changed)
 
 

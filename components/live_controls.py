@@ -3,16 +3,19 @@
 follow them, as two fragments.
 
 In a full run both are drawn last, in the live controls' place in the sidebar: the controls' fragment draws the
-controls; the values' fragment writes the link and fills the parts for the page's config. A change of one of
-these controls runs its callback (:func:`changed`), which reruns only what the change needs: the values (a new
-seed changes nothing else), or the controls and the values (another size: the d_k under the heads follows it;
-another mask: the window's field opens) -- so the page around them (headings, explanations, code, the other
-controls) is not sent again. Where the page cannot follow a change that way, the callback runs the page: the
-change touched a control outside ``LIVE_KEYS`` (an example that opens a checkpoint), the new values do not run
-(the page shows why), or the page has no parts to fill (a teacher's slide, an error, a training to wait for) or
-shows more than its parts (trained weights: another seed is another training; a checkpoint: its check and head
-finder follow the text). An image run with trained weights follows a change that keeps its weights (another
-image, an upload, the mask): the training's box and timeline show the weights only.
+sizes, the mask and the text (or the image); the values' fragment under it draws the run's settings
+(:data:`components.controls.RUN_KEYS`: the seed, positional encoding, device, number type), writes the link and
+fills the parts for the page's config. A change reruns only what it needs, in one run: a run setting is in the
+values' fragment, whose own rerun follows it (a new seed changes nothing else); another size, mask or text
+reruns the controls (the d_k under the heads follows it, the window's field opens) and the values, which its
+callback (:func:`controls_changed`) asks for with the fragments' keys, in place of the controls' own rerun. The
+page around them (headings, explanations, code, the other controls) is not sent again. Where the page cannot
+follow a change that way, the callback runs the page: the change touched a control outside ``LIVE_KEYS`` (an
+example that opens a checkpoint), the new values do not run (the page shows why), or the page has no parts to
+fill (a teacher's slide, an error, a training to wait for) or shows more than its parts (trained weights:
+another seed is another training; a checkpoint: its check and head finder follow the text). An image run with
+trained weights follows a change that keeps its weights (another image, an upload, the mask): the training's
+box and timeline show the weights only.
 """
 
 from __future__ import annotations
@@ -28,11 +31,9 @@ from mha.config import AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.vision.upload import Upload
 
-__all__ = ["CONTROLS", "VALUES", "changed", "render"]
+__all__ = ["CONTROLS", "VALUES", "controls_changed", "render", "values_changed"]
 
 CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
-#: Live controls whose change shows nowhere in the sidebar: a change reruns the values alone.
-_VALUES_ONLY = frozenset({"seed", "positional", "device", "dtype"})
 _FRAME = "_live_frame"  # session: (values, config) the page's last full run drew parts for, or None
 
 
@@ -60,37 +61,49 @@ def render(
     st.session_state[_FRAME] = (drawn, config) if follows else None
     with place:
         _controls(hidden)
-        _values(drawn, drawn_upload, config, parts, run)
+        _values(hidden, drawn, drawn_upload, config, parts, run)
 
 
-def changed(key: str) -> None:
-    """A live control's callback, after its own: rerun what the change needs (see the module's docstring)."""
+def controls_changed() -> None:
+    """The callback of a live control in the controls' fragment: the controls and the values rerun, or the page
+    where its parts cannot show the change (see the module's docstring)."""
+    _run_page_unless_followed()
+    st.rerun([CONTROLS, VALUES])
+
+
+def values_changed() -> None:
+    """The callback of a run setting (in the values' fragment): the fragment's own rerun follows, or the page runs
+    where its parts cannot show the change."""
+    _run_page_unless_followed()
+
+
+def _run_page_unless_followed() -> None:
     restore_choices()  # a change made while the page ran a language switch brings the old labels back
     if streamlit_config.get_option("global.appTest") or _followed(controls.current_choices()) is None:
         # AppTest's tree after a fragment-only run holds only what that run sent: there the page runs whole
         # (tests/test_panels.py checks that the parts filled alone equal a full run; the browser tests, this path).
         st.rerun()  # the whole page
-    values_only = key in _VALUES_ONLY and not controls.was_restored(key)  # an emptied field shows its default again
-    st.rerun(VALUES if values_only else [CONTROLS, VALUES])
 
 
 @st.fragment(key=CONTROLS)
 def _controls(hidden: frozenset[str]) -> None:
-    """The live controls where the page is drawing (their place in the sidebar)."""
+    """The live controls but the run's settings, where the page is drawing (their place in the sidebar)."""
     restore_choices()
-    controls.render_live_controls(changed, hidden)
+    controls.render_live_controls(controls_changed, hidden)
 
 
 @st.fragment(key=VALUES)
 def _values(
+    hidden: frozenset[str],
     drawn: controls.Choices,
     drawn_upload: Upload | None,
     config: AttentionConfig | None,
     parts: ValueParts | None,
     run: AttentionRun | None,
 ) -> None:
-    """The link, the page's parts filled, and where the run happened (under the controls)."""
+    """The run's settings, the link, the page's parts filled, and where the run happened (under the controls)."""
     restore_choices()
+    controls.render_run_controls(values_changed, hidden)
     choices = controls.current_choices()
     upload = controls.current_upload()
     controls.sync_url(choices)
