@@ -78,6 +78,8 @@ def changes(size: PageSize) -> dict[str, Callable[[int], float]]:
     pages = {name: open_page(size) for name in CHANGES}
     other_d_model = size.d_model // 2
 
+    from components.head_picker import HEAD_KEY
+
     def new_seed(i: int) -> float:
         at = pages[CHANGES[0]]
         at.number_input(key="seed").set_value(SEED_BASE + i)
@@ -90,8 +92,7 @@ def changes(size: PageSize) -> dict[str, Callable[[int], float]]:
 
     def head(i: int) -> float:
         at = pages[CHANGES[2]]
-        widget = at.radio(key="head") if size.num_heads <= 16 else at.selectbox(key="head")
-        widget.set_value(1 + i % 2)
+        at.session_state[HEAD_KEY] = 1 + i % 2  # the picker is a component, which AppTest cannot click
         return time_once(at.run)
 
     return dict(zip(CHANGES, (new_seed, d_model, head), strict=True))
