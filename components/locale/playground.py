@@ -548,9 +548,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "(B, h, L_q, L_k)\n- 输出 `{output}` (B, L, d_model)",
     },
     "padding.with": {
-        "en": "✓ With the padding mask the short sentence's {count} real tokens get exactly their outputs "
-        "alone: max |batch − alone| = {gap}.",
-        "zh": "✓ 加上填充掩码，短句的 {count} 个真实词元得到的输出与单独运行时完全一样：最大 |批次 − 单独| = {gap}。",
+        "en": "✓ With the padding mask the short sentence's {count} real tokens get their outputs alone, up to "
+        "float32 rounding: max |batch − alone| = {gap} (at most {tolerance}).",
+        "zh": "✓ 加上填充掩码，短句的 {count} 个真实词元得到的输出与单独运行时相同，只差 float32 的舍入："
+        "最大 |批次 − 单独| = {gap}（不超过 {tolerance}）。",
     },
     "padding.without": {
         "en": "✗ Without it they attend the [PAD] keys too: max |batch − alone| = {gap}.",

@@ -77,7 +77,8 @@ def _measured(check: PaddingCheck) -> None:
     masked, unmasked = check.gap_masked[short], check.gap_unmasked[short]
     with_mask = "padding.with" if masked <= _TOLERANCE else "padding.with_differs"
     without = "padding.without" if unmasked > _TOLERANCE else "padding.without_same"
-    st.markdown(f"{t(with_mask, count=real, gap=f'{masked:.1e}')}  \n{t(without, gap=f'{unmasked:.2e}')}")
+    said_with = t(with_mask, count=real, gap=f"{masked:.1e}", tolerance=f"{_TOLERANCE:.0e}")
+    st.markdown(f"{said_with}  \n{t(without, gap=f'{unmasked:.2e}')}")
     token = md_escape(check.tokens[short][real - 1], limit=40)
     st.markdown(t("padding.sample", token=token))
     alone, masked_row, unmasked_row = check.sample
