@@ -14,7 +14,10 @@ from dataclasses import dataclass
 
 from torch import Tensor
 
-__all__ = ["ScoreSpread", "score_spread"]
+__all__ = ["PREDICTION_SLACK", "ScoreSpread", "score_spread"]
+
+#: How far the scaled scores' spread may stray from σ_q·σ_k (as a factor either way) and still be "about" it.
+PREDICTION_SLACK = 1.5
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,17 @@ class ScoreSpread:
     def expected_scaled_std(self) -> float:
         """σ_q·σ_k: what is left after dividing by √d_k, the same for every d_k."""
         return self.q_std * self.k_std
+
+    @property
+    def prediction_ratio(self) -> float:
+        """The scaled scores' spread over σ_q·σ_k: about 1 when Q's and K's entries are independent."""
+        return self.scaled_std / self.expected_scaled_std
+
+    @property
+    def independent_enough(self) -> bool:
+        """Whether σ_q·σ_k predicts the scaled spread within :data:`PREDICTION_SLACK` (trained W_q and W_k that line
+        queries up with their keys make the entries dependent, and the spread larger)."""
+        return 1 / PREDICTION_SLACK <= self.prediction_ratio <= PREDICTION_SLACK
 
 
 def _std(values: Tensor) -> float:

@@ -29,6 +29,7 @@ from mha.config import AttentionConfig
 from mha.pipeline import run_attention
 from mha.reference import batch_order_check
 from mha.row_spread import row_spread
+from mha.score_scale import score_spread
 from mha.sources import make_source
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
@@ -273,3 +274,33 @@ def test_block_pad_toggle_blocks_the_pad_keys_under_causal_and_is_off_for_paddin
     assert open_page(tokens=tokens, mask_type="padding").toggle(key="block_pad").disabled
     note = open_page(mask_type="window", block_pad="true")
     assert t("notes.block_pad_no_pads") in [i.value for i in note.info]
+
+
+def test_score_spread_says_when_sigma_q_sigma_k_predicts_the_scaled_spread():
+    generator = torch.Generator().manual_seed(0)
+    q, k = (torch.randn(4, 11, 16, generator=generator) for _ in range(2))  # (H, L, Dh): independent entries
+    independent = score_spread(q, k, q @ k.transpose(-2, -1), 0.25)
+    assert independent.independent_enough
+    shared = torch.randn(4, 1, 16, generator=generator)  # every query and key leans on one direction
+    q, k = q * 0.1 + shared, k * 0.1 + shared
+    dependent = score_spread(q, k, q @ k.transpose(-2, -1), 0.25)
+    assert not dependent.independent_enough  # the scores spread far from σ_q·σ_k
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_step_2_says_when_its_numbers_break_the_independence_rule(lang):
+    """σ_q·σ_k predicts the scaled spread only for independent entries; where it is off, step 2 says so."""
+    near_copies = {"tokens": "a a a a a a a a b", "positional": False}  # nine rows of two kinds: dependent entries
+    for changes, dependent in (({}, False), (near_copies, True)):
+        run = run_attention(dataclasses.replace(CONFIG, **changes))
+        p, a = run.trace.project, run.trace.attend
+        spread = score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
+        assert spread.independent_enough is not dependent  # the premise
+        page = open_page(lang=lang, **{key: str(value).lower() for key, value in changes.items()})
+        step_2 = texts(panel(page, t("step2.title", lang=lang)), "Markdown")
+        if dependent:
+            said = printed_numbers(step_2, "step2.why_scale_dependent", lang, ratio=NUMBER)
+            assert said["ratio"] in printed_forms(spread.prediction_ratio, ".1f")
+        else:
+            with pytest.raises(AssertionError, match="no text reads"):
+                printed_numbers(step_2, "step2.why_scale_dependent", lang, ratio=NUMBER)

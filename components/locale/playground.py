@@ -444,6 +444,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "这里全部 {heads} 个头的 σ_q = {q_std}，σ_k = {k_std}，所以 σ_q·σ_k·√d_k = {expected_raw}："
         "原始分数的标准差为 {raw_std}，缩放后为 {scaled_std}（σ_q·σ_k = {expected_scaled}）。",
     },
+    "step2.why_scale_dependent": {
+        "en": "Here the scaled scores spread {ratio}× as much as σ_q·σ_k predicts: the entries of these Q and K "
+        "are not independent, so the rule of thumb does not give the spread (what trained W_q and W_k learn is "
+        "such a dependence: each query lined up with the keys it looks for). The division still takes the √d_k "
+        "out of it.",
+        "zh": "这里缩放后分数的离散程度是 σ_q·σ_k 预测值的 {ratio} 倍：这里 Q 和 K 的元素并不独立，所以这条经验法则"
+        "给不出离散程度（训练过的 W_q 和 W_k 学到的正是这种依赖：让每个查询对准它要找的键）。除以 √d_k 仍然把其中的 "
+        "√d_k 去掉了。",
+    },
     "step2.dropout_title": {
         "en": "Dropout after the softmax (training only)",
         "zh": "softmax 之后的 dropout（仅在训练时）",

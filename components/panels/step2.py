@@ -137,7 +137,10 @@ def _why_scale(run: AttentionRun) -> None:
         "expected_scaled": spread.expected_scaled_std,
     }
     shown = {name: f"{value:.2f}" for name, value in numbers.items()}
-    st.markdown(t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **shown))
+    text = t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **shown)
+    if not spread.independent_enough:  # the numbers disagree with the "if independent": say why
+        text += " " + t("step2.why_scale_dependent", ratio=f"{spread.prediction_ratio:.1f}")
+    st.markdown(text)
 
 
 def _dropout(run: AttentionRun) -> None:
