@@ -216,15 +216,7 @@ class HeatmapView {
       followServer(this.full.header.heads);
     }
     this.data = headSlice(this.full);
-    if (!this.width) {
-      // read once, when the chart first draws: the font, how much larger the type is (a slide's style sets
-      // the variable), and the width
-      const style = getComputedStyle(this.root);
-      this.family = style.fontFamily || "sans-serif";
-      const scale = parseFloat(style.getPropertyValue("--attn-chart-font-scale"));
-      this.k = Number.isFinite(scale) && scale > 0 ? scale : 1;
-      this.width = this.root.clientWidth;
-    }
+    if (!this.width) this.width = this.root.clientWidth; // read once: later widths come from the resize observer
     this.draw();
     if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(() => this.draw());
   }
@@ -367,6 +359,12 @@ class HeatmapView {
   }
 
   draw() {
+    // the font and how much larger the type is, read at every draw: a slide's style (which sets the variable)
+    // may reach the page after the chart first drew
+    const style = getComputedStyle(this.root);
+    this.family = style.fontFamily || "sans-serif";
+    const scale = parseFloat(style.getPropertyValue("--attn-chart-font-scale"));
+    this.k = Number.isFinite(scale) && scale > 0 ? scale : 1;
     const { header, values, masked, faded, R, C } = this.data;
     const width = Math.max(80, this.width);
     const L = (this.geometry = this.layout(width));
