@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from components.chart_style import FONT, FONT_SIZE, WEIGHTS_SCHEME
+from components.chart_style import CANVAS_RENDERER, FONT, FONT_SIZE, WEIGHTS_SCHEME
 
 __all__ = [
     "CELLS",
@@ -52,7 +52,6 @@ _CONFIG: Spec = {
     "view": {"strokeWidth": 0},
     "aria": False,
 }
-_CANVAS = {"embedOptions": {"renderer": "canvas"}}
 
 
 @dataclass(frozen=True)
@@ -139,7 +138,7 @@ def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> 
     return {
         "$schema": VEGA_LITE_SCHEMA,
         "config": _CONFIG,
-        "usermeta": _CANVAS,
+        "usermeta": CANVAS_RENDERER,
         "data": {"name": CELLS},
         "hconcat": bars,
         "datasets": {CELLS: summary},

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from components.chart_style import CANVAS_RENDERER, FONT
 from components.charts import CELLS, TOKENS, VEGA_LITE_SCHEMA, Spec, cell_px, weights_scale
 
 __all__ = ["MARKER", "TrainingChartText", "curves_chart", "difference_chart", "heads_grid"]
@@ -26,14 +27,13 @@ __all__ = ["MARKER", "TrainingChartText", "curves_chart", "difference_chart", "h
 MARKER = "marker"  # dataset: the step the timeline's slider is at
 _FONT_SIZE = 14
 _CONFIG: Spec = {
-    "font": "sans-serif",
+    "font": FONT,
     "axis": {"labelFontSize": _FONT_SIZE, "titleFontSize": _FONT_SIZE},
     "header": {"labelFontSize": _FONT_SIZE, "titleFontSize": _FONT_SIZE},
     "legend": {"labelFontSize": _FONT_SIZE - 1, "titleFontSize": _FONT_SIZE - 1},
     "view": {"strokeWidth": 0},
     "aria": False,
 }
-_USERMETA = {"embedOptions": {"renderer": "canvas"}}
 _LOSS_COLOR = "#b45309"
 _ACCURACY_COLOR = "#2563eb"
 _MASKED_COLOR = "#d4d4d4"
@@ -56,7 +56,7 @@ class TrainingChartText:
 
 
 def _top(spec: Spec, datasets: dict[str, pd.DataFrame]) -> Spec:
-    return {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": _USERMETA, **spec, "datasets": datasets}
+    return {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": CANVAS_RENDERER, **spec, "datasets": datasets}
 
 
 def _field(name: str, kind: str, **extra: Any) -> Spec:
