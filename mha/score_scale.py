@@ -1,10 +1,18 @@
 """Why step 2 divides by √d_k: how the scores' spread follows the spread of Q's and K's entries and d_k.
 
-A score ``q · k`` is a sum of d_k products ``q_i k_i``. If the entries are independent, with standard
-deviations σ_q and σ_k, each product has standard deviation σ_q·σ_k and the sum about σ_q·σ_k·√d_k;
-dividing by √d_k leaves about σ_q·σ_k, whatever d_k is. That is variance 1 only when σ_q·σ_k = 1:
-``nn.Linear``'s default initialisation (weights uniform in ±1/√d_model) gives entries of variance
-about a third of the input's, so on random weights the scaled scores spread less than 1.
+A score ``q · k`` is a sum of d_k products ``q_i k_i``. If the entries are independent with mean 0 (the
+paper's assumption, Vaswani et al. 2017, footnote 4) and standard deviations σ_q and σ_k, each product has
+standard deviation σ_q·σ_k and the sum about σ_q·σ_k·√d_k; dividing by √d_k leaves about σ_q·σ_k, whatever d_k
+is. That is variance 1 only when σ_q·σ_k = 1: ``nn.Linear``'s default initialisation (weights uniform in
+±1/√d_model) gives entries of variance about a third of the input's, so on random weights the scaled scores
+spread less than 1.
+
+The biases give the entries means μ_q and μ_k. Independent entries with means have products of variance
+(σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k², which is what :class:`ScoreSpread` predicts from; still approximate, since
+each feature has its own bias (the entries are not draws from one distribution).
+
+When queries line up with their keys (what trained W_q and W_k learn), the entries are not independent: a score
+then grows like d_k, and dividing by √d_k leaves a spread that still grows like √d_k.
 """
 
 from __future__ import annotations
@@ -29,26 +37,36 @@ class ScoreSpread:
     k_std: float
     raw_std: float
     scaled_std: float
+    q_mean: float = 0.0
+    k_mean: float = 0.0
+
+    @property
+    def product_std(self) -> float:
+        """A product q_i·k_i's spread for independent entries: √((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²), which is
+        σ_q·σ_k when the means are 0."""
+        q_square = self.q_std**2 + self.q_mean**2  # E[q_i²]
+        k_square = self.k_std**2 + self.k_mean**2  # E[k_i²]
+        return math.sqrt(q_square * k_square - (self.q_mean * self.k_mean) ** 2)
 
     @property
     def expected_raw_std(self) -> float:
-        """σ_q·σ_k·√d_k: the raw scores' spread if the entries were independent."""
-        return self.q_std * self.k_std * math.sqrt(self.d_k)
+        """The raw scores' spread if the entries were independent: a sum of d_k products, √d_k · :attr:`product_std`."""
+        return self.product_std * math.sqrt(self.d_k)
 
     @property
     def expected_scaled_std(self) -> float:
-        """σ_q·σ_k: what is left after dividing by √d_k, the same for every d_k."""
-        return self.q_std * self.k_std
+        """What is left after dividing by √d_k: :attr:`product_std`, the same for every d_k."""
+        return self.product_std
 
     @property
     def prediction_ratio(self) -> float:
-        """The scaled scores' spread over σ_q·σ_k: about 1 when Q's and K's entries are independent."""
+        """The scaled scores' spread over its prediction: about 1 when Q's and K's entries are independent."""
         return self.scaled_std / self.expected_scaled_std
 
     @property
     def independent_enough(self) -> bool:
-        """Whether σ_q·σ_k predicts the scaled spread within :data:`PREDICTION_SLACK` (trained W_q and W_k that line
-        queries up with their keys make the entries dependent, and the spread larger)."""
+        """Whether :attr:`product_std` predicts the scaled spread within :data:`PREDICTION_SLACK` (trained W_q and
+        W_k that line queries up with their keys make the entries dependent, and the spread larger)."""
         return 1 / PREDICTION_SLACK <= self.prediction_ratio <= PREDICTION_SLACK
 
 
@@ -69,7 +87,7 @@ def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: fl
         q_heads: (H, Lq, Dh); k_heads: (H, Lk, Dh); raw_scores: (H, Lq, Lk).
 
     Returns:
-        Population standard deviations (every head together) and d_k = Dh.
+        Population standard deviations and means (every head together) and d_k = Dh.
     """
     return ScoreSpread(
         d_k=int(q_heads.size(-1)),
@@ -77,4 +95,6 @@ def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: fl
         k_std=_std(k_heads),
         raw_std=_std(raw_scores),
         scaled_std=_std(raw_scores * scale),  # (H, Lq, Lk)
+        q_mean=float(q_heads.double().mean()),
+        k_mean=float(k_heads.double().mean()),
     )

@@ -93,6 +93,20 @@ def test_dividing_by_root_d_k_leaves_sigma_q_sigma_k_whatever_d_k(d_k, sigma_q, 
     assert spread.scaled_std == pytest.approx(spread.expected_scaled_std, rel=0.05)
 
 
+@pytest.mark.parametrize(("mean_q", "mean_k"), [(0.0, 0.0), (1.0, 0.5), (-0.8, 1.2)])
+def test_the_scaled_spread_follows_the_mean_aware_product_formula(mean_q, mean_k):
+    """Independent entries with means: a product's variance is (σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k², not σ_q²σ_k²
+    (1.0 and 0.5 about doubles it). The prediction must follow the data within 5 %, with or without means."""
+    generator = torch.Generator().manual_seed(7)
+    q = mean_q + 0.6 * torch.randn(2, 200, 64, generator=generator, dtype=torch.float64)  # (H, Lq, Dh)
+    k = mean_k + 0.6 * torch.randn(2, 200, 64, generator=generator, dtype=torch.float64)  # (H, Lk, Dh)
+    spread = score_spread(q, k, q @ k.transpose(-2, -1), 64**-0.5)  # (H, Lq, Lk)
+    product_var = (0.36 + mean_q**2) * (0.36 + mean_k**2) - (mean_q * mean_k) ** 2  # the formula, from the numbers
+    assert spread.expected_scaled_std == pytest.approx(product_var**0.5, rel=0.05)
+    assert spread.scaled_std == pytest.approx(product_var**0.5, rel=0.05)
+    assert spread.independent_enough
+
+
 @pytest.mark.parametrize(("d_model", "num_heads"), [(512, 1), (512, 8), (512, 32), (64, 4), (256, 16)])
 def test_on_the_page_the_scaled_spread_is_sigma_q_sigma_k_not_1(d_model, num_heads):
     """What step 2 prints: on random weights the scaled scores spread like σ_q·σ_k (within 20 %: one sentence's

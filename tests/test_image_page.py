@@ -24,12 +24,13 @@ from conftest import headings
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
-from tolerances import FLOAT32
+from tolerances import FLOAT32, NUMBER, printed_forms, printed_numbers
 
 from components.controls import UPLOAD_KEY, error_message
 from components.i18n import t
 from mha.config import LIMITS, ConfigError, WeightSpec
 from mha.training.service import training_service
+from mha.vision.analysis import attention_rollout, mean_attention_distance, uniform_attention_distance
 from mha.vision.images import as_digit
 from mha.vision.samples import SAMPLE_NAMES, sample_image
 from mha.vision.upload import decode_image
@@ -258,6 +259,53 @@ def test_the_panels_numbers_are_the_definitions_on_the_models_weights():
     assert titles[1] == t("patches.rollout_all", last=1)
     np.testing.assert_allclose(cells[cells["panel"] == 0]["weight"], layers[1][:, 0, 1:].mean(axis=0), **FLOAT32)
     np.testing.assert_allclose(cells[cells["panel"] == 1]["weight"], _rollout_by_hand(layers)[0, 1:], **FLOAT32)
+    # what [CLS] keeps of its own rollout row (the row a loss reads in every layer), against the residual's floor
+    captions = [c.value for c in at.caption]
+    said = printed_numbers(captions, "patches.rollout_numbers", layers=2, kept=NUMBER, floor="0.25")
+    assert said["kept"] in printed_forms(_rollout_by_hand(layers)[0, 0], ".2f")
+    assert _rollout_by_hand(layers)[0, 0] >= 0.25
+    # the line under the distances names [CLS]: its weight counts as 0 px
+    assert t("patches.distance_uniform", uniform=f"{distance['uniform']['pixels'][0]:.2f}", patch=2, cls="`[CLS]`") in (
+        captions
+    )
+
+
+@pytest.mark.parametrize("cls_tokens", [1, 2])
+def test_a_head_resting_on_cls_reads_below_the_uniform_line_without_looking_near(cls_tokens):
+    """Why the line under the distance chart names [CLS] (and DeiT's [DIST]): their weight is dropped, so a head that
+    puts everything on them measures 0 px, below uniform attention, while it looks at no patch at all."""
+    length = cls_tokens + 16
+    resting = torch.zeros(1, length, length, dtype=torch.float64)  # (H=1, L, L)
+    resting[0, :, cls_tokens - 1] = 1.0  # every row on the last prefix token
+    distance = mean_attention_distance(resting, 4, 4, 2, cls_tokens)
+    assert float(distance.pixels[0]) == 0.0 and float(distance.cls_share[0]) == 1.0
+    assert float(distance.pixels[0]) < uniform_attention_distance(4, 4, 2, cls_tokens)
+    for lang in ("en", "zh"):
+        template = t("patches.distance_uniform", lang=lang)
+        assert template.count("{cls}") >= 2  # named where the line's reading is qualified
+
+
+def test_rollouts_self_share_compounds_the_residual_half_it_does_not_add_up():
+    """Uniform attention over 17 tokens: [CLS] keeps 0.53, 0.29, 0.18, 0.12 of its own row after 1–4 layers (worked
+    out by hand: Â's diagonal is ½ + ½·1/17, its other entries ½·1/17); it falls with depth, always above 0.5^L."""
+    uniform = torch.full((2, 17, 17), 1 / 17, dtype=torch.float64)  # (H, L, L)
+    diagonal, other = 0.5 + 0.5 / 17, 0.5 / 17
+    by_hand = np.full((17, 17), other) + np.eye(17) * (diagonal - other)
+    for layers, expected in zip(range(1, 5), (0.53, 0.29, 0.18, 0.12), strict=True):
+        share = float(attention_rollout([uniform] * layers)[0, 0])
+        assert share == pytest.approx(np.linalg.matrix_power(by_hand, layers)[0, 0], rel=1e-12)
+        assert round(share, 2) == expected
+        assert share >= 0.5**layers
+
+
+def test_with_one_layer_rollout_is_the_mean_of_the_heads_at_half_strength():
+    """The one-layer sentence: over the patches, rollout's [CLS] row is half the heads' mean (one shared colour
+    scale in the overlay, so the right picture is the left one at half strength, not the same picture)."""
+    generator = torch.Generator().manual_seed(0)
+    weights = torch.softmax(torch.randn(3, 17, 17, generator=generator, dtype=torch.float64), dim=-1)  # (H, L, L)
+    rollout = attention_rollout([weights])  # (L, L)
+    torch.testing.assert_close(rollout[0, 1:], 0.5 * weights.mean(dim=0)[0, 1:], rtol=1e-12, atol=1e-15)
+    assert float(rollout[0, 0]) >= 0.5
 
 
 def test_step_one_shows_the_patch_embedding_and_the_charts_carry_each_patchs_picture():

@@ -9,6 +9,7 @@ run here on the same configuration.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,18 +105,24 @@ def test_step_2_says_why_root_d_k_with_the_numbers_of_every_head(lang):
     at = open_page(lang=lang, head="1")  # the same text whatever head is shown: the browser switches heads
     trace = run_attention(CONFIG).trace
     raw = trace.attend.raw_scores[0].double()  # (H, Lq, Lk)
-    q_std, k_std = (float(x[0].double().std(correction=0)) for x in (trace.project.q_heads, trace.project.k_heads))
+    q, k = (x[0].double() for x in (trace.project.q_heads, trace.project.k_heads))  # (H, L, Dh)
+    q_std, k_std = float(q.std(correction=0)), float(k.std(correction=0))
+    q_mean, k_mean = float(q.mean()), float(k.mean())
+    # A product of independent entries with means: E[q²]E[k²] − (E[q]E[k])², computed here from the definitions.
+    product_var = float(((q**2).mean() * (k**2).mean()) - (q.mean() * k.mean()) ** 2)
     step_2 = panel(at, t("step2.title", lang=lang))
-    names = ("q_std", "k_std", "expected_raw", "raw_std", "scaled_std", "expected_scaled")
+    names = ("q_std", "k_std", "q_mean", "k_mean", "expected_raw", "raw_std", "scaled_std", "expected_scaled")
     numbers = {"d_k": 16, "root": "4.0", "heads": 4, **dict.fromkeys(names, NUMBER)}
     shown = printed_numbers(texts(step_2, "Markdown"), "step2.why_scale", lang, **numbers)
     expected = {
         "q_std": q_std,
         "k_std": k_std,
-        "expected_raw": q_std * k_std * 4,
+        "q_mean": q_mean,
+        "k_mean": k_mean,
+        "expected_raw": product_var**0.5 * 4,
         "raw_std": float(raw.std(correction=0)),
         "scaled_std": float((raw / 4).std(correction=0)),
-        "expected_scaled": q_std * k_std,
+        "expected_scaled": product_var**0.5,
     }
     for name, value in expected.items():
         assert shown[name] in printed_forms(value, ".2f"), name
@@ -129,6 +136,38 @@ def test_why_root_d_k_claims_variance_1_only_when_the_entries_give_it(lang):
     assert "σ_q·σ_k = 1" in text and "`nn.Linear`" in text
     for false_claim in ("back to variance 1", "for every d_k", "方差回到 1"):
         assert false_claim not in text
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_why_root_d_k_states_the_mean_0_assumption_and_the_formula_it_prints_with(lang):
+    """σ_q·σ_k is a product's spread only for mean-0 entries (the paper's footnote); the page's biases give means,
+    so the sentence names them and predicts with the mean-aware formula its numbers are computed by."""
+    text = t("step2.why_scale", lang=lang)
+    assert "{q_mean}" in text and "{k_mean}" in text
+    assert "√((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²)" in text
+
+
+def _lined_up_spread(d_k: int, seed: int = 0):
+    """Keys with entries N(0, 1/3) (``nn.Linear``'s variance), each query its key plus as much noise: dependent."""
+    generator = torch.Generator().manual_seed(seed)
+    k = torch.randn(4, 32, d_k, generator=generator, dtype=torch.float64) / 3**0.5  # (H, L, Dh)
+    q = k + torch.randn(4, 32, d_k, generator=generator, dtype=torch.float64) / 3**0.5  # (H, L, Dh)
+    return score_spread(q, k, q @ k.transpose(-2, -1), d_k**-0.5)  # (H, Lq, Lk)
+
+
+def test_dividing_by_root_d_k_does_not_remove_d_k_when_queries_line_up_with_keys():
+    """The claim step 2 makes where its numbers break the rule: lined-up queries give scores that grow like d_k,
+    so the scaled spread still grows like √d_k (×2 per ×4 of d_k, asymptotically); independent entries do not."""
+    spreads = [_lined_up_spread(d_k).scaled_std for d_k in (256, 1024, 4096)]
+    for smaller, larger in itertools.pairwise(spreads):
+        assert 1.6 < larger / smaller < 2.2  # √4 = 2, not 1
+    generator = torch.Generator().manual_seed(1)
+    independent = []
+    for d_k in (64, 1024):
+        q, k = (torch.randn(4, 32, d_k, generator=generator, dtype=torch.float64) for _ in range(2))
+        independent.append(score_spread(q, k, q @ k.transpose(-2, -1), d_k**-0.5).scaled_std)
+    assert independent[1] / independent[0] == pytest.approx(1.0, abs=0.1)
+    assert not _lined_up_spread(256).independent_enough  # the page would print the dependence sentence
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

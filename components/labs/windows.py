@@ -42,7 +42,8 @@ PATCH = 8  # pixels along a patch's side: the image is resized to 64 × 64
 WINDOWS = (2, 4)
 D_MODEL, NUM_HEADS = 32, 2
 CELL = 32  # px: one patch on the lab's grids
-COST_SIDES = (8, 16, 32, 64, 128, 256)  # the cost chart: up to 256 × 256 patches (a 4096-px image at p = 16)
+COST_SIDES = (8, 16, 32, 64, 128, 256)  # the cost chart: up to 256 × 256 patches
+COST_PATCH_PX = 16  # the cost chart's patches: a side of 256 patches is an image of 4096 × 4096 pixels
 MEASURED_SIDES = (8, 16, 32)  # measured live: up to 1,024 patches (global attention's 1024² weights per head)
 _PALETTE = "tableau20"
 
@@ -258,6 +259,7 @@ def _render_cost(window: int) -> None:
             m=window,
             patches=f"{last.patches:,}",
             side=last.side,
+            pixels=f"{last.side * COST_PATCH_PX:,}",
             ratio=f"{last.global_madds / last.window_madds:,.0f}",
         )
     )

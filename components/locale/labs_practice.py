@@ -41,20 +41,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "where v_j^h is head h's slice of v_j = x_j W_vᵀ + b_v and W_o^h are the d_k columns of W_o that read "
         "head h. An attention map shows only α. Kobayashi et al. (2020, *Attention is not only a weight*) measure "
         "‖α_ij^h f_h(x_j)‖ instead: a key can get most of the weight and still add almost nothing, when its "
-        "vector f(x_j) is small (BERT's heads that look at [CLS], [SEP] or the first token are the known case).\n\n"
+        "vector f(x_j) is small (they report it for BERT's heads that look at [CLS], [SEP] and punctuation).\n\n"
         "Removing a key, two ways: **zero its value** v_j: the weights stay, and exactly α·f(x_j) leaves the "
         "output, so its effect equals the norm. **Mask it** for this query (the engine's own mask): the other "
         "keys' weights grow back to a sum of 1, and the output moves by α_j / (1 − α_j) · (o − f(x_j)), which can "
         "be large or small whatever α_j is.\n\n"
         "Per head, each measure is that head's; for all heads together the weight is the mean over heads (what an "
         "averaged map shows), the norm is ‖Σ_h α^h f_h(x_j)‖ and the effect removes the key from every head. The "
-        "tutorial (6.2): attention weights are not “the reason the model predicts this”; they show where the "
-        "computation looks.",
+        "tutorial (6.2): attention weights cannot be taken as wholly the same as “the reason the model predicts "
+        "this”; they show where the computation looks.",
         "zh": "查询 i 的输出是对所有头 h 和所有键 j 求和，再加上 W_o 的偏置：\n\n"
         "output_i = Σ_h Σ_j α_ij^h · f_h(x_j) + b_o，其中 f_h(x_j) = v_j^h · (W_o^h)ᵀ\n\n"
         "v_j^h 是 v_j = x_j W_vᵀ + b_v 中属于头 h 的那一段，W_o^h 是 W_o 中读取头 h 的那 d_k 列。注意力图只显示 α。"
         "小林等人（Kobayashi et al. 2020）改为度量 ‖α_ij^h f_h(x_j)‖：一个键可以拿到大部分权重，"
-        "却几乎什么也没加进输出——只要它的向量 f(x_j) 很小（BERT 里盯着 [CLS]、[SEP] 或第一个词元的头就是有名的例子）"
+        "却几乎什么也没加进输出——只要它的向量 f(x_j) 很小（他们在 BERT 里盯着 [CLS]、[SEP] 和标点的头上报告了这一点）"
         "。\n\n"
         "去掉一个键有两种做法：**把它的值 v_j 置零**：权重不变，输出正好少了 α·f(x_j)，所以影响就等于范数。"
         "**对这个查询遮掉它**（用引擎自己的掩码）：其余键的权重重新归一到 1，输出移动 α_j / (1 − α_j) · (o − f(x_j))，"
@@ -161,12 +161,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "随机权重不做任何预测：上面的影响只是对这一层输出的影响。在主页面上训练一个任务，就能看到对预测的影响。",
     },
     "lab.attribution.no_prediction_checkpoint": {
-        "en": "A checkpoint's layer is read here without a task head (the bare encoder), so there is no prediction "
-        "to measure: the effects above are the change of this layer's output for the query, before the residual "
-        "connection, LayerNorm and the later layers.",
-        "zh": "这里读取的检查点只有编码器本身，没有任务头，所以没有预测可以度量：上面的影响是这一层对该查询的输出的变"
-        "化，"
-        "还没有经过残差连接、LayerNorm 和后面的层。",
+        "en": "A checkpoint's layer is read here without the model's head (no classifier, no language-model head), "
+        "so there is no prediction to measure: the effects above are the change of this attention layer's output "
+        "for the query, before the residual connection adds it and before the later layers (and, in a Post-Norm "
+        "model such as BERT, before the LayerNorm that follows the residual).",
+        "zh": "这里读取检查点的一层时没有模型的输出头（没有分类器，也没有语言模型头），所以没有预测可以度量：上面的影响"
+        "是这个注意力层对该查询的输出的变化，还没有被残差连接加上，也还没有经过后面的层（在 BERT 这样的 Post-Norm "
+        "模型里，也还没有经过残差之后的 LayerNorm）。",
     },
     "lab.attribution.no_prediction_here": {
         "en": "The task scores no output at this query's position: pick another query to see the effect on a predicti"

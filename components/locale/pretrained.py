@@ -318,7 +318,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "current token (… A B … A → B): its score is measured on {half} random tokens repeated once, as the mean "
         "weight from each token of the second copy on the token after its first copy. Both are the checkpoint's "
         "own weights.",
-        "zh": "因果语言模型中有两种著名的模式，这里在 {checkpoint} 所有层的所有头上打分。**前一个词元**头只看前一个"
+        "zh": "因果语言模型中有两种著名的模式，这里在 {checkpoint} 所有层的所有头上打分。**前一个词元**头往回看一个"
         "词元：得分是它在你的文本上放在第 i−1 个词元上的平均权重。**归纳**头看的是当前词元上一次出现时紧随其后的那个"
         "词元（… A B … A → B）：得分在 {half} 个随机词元重复一遍的序列上测量，是第二遍中每个词元放在它第一次出现时"
         "下一个词元上的平均权重。两者都是检查点自己的权重。",

@@ -8,12 +8,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "scikit-learn, bundled with this app) is cut into {patches} patches of {patch} × {patch} pixels. The "
         "tokens are those patches, named by their place in the grid (`r1c2`: row 1, column 2), after a `[CLS]` "
         "token that belongs to no patch. The answer is read from `[CLS]` alone, after attention: its row shows "
-        "which patches the answer draws on. {held_out} of the digits are held out and never trained on; the "
-        "accuracy is measured on them.",
+        "which patches the answer draws on. {held_out} of the digits are held out: no training step reads them, "
+        "and the accuracy is measured on them. They are a validation set, not a test set: the training recipe "
+        "and the number of blocks were chosen by the accuracy on these same digits, so it may read a little high "
+        "for digits nobody has measured anything on.",
         "zh": "**这是哪个数字？** 一张 8 × 8 的手写数字图片（来自 scikit-learn 自带的 1,797 张，已随本应用打包）"
         "被切成 {patches} 个 {patch} × {patch} 像素的图块（Patch）。词元就是这些图块，按它们在网格中的位置命名"
         "（`r1c2`：第 1 行第 2 列），前面还有一个不属于任何图块的 `[CLS]` 词元。答案只从注意力之后的 `[CLS]` "
-        "读出：它那一行显示答案取自哪些图块。其中 {held_out} 张数字被留出，训练时从不使用；准确率就在它们上面测量。",
+        "读出：它那一行显示答案取自哪些图块。其中 {held_out} 张数字被留出：没有任何训练步读到它们，准确率就在它们上面"
+        "测量。它们是验证集，不是测试集：训练方案和块数正是按这些数字上的准确率选出来的，所以对从未被用来做任何选择的"
+        "数字，这个准确率可能略微偏高。",
     },
     "training.model_digits": {
         "en": "The model, a small Vision Transformer (ViT): each patch flattened ({pixels} numbers) and embedded "
@@ -35,10 +39,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "所以每个训练步在最后一个块中只计算 `[CLS]` 那一行：其他的都到不了损失。",
     },
     "training.done.held_out_images": {
-        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on the {sequences} held-out digits, "
-        "which no training step saw.",
-        "zh": "训练了 {steps} 步（{seconds} 秒）：在 {sequences} 张留出的数字上 **准确率 {accuracy} %**，"
-        "训练中没有任何一步见过它们。",
+        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on the {sequences} held-out "
+        "validation digits, which no training step saw (the recipe was chosen on them).",
+        "zh": "训练了 {steps} 步（{seconds} 秒）：在 {sequences} 张留出的验证数字上 **准确率 {accuracy} %**，"
+        "训练中没有任何一步见过它们（训练方案是按它们选的）。",
     },
     "training.fixed_schedule": {
         "en": "A fixed schedule of {steps} steps: the learning rate rose over {warmup} steps, then fell to 0 along "
@@ -250,9 +254,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "patches.distance_uniform": {
         "en": "Dashed line: a head that weighs every token alike would measure {uniform} px (neighbouring patches "
-        "are {patch} px apart). Below it a head looks nearer than chance, above it further.",
+        "are {patch} px apart). Above it a head looks further than chance. Below it a head looks nearer than chance "
+        "*or* puts much of its weight on {cls}, which counts as 0 px here: read a low dot with its weight on {cls} "
+        "(in its tooltip).",
         "zh": "虚线：对每个词元一视同仁的头会得到 {uniform} 像素（相邻图块相距 {patch} 像素）。"
-        "低于它，这个头看得比随机更近；高于它则更远。",
+        "高于它，这个头看得比随机更远。低于它，这个头要么看得比随机更近，要么把很多权重给了 {cls}，"
+        "而给 {cls} 的权重在这里按 0 像素计：读一个低的点时，要看它给 {cls} 的权重（在提示框里）。",
     },
     "patches.distance_left_out": {
         "en": "Layer {layers} left out: the model trained here reads its answer from `[CLS]` alone, so in its last "
@@ -279,14 +286,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "patches.rollout_all": {"en": "rollout over layers 0–{last}", "zh": "第 0–{last} 层的展开"},
     "patches.rollout_numbers": {
-        "en": "Over {layers} layers a token keeps on average {kept} of its own rollout row: the residual's half "
-        "in every layer adds up.",
-        "zh": "经过 {layers} 层，一个词元的展开行平均有 {kept} 留在它自己身上：每一层残差的那一半累积起来。",
+        "en": "Over {layers} layers `[CLS]` keeps {kept} of its own rollout row. The residual's half compounds, it "
+        "does not add up: the path that stays on `[CLS]` through every layer carries at least 0.5^{layers} = "
+        "{floor} by itself, and paths that leave and come back add the rest.",
+        "zh": "经过 {layers} 层，`[CLS]` 的展开行有 {kept} 留在它自己身上。每一层残差的那一半是相乘而不是相加："
+        "每一层都停在 `[CLS]` 上的那条路径本身至少带来 0.5^{layers} = {floor}，离开又回来的路径补上其余部分。",
     },
     "patches.rollout_one_layer": {
-        "en": "With one layer, rollout is that layer's 0.5·A + 0.5·I: the same picture as the mean of the heads, "
-        "with half of every row kept on the token itself.",
-        "zh": "只有一层时，展开就是这一层的 0.5·A + 0.5·I：与各头的平均是同一幅图，只是每一行有一半留在词元自己身上。",
+        "en": "With one layer, rollout is that layer's 0.5·A + 0.5·I: over the patches it is the mean of the heads "
+        "at half strength (the two pictures share one colour scale), because the other half of `[CLS]`'s row "
+        "stays on `[CLS]` itself.",
+        "zh": "只有一层时，展开就是这一层的 0.5·A + 0.5·I：在各图块上，它就是各头平均的一半强度（两幅图共用一个颜色"
+        "刻度），因为 `[CLS]` 那一行的另一半留在 `[CLS]` 自己身上。",
     },
     "patches.rollout_caution": {
         "en": "A caution: attention is not an explanation. Rollout leaves out the values, the MLPs and the "
@@ -415,12 +426,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.windows.axis.patches": {"en": "patches N", "zh": "图块数 N"},
     "lab.windows.axis.madds": {"en": "millions of multiply–adds per layer", "zh": "每层乘加次数（百万）"},
     "lab.windows.cost_summary": {
-        "en": "At D = {d} and M = {m}: with {patches} patches ({side} × {side}, a 4096-pixel image at patches of "
-        "16), global attention costs **{ratio}×** what windows cost. Quadruple the image's area and global "
-        "attention's scores grow 16×, the windows' 4×.",
-        "zh": "在 D = {d}、M = {m} 时：{patches} 个图块（{side} × {side}，即 4096 像素的图像、图块边长 16）下，"
-        "全局注意力的代价是窗口注意力的 **{ratio} 倍**。图像面积变为 4 倍，全局注意力的分数变为 16 倍，"
-        "窗口注意力的只变为 4 倍。",
+        "en": "At D = {d} and M = {m}: with {patches} patches ({side} × {side}, an image of {pixels} × {pixels} "
+        "pixels at patches of 16), global attention costs **{ratio}×** what windows cost. Quadruple the image's "
+        "area and global attention's scores grow 16×, the windows' 4×.",
+        "zh": "在 D = {d}、M = {m} 时：{patches} 个图块（{side} × {side}，即 {pixels} × {pixels} 像素的图像、"
+        "图块边长 16）下，全局注意力的代价是窗口注意力的 **{ratio} 倍**。图像面积变为 4 倍，"
+        "全局注意力的分数变为 16 倍，窗口注意力的只变为 4 倍。",
     },
     "lab.windows.press": {
         "en": "Press Measure to time both on grids of 8 × 8, 16 × 16 and 32 × 32 random patches (a few seconds).",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-import torch
 
 from components import image_charts, vega
 from components.headings import heading
@@ -177,7 +176,8 @@ def _distance(results: Results) -> None:
             }
             lines.append(t("patches.distance_layer", **numbers))
         st.markdown("  \n".join(lines))
-    st.caption(t("patches.distance_uniform", uniform=f"{uniform:.2f}", patch=patched.patch))
+    cls = "/".join(f"`{token}`" for token in run.tokens[: patched.prefix])  # the model's own [CLS] (and [DIST])
+    st.caption(t("patches.distance_uniform", uniform=f"{uniform:.2f}", patch=patched.patch, cls=cls))
     if left_out:
         st.caption(t("patches.distance_left_out", layers=", ".join(map(str, left_out))))
 
@@ -212,5 +212,7 @@ def _rollout(results: Results) -> None:
     if count == 1:
         st.caption(t("patches.rollout_one_layer"))
     else:
-        kept = float(torch.diagonal(rollout)[prefix:].mean())
-        st.caption(t("patches.rollout_numbers", layers=count, kept=f"{kept:.2f}"))
+        # [CLS]'s own share: its row carries a loss in every layer (a patch's row in the digits' last layer does not).
+        kept = float(rollout[0, 0])
+        floor = 0.5**count  # the path that stays on [CLS]: Â's diagonal is at least 0.5 in every layer
+        st.caption(t("patches.rollout_numbers", layers=count, kept=f"{kept:.2f}", floor=f"{floor:.2g}"))

@@ -135,6 +135,8 @@ def _why_scale(run: AttentionRun) -> None:
         "raw_std": spread.raw_std,
         "scaled_std": spread.scaled_std,
         "expected_scaled": spread.expected_scaled_std,
+        "q_mean": spread.q_mean,
+        "k_mean": spread.k_mean,
     }
     shown = {name: f"{value:.2f}" for name, value in numbers.items()}
     text = t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **shown)

@@ -17,7 +17,8 @@ the d_k columns of W_o that read head h. Three measures of key j for query i:
   goes: ``Δ = -α f``).
 
 A weight is large where the softmax points; a norm is large where it points *at something big*. A head that
-puts most of its weight on one token whose vector is small (BERT's [CLS], [SEP], the first token) adds little
+puts most of its weight on one token whose vector is small (Kobayashi et al. 2020: BERT's [CLS], [SEP] and
+punctuation) adds little
 from there, whatever its map shows.
 """
 

@@ -82,7 +82,8 @@ def mean_attention_distance(
 
 def uniform_attention_distance(rows: int, columns: int, patch: int, cls_tokens: int = 1) -> float:
     """The mean attention distance (pixels) of a head that spreads its weight evenly over every token: the
-    reference a head's own is read against (below it, a head looks nearer than chance; above, further)."""
+    reference a head's own is read against. Above it, a head looks further than chance; below it, a head looks
+    nearer *or* gives much of its weight to [CLS], which counts as 0 pixels (:attr:`AttentionDistance.cls_share`)."""
     length = cls_tokens + rows * columns
     uniform = torch.full((1, length, length), 1.0 / length, dtype=torch.float64)  # (H=1, L, L)
     return float(mean_attention_distance(uniform, rows, columns, patch, cls_tokens).pixels[0])
