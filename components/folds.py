@@ -10,16 +10,14 @@ seed's fragment), and they stay open, and follow the seed, until closed.
 
 from __future__ import annotations
 
-import streamlit as st
-from streamlit.elements.lib.mutable_expander_container import ExpanderContainer
+from streamlit.delta_generator import DeltaGenerator
 
 __all__ = ["folded"]
 
 
-def folded(
-    parent: st.delta_generator.DeltaGenerator, label: str, key: str, icon: str | None = None
-) -> ExpanderContainer | None:
-    """An expander labelled ``label`` in ``parent``, closed at first: itself while open, else ``None``.
+def folded(parent: DeltaGenerator, label: str, key: str, icon: str | None = None) -> DeltaGenerator | None:
+    """An expander labelled ``label`` in ``parent``, closed at first: itself while open, else ``None`` (its public
+    ``open`` property, which Streamlit tracks for an expander with a key and ``on_change``).
 
     ``key`` keeps its state (open or closed) in the session; draw its content only when it is returned.
     """

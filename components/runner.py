@@ -21,6 +21,7 @@ from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
+from mha.vision.analysis import ImageAnalysis, analyse_image
 from mha.vision.upload import Upload
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "cached_check",
     "cached_checkpoint_check",
     "cached_head_patterns",
+    "cached_image_analysis",
     "cached_padding",
     "cached_run",
     "cached_sizes",
@@ -141,3 +143,22 @@ def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
         return page_batch(config, cached_source(config.weight_spec), run.device.device)
     except ConfigError:  # a half sentence the source refuses: the panel says what it needs
         return None
+
+
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+def _image_analysis(config: AttentionConfig, upload: Upload | None) -> ImageAnalysis | None:
+    image = cached_run(config, upload).image
+    if image is None:
+        return None
+    run = cached_run(config, upload)
+    patched = image.image
+    weights = run.trace.attend.weights[0]  # (H, L, L): the shown layer
+    return analyse_image(image.layer_weights, image.layer_rows, weights, patched.grid, patched.patch, patched.prefix)
+
+
+def cached_image_analysis(config: AttentionConfig, upload: Upload | None = None) -> ImageAnalysis | None:
+    """Attention distance, rollout and the heads' means of a run on an image (``None`` for a run on text)."""
+    return _image_analysis(config, upload)
+
+
+cached_image_analysis.clear = _image_analysis.clear  # type: ignore[attr-defined]

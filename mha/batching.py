@@ -4,7 +4,8 @@ The page runs one sentence (B = 1), where nothing needs padding. A model trains 
 sentences share one (B, L, D) tensor, so the shorter ones are filled up with [PAD] inputs, and a
 padding mask (B, 1, 1, L) -- True = a real key, may be attended -- keeps every query away from the
 [PAD] keys. :func:`check_padding` runs a layer on such a batch and on each sentence alone: with the
-mask a sentence's real tokens get exactly their outputs alone; without it they attend the padding.
+mask a sentence's real tokens get their outputs alone (up to float32 rounding: :data:`PADDING_TOLERANCE`);
+without it they attend the padding.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import SourceInputs, WeightSource
 from mha.tokens import tokenize
 
-__all__ = ["PAD", "PaddingCheck", "Sentence", "check_padding", "pad_batch", "page_batch"]
+__all__ = ["PAD", "PADDING_TOLERANCE", "PaddingCheck", "Sentence", "check_padding", "pad_batch", "page_batch"]
 
 PAD = "[PAD]"
+PADDING_TOLERANCE = 1e-4  # float32 sums of d_model products in another order agree to ~1e-6
 _SAMPLE_FEATURES = 4
 
 
@@ -53,6 +55,22 @@ class PaddingCheck:
     gap_masked: tuple[float, ...]
     gap_unmasked: tuple[float, ...]
     sample: tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+
+    @property
+    def shortest(self) -> int:
+        """The sentence with the fewest real tokens (the one padding changes)."""
+        return min(range(len(self.lengths)), key=self.lengths.__getitem__)
+
+    @property
+    def mask_keeps_outputs(self) -> bool:
+        """Whether, with the mask, the shortest sentence's outputs in the batch equal its outputs alone within
+        :data:`PADDING_TOLERANCE`."""
+        return self.gap_masked[self.shortest] <= PADDING_TOLERANCE
+
+    @property
+    def padding_changes_outputs(self) -> bool:
+        """Whether, without the mask, the [PAD] keys move the shortest sentence's outputs beyond the tolerance."""
+        return self.gap_unmasked[self.shortest] > PADDING_TOLERANCE
 
 
 def _first_features(row: Tensor) -> tuple[float, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -23,6 +24,7 @@ from mha.sources import Note, WeightSource, make_source
 from mha.sources.base import ImageAttention, ImageSource, SourceInputs
 from mha.trace import AttentionTrace
 from mha.vision.analysis import patch_head_labels
+from mha.vision.patches import patch_pictures
 
 __all__ = ["AttentionRun", "causal_config", "run_attention"]
 
@@ -49,6 +51,7 @@ class AttentionRun:
     scored_rows: Tensor | None  # (L,) bool: rows a training loss looked at (None: all)
     notes: tuple[Note, ...]
     image: ImageAttention | None = None  # a run on an image: the image and every layer's weights on it
+    patch_pictures: np.ndarray | None = None  # (L, t, t, 4) uint8 RGBA, each token's patch (a run on an image)
 
     @property
     def num_heads(self) -> int:
@@ -127,6 +130,7 @@ def run_attention(
         scored_rows=inputs.scored_rows,
         notes=inputs.notes,
         image=inputs.image,
+        patch_pictures=None if inputs.image is None else patch_pictures(inputs.image.image),
     )
 
 

@@ -24,20 +24,23 @@ from mha.vision.upload import read_upload
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 BASE = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat [PAD]", "lang": "en"}
-#: One change of each live control (controls.LIVE_KEYS), from BASE.
-CHANGES = [
-    {"seed": "7"},
-    {"mask_type": "causal"},
-    {"mask_type": "window", "window": "1"},
-    {"mask_type": "padding"},
-    {"mask_type": "causal", "block_pad": "true"},
-    {"num_heads": "2"},
-    {"d_model": "128", "num_heads": "8"},
-    {"tokens": "小明喜欢打球", "tokenizer": "words"},
-    {"tokens": " ".join(f"w{i}" for i in range(40))},  # beyond the cells that follow the head: one head sent
-    {"positional": "false"},
-    {"dtype": "float64"},
-]
+#: The changes of each live control from BASE, with what each needs besides itself (a window needs the window
+#: mask). Keyed by every name of controls.LIVE_KEYS: a new live control without an entry fails here (KeyError).
+CHANGES_BY_KEY: dict[str, list[dict[str, str]]] = {
+    "d_model": [{"d_model": "128", "num_heads": "8"}],
+    "num_heads": [{"num_heads": "2"}],
+    "mask_type": [{"mask_type": "causal"}, {"mask_type": "padding"}],
+    "window": [{"mask_type": "window", "window": "1"}],
+    "block_pad": [{"mask_type": "causal", "block_pad": "true"}],
+    "tokenizer": [{"tokens": "小明喜欢打球", "tokenizer": "words"}],
+    "tokens": [{"tokens": " ".join(f"w{i}" for i in range(40))}],  # beyond the cells that follow the head
+    "seed": [{"seed": "7"}],
+    "positional": [{"positional": "false"}],
+    "device": [{"device": "cpu"}],  # a choice every machine has
+    "dtype": [{"dtype": "float64"}],
+    "image": [],  # the text page has no image: IMAGE_CHANGES below
+}
+CHANGES = [change for key in controls.LIVE_KEYS for change in CHANGES_BY_KEY[key]]
 
 
 def _main_area(at: AppTest) -> list[tuple[str, bytes]]:
@@ -103,6 +106,12 @@ def _trained(params: dict[str, str]) -> None:
 
 
 @pytest.mark.usefixtures("short_trainings")
+def test_every_live_control_has_a_change_here():
+    assert set(CHANGES_BY_KEY) == set(controls.LIVE_KEYS)
+    changed = {key for change in CHANGES + IMAGE_CHANGES for key in change}
+    assert set(controls.LIVE_KEYS) <= changed
+
+
 @pytest.mark.parametrize("change", IMAGE_CHANGES, ids=lambda change: ",".join(f"{k}={v}" for k, v in change.items()))
 def test_an_image_runs_live_change_fills_the_parts_as_a_full_run_draws_the_page(change, monkeypatch):
     assert set(change) <= set(controls.LIVE_KEYS)
@@ -174,16 +183,17 @@ def _parts_app() -> None:
 
 
 def test_a_part_that_draws_nothing_keeps_its_place_for_the_fragments_later_runs():
-    """Streamlit lets a fragment's later runs write only where it wrote in the last full run: a part that drew
-    nothing gets an empty block (and one that drew gets none), read from the container's cursor."""
+    """Streamlit lets a fragment's later runs write only where it wrote in the last full run: every part's place
+    starts with an invisible ``st.empty``, so a part that drew nothing still holds its slot."""
     at = AppTest.from_function(_parts_app).run()
     assert not at.exception, [e.value for e in at.exception]
     quiet, loud = (
         next(block for block in at.main.children.values() if block.proto.id.endswith(key)) for key in ("quiet", "loud")
     )
     (kept,) = _slot_content(quiet)
-    assert kept.type == "flex_container" and not kept.children  # an empty block: the slot kept
-    assert [element.value for element in _slot_content(loud)] == ["a value"]  # no block added where the part drew
+    assert kept.type == "empty"  # the slot kept by an element that shows nothing
+    first, value = _slot_content(loud)
+    assert first.type == "empty" and value.value == "a value"  # the part's own elements follow it
 
 
 def _slot_content(box) -> list:

@@ -20,7 +20,6 @@ from components.nav import render_lab_links
 from components.panels.parts import Results, ValueParts
 from components.panels.source_code import step_code
 from mha.pipeline import AttentionRun
-from mha.vision.patches import patchify
 
 __all__ = [
     "Facts",
@@ -47,7 +46,6 @@ STEP_LABS = {
 #: Up to this many tokens every row gets a label of its own, at least READABLE_ROW_PX tall.
 LABELLED_TOKENS = 32
 READABLE_ROW_PX = 13
-THUMBNAIL_PX = 8  # a patch's picture beside its label has at most this many pixels a side
 
 Facts = Callable[[Results], tuple[str, str]]  # a step's shapes and its parameters, as Markdown
 
@@ -116,27 +114,11 @@ def feature_height(length: int) -> int:
 
 
 def thumbnails(run: AttentionRun) -> np.ndarray | None:
-    """(L, h, w, 4) RGBA: each token's patch of the run's image (transparent for [CLS]), for the charts' labels;
-    ``None`` for text, or where the tokens are too many for a label each (:data:`LABELLED_TOKENS`).
-
-    A patch is drawn as the model read it (a digit's light ink on dark), averaged down to at most
-    :data:`THUMBNAIL_PX` pixels a side (a checkpoint's 16 × 16 patches).
-    """
-    if run.image is None or len(run.tokens) > LABELLED_TOKENS:
+    """(L, h, w, 4) RGBA: each token's patch of the run's image (``run.patch_pictures``), for the charts' labels;
+    ``None`` for text, or where the tokens are too many for a label each (:data:`LABELLED_TOKENS`)."""
+    if run.patch_pictures is None or len(run.tokens) > LABELLED_TOKENS:
         return None
-    patched = run.image.image
-    channels = patched.pixels.size(0)
-    p = patched.patch
-    pieces = patchify(patched.pixels.unsqueeze(0).float().cpu(), p)[0]  # (N, C·p·p)
-    pieces = pieces.view(-1, channels, p, p)  # (N, C, p, p)
-    if p > THUMBNAIL_PX:
-        pieces = torch.nn.functional.adaptive_avg_pool2d(pieces, THUMBNAIL_PX)  # (N, C, t, t)
-    rgb = pieces.expand(-1, 3, -1, -1) if channels == 1 else pieces  # (N, 3, t, t)
-    side = rgb.size(-1)
-    out = np.zeros((len(run.tokens), side, side, 4), np.uint8)  # the tokens before the patches stay transparent
-    out[patched.prefix :, ..., :3] = (rgb.permute(0, 2, 3, 1).clamp(0, 1) * 255).round().to(torch.uint8).numpy()
-    out[patched.prefix :, ..., 3] = 255
-    return out
+    return run.patch_pictures
 
 
 def blocked(run: AttentionRun) -> Tensor:

@@ -15,11 +15,9 @@ from components.panels.frame import shape
 from components.panels.parts import Results, ValueParts
 from components.panels.source_code import method_source
 from components.safe_text import markdown_table, md_escape
-from mha.batching import PaddingCheck, check_padding, pad_batch
+from mha.batching import PADDING_TOLERANCE, PaddingCheck, check_padding, pad_batch
 
 __all__ = ["render"]
-
-_TOLERANCE = 1e-4  # float32 sums of d_model products in another order agree to ~1e-6
 
 
 def render(parts: ValueParts) -> None:
@@ -72,12 +70,12 @@ def _batch_table(check: PaddingCheck) -> pd.DataFrame:
 
 def _measured(check: PaddingCheck) -> None:
     """What the mask changes, measured: the short sentence's outputs with and without it, and one token's row."""
-    short = min(range(len(check.lengths)), key=check.lengths.__getitem__)
+    short = check.shortest
     real = check.lengths[short]
     masked, unmasked = check.gap_masked[short], check.gap_unmasked[short]
-    with_mask = "padding.with" if masked <= _TOLERANCE else "padding.with_differs"
-    without = "padding.without" if unmasked > _TOLERANCE else "padding.without_same"
-    said_with = t(with_mask, count=real, gap=f"{masked:.1e}", tolerance=f"{_TOLERANCE:.0e}")
+    with_mask = "padding.with" if check.mask_keeps_outputs else "padding.with_differs"
+    without = "padding.without" if check.padding_changes_outputs else "padding.without_same"
+    said_with = t(with_mask, count=real, gap=f"{masked:.1e}", tolerance=f"{PADDING_TOLERANCE:.0e}")
     st.markdown(f"{said_with}  \n{t(without, gap=f'{unmasked:.2e}')}")
     token = md_escape(check.tokens[short][real - 1], limit=40)
     st.markdown(t("padding.sample", token=token))

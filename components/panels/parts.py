@@ -35,8 +35,11 @@ from components.heatmap import Figure, Heads
 from mha.batching import PaddingCheck
 from mha.config import AttentionConfig
 from mha.counting import count_parameters
+from mha.dropout import DropoutExample, dropout_example
 from mha.pipeline import AttentionRun
 from mha.reference import BatchOrderCheck, TorchCheck
+from mha.score_scale import ScoreSpread, score_spread
+from mha.vision.analysis import ImageAnalysis
 from mha.vision.upload import Upload
 
 __all__ = ["HEAD_SWITCH_CELLS", "Draw", "HeadChart", "Results", "ValueParts", "heads_fit"]
@@ -46,6 +49,8 @@ __all__ = ["HEAD_SWITCH_CELLS", "Draw", "HeadChart", "Results", "ValueParts", "h
 #: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond, the bytes cost more than
 #: the instant switch saves, and the charts carry the shown head only (a pick then asks the server).
 HEAD_SWITCH_CELLS = 65_536
+DROPOUT_P = 0.1  # the tutorials' usual attention dropout (step 2's example)
+DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and it stays as the browser switches heads
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,23 @@ class Results:
     def padding(self) -> PaddingCheck | None:
         """The padded batch of two sentences (``None`` where the page's text cannot make one)."""
         return runner.cached_padding(self.config)
+
+    @cached_property
+    def image_analysis(self) -> ImageAnalysis | None:
+        """A run on an image: each head's attention distance, rollout, the heads' means (``None`` on text)."""
+        return runner.cached_image_analysis(self.config, self.upload)
+
+    @cached_property
+    def score_spread(self) -> ScoreSpread:
+        """The spreads behind step 2's "why divide by √d_k", over every head."""
+        p, a = self.run.trace.project, self.run.trace.attend
+        return score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
+
+    @cached_property
+    def dropout_example(self) -> DropoutExample:
+        """One row of head :data:`DROPOUT_HEAD`'s weights before and after training-mode dropout (p = 0.1)."""
+        weights = self.run.trace.attend.weights[0]  # (H, Lq, Lk)
+        return dropout_example(weights, DROPOUT_P, seed=self.config.seed, head=DROPOUT_HEAD)
 
     @cached_property
     def counted(self) -> int:
@@ -151,8 +173,8 @@ class ValueParts:
                 _follow_head(run, drawn, tuple(self._head_charts), self.hide_picker)
         for place, draw in self._parts:
             with place:
+                _keep_place()
                 draw(results)
-            _keep(place)
 
 
 def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
@@ -160,16 +182,11 @@ def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
     return run.num_heads * sum(chart.cells(run) for chart in charts) <= HEAD_SWITCH_CELLS
 
 
-def _keep(place: DeltaGenerator) -> None:
-    """Write an empty block into ``place`` where its part drew nothing: a fragment's later runs can write only into
-    the outside containers it wrote to in the last full run (Streamlit reserves a slot there on the first write).
-
-    Streamlit gives no public way to ask whether a fragment wrote into a container; its cursor tells: the slot it
-    reserves takes the container's first position. ``tests/test_panels.py`` checks this reading.
-    """
-    cursor = place._cursor
-    if cursor is not None and cursor.index == 0:
-        place.container()
+def _keep_place() -> None:
+    """Write an invisible ``st.empty`` first into a part's place, whatever the part draws after it: a fragment's later
+    runs can write only into the outside containers it wrote to in the last full run (Streamlit reserves a slot there
+    on the first write), and a part may draw nothing (a note that does not apply to these values)."""
+    st.empty()
 
 
 @st.fragment

@@ -19,7 +19,7 @@ from components.panels.parts import Results, ValueParts
 from components.panels.step2 import head_label
 from components.safe_text import md_escape
 from mha.pipeline import AttentionRun
-from mha.vision.analysis import attention_rollout, mean_attention_distance, uniform_attention_distance
+from mha.vision.analysis import ImageAnalysis
 from mha.vision.samples import sample_image
 
 __all__ = ["QUERY_KEY", "distance_frame", "render"]
@@ -38,7 +38,7 @@ def render(parts: ValueParts) -> None:
     box.markdown(t("patches.what"))
     parts.add(box, _image)
     box.markdown(f"**{t('patches.query_title')}**")
-    parts.add_fragment(box, lambda results: _query(results.run))
+    parts.add_fragment(box, lambda results: _query(results.run, results.image_analysis))
     box.markdown(f"**{t('patches.distance_title')}**")
     box.markdown(t("patches.distance_what"))
     parts.add(box, _distance)
@@ -95,7 +95,7 @@ def _image(results: Results) -> None:
 
 
 @st.fragment
-def _query(run: AttentionRun) -> None:
+def _query(run: AttentionRun, analysis: ImageAnalysis) -> None:
     """A query token picked here (a fragment: a pick redraws only this), its weights over the image for the mean of
     the heads and for each head, in the layer the four steps show."""
     patched = run.image.image
@@ -111,7 +111,7 @@ def _query(run: AttentionRun) -> None:
         help=t("patches.query_help"),
     )
     weights = run.trace.attend.weights[0, :, query].double().cpu()  # (H, L): each head's row of the query
-    mean = weights.mean(dim=0)  # (L,)
+    mean = analysis.shown_mean[query]  # (L,): the heads' mean row
     on_cls = "patches.on_cls"
     panels = [
         OverlayPanel(t("patches.mean"), t(on_cls, weight=f"{float(mean[:prefix].sum()):.2f}"), mean[prefix:].numpy())
@@ -136,35 +136,24 @@ def _query(run: AttentionRun) -> None:
         st.caption(t("patches.query_unscored", query=md_escape(run.tokens[query]), layer=run.layer))
 
 
-def distance_frame(run: AttentionRun) -> tuple[pd.DataFrame, list[int]]:
+def distance_frame(analysis: ImageAnalysis) -> pd.DataFrame:
     """Each head's mean attention distance (pixels) and weight on [CLS] per layer, as a long frame (``layer, head,
-    pixels, cls_share``), over the layers whose patch rows all carry a loss; and the layers left out (a model
-    trained here reads [CLS] alone in its last layer: its patches' rows there were never trained)."""
-    image = run.image
-    patched = image.image
-    rows, columns = patched.grid
-    prefix = patched.prefix
-    records, left_out = [], []
-    for layer, (weights, scored) in enumerate(zip(image.layer_weights, image.layer_rows, strict=True)):
-        if scored is not None and not bool(scored[prefix:].all()):
-            left_out.append(layer)
-            continue
-        distance = mean_attention_distance(weights[0], rows, columns, patched.patch, prefix)  # (H,) each
+    pixels, cls_share``), over the layers whose patch rows all carry a loss."""
+    records = []
+    for layer, distance in analysis.distances:
         for head, (pixels, share) in enumerate(zip(distance.pixels.tolist(), distance.cls_share.tolist(), strict=True)):
             records.append({"layer": layer, "head": head, "pixels": pixels, "cls_share": share})
     frame = pd.DataFrame(records, columns=["layer", "head", "pixels", "cls_share"])
-    return frame.astype({"layer": "int16", "head": "int16", "pixels": "float32", "cls_share": "float32"}), left_out
+    return frame.astype({"layer": "int16", "head": "int16", "pixels": "float32", "cls_share": "float32"})
 
 
 def _distance(results: Results) -> None:
     """The heads' distances per layer against uniform attention's, and the nearest and farthest head per layer."""
-    run = results.run
+    run, analysis = results.run, results.image_analysis
     patched = run.image.image
-    rows, columns = patched.grid
-    uniform = uniform_attention_distance(rows, columns, patched.patch, patched.prefix)
-    frame, left_out = distance_frame(run)
+    frame = distance_frame(analysis)
     if len(frame):
-        vega.draw(st.container(), image_charts.distance_chart(frame, uniform, _text()))
+        vega.draw(st.container(), image_charts.distance_chart(frame, analysis.uniform, _text()))
         lines = []
         for layer, heads in frame.groupby("layer"):
             numbers = {
@@ -177,21 +166,16 @@ def _distance(results: Results) -> None:
             lines.append(t("patches.distance_layer", **numbers))
         st.markdown("  \n".join(lines))
     cls = "/".join(f"`{token}`" for token in run.tokens[: patched.prefix])  # the model's own [CLS] (and [DIST])
-    st.caption(t("patches.distance_uniform", uniform=f"{uniform:.2f}", patch=patched.patch, cls=cls))
-    if left_out:
-        st.caption(t("patches.distance_left_out", layers=", ".join(map(str, left_out))))
+    st.caption(t("patches.distance_uniform", uniform=f"{analysis.uniform:.2f}", patch=patched.patch, cls=cls))
+    if analysis.left_out:
+        st.caption(t("patches.distance_left_out", layers=", ".join(map(str, analysis.left_out))))
 
 
 def _rollout(results: Results) -> None:
     """[CLS]'s row of the last layer (mean of the heads) beside attention rollout's, over the image."""
-    run = results.run
-    image = run.image
-    patched = image.image
-    prefix = patched.prefix
-    layers = [weights[0].double().cpu() for weights in image.layer_weights]  # (H, L, L) per layer
-    rollout = attention_rollout(layers)  # (L, L)
-    last = layers[-1].mean(dim=0)  # (L, L): the last layer's mean over heads
-    count = len(layers)
+    run, analysis = results.run, results.image_analysis
+    prefix = run.image.image.prefix
+    last, rollout, count = analysis.last_mean, analysis.rollout, analysis.layers  # (L, L), (L, L)
     panels = [
         OverlayPanel(
             t("patches.rollout_last", layer=count - 1),
@@ -206,13 +190,11 @@ def _rollout(results: Results) -> None:
     ]
     labels = run.tokens[prefix:]
     spec = image_charts.overlay_chart(
-        _uri(run, _OVERLAY_PX), patched.grid, labels, panels, None, _text(), _OVERLAY_PX, _COLUMNS
+        _uri(run, _OVERLAY_PX), run.image.image.grid, labels, panels, None, _text(), _OVERLAY_PX, _COLUMNS
     )
     vega.draw(st.container(), spec)
     if count == 1:
         st.caption(t("patches.rollout_one_layer"))
     else:
-        # [CLS]'s own share: its row carries a loss in every layer (a patch's row in the digits' last layer does not).
-        kept = float(rollout[0, 0])
-        floor = 0.5**count  # the path that stays on [CLS]: Â's diagonal is at least 0.5 in every layer
-        st.caption(t("patches.rollout_numbers", layers=count, kept=f"{kept:.2f}", floor=f"{floor:.2g}"))
+        kept, floor = f"{analysis.cls_self_share:.2f}", f"{analysis.residual_floor:.2g}"
+        st.caption(t("patches.rollout_numbers", layers=count, kept=kept, floor=floor))

@@ -27,17 +27,13 @@ from components.panels.frame import (
 )
 from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_table, md_escape
-from mha.dropout import training_dropout
 from mha.pipeline import AttentionRun
 from mha.row_spread import NEAR_UNIFORM_RATIO, near_uniform_bound
-from mha.score_scale import score_spread
 
 __all__ = ["DROPOUT_KEY", "GRID_STAGES", "ScoresChart", "head_label", "render", "row_ranges"]
 
 GRID_STAGES = ("raw", "scaled", "weights")
-DROPOUT_P = 0.1  # the tutorials' usual attention dropout
 _DROPOUT_KEYS = 8  # keys shown in the dropout table (the row's sum counts them all)
-_DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and stays as the browser switches heads
 DROPOUT_KEY = "fold_dropout"  # the dropout example's expander (drawn only while open: components.folds)
 
 
@@ -119,15 +115,14 @@ def _notes(results: Results) -> None:
         st.caption(t("step2.masked_note"))
     if run.config.mask_type == "causal":  # the first tutorial's two causal masks do not fit together: lab 4 shows it
         render_lab_case_link(st, "masks", t("step2.causal_case"))
-    _why_scale(run)
-    _dropout(run)
+    _why_scale(results)
+    _dropout(results)
     _head_labels(run)
 
 
-def _why_scale(run: AttentionRun) -> None:
+def _why_scale(results: Results) -> None:
     """Why 1/√d_k: the scores' spread grows like √d_k and saturates the softmax; the numbers of every head."""
-    p, a = run.trace.project, run.trace.attend
-    spread = score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
+    run, spread = results.run, results.score_spread
     numbers = {
         "q_std": spread.q_std,
         "k_std": spread.k_std,
@@ -145,28 +140,24 @@ def _why_scale(run: AttentionRun) -> None:
     st.markdown(text)
 
 
-def _dropout(run: AttentionRun) -> None:
+def _dropout(results: Results) -> None:
     """Where ``nn.Dropout(p)`` sits (on the weights, after the softmax, training only) and one row it would change
-    (head :data:`_DROPOUT_HEAD`'s, whatever head the browser shows), in an expander drawn only while open."""
+    (:attr:`Results.dropout_example`), in an expander drawn only while open."""
+    run = results.run
     expander = folded(st, t("step2.dropout_title"), key=DROPOUT_KEY, icon=":material/grain:")
     if expander is None:
         return
-    head = _DROPOUT_HEAD
-    weights = run.trace.attend.weights[0, head]  # (Lq, Lk)
-    attending = (weights.sum(dim=-1) > 0).nonzero()  # (rows, 1): queries with a key they may attend
-    # the last such query: under a causal mask it attends the most keys
-    query = int(attending[-1]) if len(attending) else weights.size(0) - 1
-    row = weights[query]  # (Lk,)
-    dropped = training_dropout(row, DROPOUT_P, seed=run.config.seed)  # (Lk,)
+    example = results.dropout_example  # head DROPOUT_HEAD's row, whatever head the browser shows
+    head, query, row, dropped = example.head, example.query, example.row, example.dropped  # (Lk,) each
     labels = frames.token_labels(run.tokens)
     shown = min(len(labels), _DROPOUT_KEYS)
     total = t("step2.dropout_sum", count=len(labels))
     table = pd.DataFrame(
         [[f"{float(v):.3f}" for v in values[:shown]] + [f"{float(values.sum()):.3f}"] for values in (row, dropped)],
-        index=[t("step2.dropout_eval"), t("step2.dropout_train", p=DROPOUT_P)],
+        index=[t("step2.dropout_eval"), t("step2.dropout_train", p=example.p)],
         columns=[*(md_escape(label) for label in labels[:shown]), total],  # table headers are markdown
     )
-    expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=DROPOUT_P))
+    expander.markdown(t("step2.dropout", head=head, query=md_escape(labels[query]), p=example.p))
     expander.markdown(markdown_table(table))
 
 

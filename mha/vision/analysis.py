@@ -32,6 +32,8 @@ from mha.vision.patches import grid_relations, patch_centres
 
 __all__ = [
     "AttentionDistance",
+    "ImageAnalysis",
+    "analyse_image",
     "attention_rollout",
     "cls_map",
     "mean_attention_distance",
@@ -131,3 +133,66 @@ def cls_map(rollout: Tensor, rows: int, columns: int, cls_tokens: int = 1) -> Te
     """[CLS]'s row over the patches (those after the first ``cls_tokens``) on the grid: (..., L, L) -> (..., R, Q)."""
     row = rollout[..., 0, cls_tokens:]  # (..., N)
     return row.reshape(*rollout.shape[:-2], rows, columns)  # (..., N) -> (..., R, Q)
+
+
+@dataclass(frozen=True)
+class ImageAnalysis:
+    """What a run on an image shows beside its four steps, computed once per run (the page caches it per config).
+
+    Shape:
+        distances: (layer, :class:`AttentionDistance` over H heads) for each layer whose patch rows all carry a loss;
+        rollout, last_mean, shown_mean: (L, L) float64.
+    """
+
+    layers: int  # how many layers rollout multiplies
+    uniform: float  # uniform attention's mean distance (pixels): the reference line
+    distances: tuple[tuple[int, AttentionDistance], ...]
+    left_out: tuple[int, ...]  # layers whose patch rows no loss looked at (a model trained here: its last)
+    rollout: Tensor  # R = Â_L ⋯ Â_1
+    last_mean: Tensor  # the last layer's weights, mean over heads
+    shown_mean: Tensor  # the shown layer's weights, mean over heads
+
+    @property
+    def cls_self_share(self) -> float:
+        """What [CLS] (token 0) keeps of its own rollout row: its row carries a loss in every layer."""
+        return float(self.rollout[0, 0])
+
+    @property
+    def residual_floor(self) -> float:
+        """0.5^layers: what the path that stays on a token through every layer carries (Â's diagonal is >= 0.5)."""
+        return 0.5**self.layers
+
+
+def analyse_image(
+    layer_weights: Sequence[Tensor],
+    layer_rows: Sequence[Tensor | None],
+    shown_weights: Tensor,
+    grid: tuple[int, int],
+    patch: int,
+    cls_tokens: int = 1,
+) -> ImageAnalysis:
+    """Mean attention distance per layer and head, rollout, and the heads' means, for one image.
+
+    Args:
+        layer_weights: (1, H, L, L) per layer, first layer first.
+        layer_rows: per layer, (L,) bool rows a loss looked at, or ``None`` (every row).
+        shown_weights: (H, L, L) the shown layer's weights.
+        grid: (R, Q) patches; patch: a patch's side in pixels; cls_tokens: tokens before the patches.
+    """
+    rows, columns = grid
+    distances, left_out = [], []
+    for layer, (weights, scored) in enumerate(zip(layer_weights, layer_rows, strict=True)):
+        if scored is not None and not bool(scored[cls_tokens:].all()):
+            left_out.append(layer)
+            continue
+        distances.append((layer, mean_attention_distance(weights[0], rows, columns, patch, cls_tokens)))  # (H,)
+    layers = [weights[0].double().cpu() for weights in layer_weights]  # (H, L, L) per layer
+    return ImageAnalysis(
+        layers=len(layers),
+        uniform=uniform_attention_distance(rows, columns, patch, cls_tokens),
+        distances=tuple(distances),
+        left_out=tuple(left_out),
+        rollout=attention_rollout(layers),  # (L, L)
+        last_mean=layers[-1].mean(dim=0),  # (H, L, L) -> (L, L)
+        shown_mean=shown_weights.double().cpu().mean(dim=0),  # (H, L, L) -> (L, L)
+    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -24,11 +25,13 @@ __all__ = [
     "grid_relations",
     "patch_centres",
     "patch_grid",
+    "patch_pictures",
     "patch_tokens",
     "patchify",
 ]
 
 CLS = "[CLS]"
+PICTURE_PX_MAX = 8  # a patch's picture (drawn beside its label on the charts) has at most this many pixels a side
 
 
 @dataclass(frozen=True)
@@ -132,3 +135,24 @@ def grid_relations(rows: int, columns: int, prefix: int = 1) -> dict[str, Tensor
         cells[name][patches, patches] = (dr == down) & (dc == right)
     cells["nearby patches"][patches, patches] = (dr.abs() <= 1) & (dc.abs() <= 1)
     return cells
+
+
+def patch_pictures(patched: PatchedImage, side_max: int = PICTURE_PX_MAX) -> np.ndarray:
+    """Each token's patch as a small picture, as the model read it (a digit's light ink on dark), averaged down to at
+    most ``side_max`` pixels a side (a checkpoint's 16 × 16 patches); the tokens before the patches transparent.
+
+    Returns:
+        (L, t, t, 4) uint8 RGBA, read-only.
+    """
+    channels, p = patched.pixels.size(0), patched.patch
+    pieces = patchify(patched.pixels.unsqueeze(0).float().cpu(), p)[0]  # (N, C·p·p)
+    pieces = pieces.view(-1, channels, p, p)  # (N, C·p·p) -> (N, C, p, p)
+    if p > side_max:
+        pieces = torch.nn.functional.adaptive_avg_pool2d(pieces, side_max)  # (N, C, t, t)
+    rgb = pieces.expand(-1, 3, -1, -1) if channels == 1 else pieces  # (N, 3, t, t)
+    side = rgb.size(-1)
+    out = np.zeros((patched.tokens, side, side, 4), np.uint8)  # (L, t, t, 4): the prefix stays transparent
+    out[patched.prefix :, ..., :3] = (rgb.permute(0, 2, 3, 1).clamp(0, 1) * 255).round().to(torch.uint8).numpy()
+    out[patched.prefix :, ..., 3] = 255
+    out.flags.writeable = False  # shared by every session that reads the cached run
+    return out
