@@ -6,6 +6,7 @@ What the planted-model test proves: on a repeated sequence of random tokens the 
 the planted heads -- head 0.0 by position (it looks one back), head 1.0 by content alone (its query is the
 current token, its key the previous token that head 0.0 wrote into the residual stream): nothing in its
 own weights knows a position, so its induction score can only come from the composition of the two layers.
+The ablation test shows it: with head 0.0's output zeroed, head 1.0 scores what uniform weights score.
 """
 
 from __future__ import annotations
@@ -125,3 +126,46 @@ def test_the_planted_heads_are_found_by_their_scores(listed_gpt2):
     # the zeroed heads are uniform under the causal mask: their scores are exactly the uniform baselines
     assert float(previous[0, 1]) == pytest.approx(patterns.uniform_previous, abs=1e-6)
     assert float(induction[1, 1]) == pytest.approx(patterns.uniform_induction, abs=1e-6)
+
+
+def _induction_without(source, layer: int, head: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The probe's weights (layers, H, L, L) and induction scores (layers, H) with head ``layer.head``'s output
+    zeroed: its d_head features of the merged heads, before ``c_proj`` writes them into the residual stream
+    (``None``: nothing zeroed)."""
+    model = load_checkpoint("planted").model  # the model the source's forward runs
+    d_head = model.config.n_embd // model.config.n_head
+
+    def zero_head(_module, args):
+        merged = args[0].clone()  # (1, L, H·d_head): head h's output in features h·d_head .. (h + 1)·d_head
+        merged[..., head * d_head : (head + 1) * d_head] = 0.0
+        return (merged, *args[1:])
+
+    handle = None if head is None else model.h[layer].attn.c_proj.register_forward_pre_hook(zero_head)
+    try:
+        sequence, maps = source.induction_maps()
+    finally:
+        if handle is not None:
+            handle.remove()
+    return maps, induction_scores(maps, sequence)
+
+
+def test_the_planted_induction_head_works_only_through_the_previous_token_head(listed_gpt2):
+    """Zeroing head 0.0's output takes head 1.0's induction score down to what uniform causal weights score
+    (its keys read only what head 0.0 wrote: without it every key is the same and the weights are uniform);
+    zeroing the other head of layer 0 leaves it where it was (head 0.1's weights are zero, so this checks that
+    the ablation removes one head's features and nothing else)."""
+    source = make_source(WeightSpec("pretrained", checkpoint="planted"))
+    sequence, _ = source.induction_maps()
+    chance = float(induction_scores(causal_uniform(sequence.ids.numel()), sequence)[0, 0])
+    assert chance < 0.05
+    maps, scores = _induction_without(source, 0, None)
+    assert float(scores[INDUCTION_HEAD]) > 0.99
+    without_previous, ablated = _induction_without(source, *PREVIOUS_HEAD)
+    assert float(ablated[INDUCTION_HEAD]) == pytest.approx(chance, abs=1e-3)
+    torch.testing.assert_close(without_previous[0], maps[0])  # layer 0's own weights are untouched: only its output
+    other = (PREVIOUS_HEAD[0], 1 - PREVIOUS_HEAD[1])
+    without_other, kept = _induction_without(source, *other)
+    assert float(kept[INDUCTION_HEAD]) > 0.99
+    torch.testing.assert_close(without_other, maps)
+    _, again = _induction_without(source, 0, None)  # the hooks are gone: the model computes as before
+    torch.testing.assert_close(again, scores, rtol=0, atol=0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -311,9 +312,28 @@ def test_row_behaviour_tells_nan_bias_and_numbers_apart():
 
 
 # ---------------------------------------------------------------- lab 4: the first tutorial's two causal masks
-#: The first tutorial's lines as issue 32 quotes them: section 5 builds the mask, section 2 applies it.
-TUTORIAL_SECTION5 = "mask = torch.triu(torch.ones(seq_len, seq_len) * float('-inf'), diagonal=1)"
-TUTORIAL_SECTION2 = "if mask is not None:\n    scores = scores.masked_fill(mask == 0, float('-inf'))"
+#: The first tutorial's code lines as the article prints them, kept as test data (not read from the module).
+TUTORIAL_QUOTES = Path(__file__).parent / "data" / "tutorial_quotes.txt"
+
+
+def _article_runs() -> dict[str, list[str]]:
+    """``{section: [run, ...]}`` from :data:`TUTORIAL_QUOTES`: each run the lines that follow each other in the
+    article, joined by newlines, indented relative to the run's first line."""
+    _, _, body = TUTORIAL_QUOTES.read_text(encoding="utf-8").partition("\n----\n")
+    sections: dict[str, list[str]] = {}
+    for block in body.strip().split("\n\n"):
+        lines = block.splitlines()
+        if lines[0].startswith("[section "):
+            section, lines = lines[0].strip("[]"), lines[1:]
+        if lines:
+            sections.setdefault(section, []).append("\n".join(lines))
+    return sections
+
+
+def _runs_of(source: str, size: int) -> list[str]:
+    """Every ``size`` consecutive lines of ``source``, dedented, in order."""
+    lines = source.splitlines()
+    return [textwrap.dedent("\n".join(lines[i : i + size])) for i in range(len(lines) - size + 1)]
 
 
 def _float64_scores(model, x):
@@ -327,39 +347,48 @@ def _float64_scores(model, x):
 
 
 def test_the_first_tutorials_code_is_kept_as_it_writes_it_and_says_where_it_comes_from():
-    assert section5_line() == TUTORIAL_SECTION5
-    assert section2_lines() == TUTORIAL_SECTION2
+    article = _article_runs()
+    assert sorted(article) == ["section 2", "section 5"]
+    # the exact quotes the lab shows, read from the module, are the article's lines
+    assert section5_line() in article["section 5"]
+    assert section2_lines() in article["section 2"]
+    # and every line of the article the module keeps is in it, in the article's order
     source = Path(tutorial_code.__file__).read_text(encoding="utf-8")
+    for section, code in (("section 2", inspect.getsource(tutorial_code.MultiHeadAttention)),
+                          ("section 5", inspect.getsource(tutorial_code.section5_causal_mask))):  # fmt: skip
+        found = [_runs_of(code, run.count("\n") + 1).index(run) for run in article[section]]  # ValueError: missing
+        assert found == sorted(found), (section, found)
     assert source.startswith("# fmt: off\n")  # the formatter may not restyle it (single quotes stay)
     header = tutorial_code.__doc__
     assert "first tutorial" in header and "section 2" in header and "section 5" in header
     assert "NOT the project's engine" in header
-    for line in (  # the rest of section 2's module, as the tutorial writes it
-        "class MultiHeadAttention(nn.Module):",
-        "self.W_q = nn.Linear(d_model, d_model)",
-        "self.d_k = d_model // num_heads",
-        "Q = self.W_q(Q).view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)",
-        "scores = torch.matmul(Q, K.transpose(-2, -1)) / math.sqrt(self.d_k)",
-        "attn_weights = F.softmax(scores, dim=-1)",
-        "output = output.transpose(1, 2).contiguous().view(batch_size, -1, self.d_model)",
-        "return self.W_o(output), attn_weights",
-    ):
-        assert line in source, line
+
+
+def _tutorial_weights(scores: torch.Tensor, section5_mask: torch.Tensor) -> torch.Tensor:
+    """Section 2's weights, the formula its code writes: ``masked_fill(mask == 0, -inf)`` sets every cell where
+    the mask is 0 to -inf and leaves the others' scores as they are (the mask's -inf is never added), then the
+    softmax over the keys. Shape: scores (H, L, L), mask (L, L) -> (H, L, L)."""
+    return torch.softmax(scores.masked_fill(section5_mask == 0, float("-inf")), dim=-1)
 
 
 @pytest.mark.parametrize(("length", "seed"), [(5, 0), (7, 3), (2, 1)])
 def test_the_labs_numbers_are_the_tutorials_code_run_as_written(length, seed):
+    """The lab's three weight maps against the formulas, computed here in float64 from the layer's weights, and
+    section 5's mask against its definition: 0 on and below the diagonal, -inf above it."""
     tokens = TOKENS[:length] if length <= len(TOKENS) else [*TOKENS, "[PAD]"]
     case = mixed_causal(tokens, 16, 2, seed)
-    model = build_model(16, 2, seed)
-    module = tutorial_code.MultiHeadAttention(16, 2)  # built here, its own way, and given the same weights
-    module.load_state_dict(model.state_dict())
-    x = token_inputs(tokens, 16, seed)
-    with torch.no_grad():
-        _, weights = module(x, x, x, tutorial_code.section5_causal_mask(length))
-    torch.testing.assert_close(case.as_written, weights[0], equal_nan=True, **EXACT32)
-    torch.testing.assert_close(case.mask, torch.zeros(length, length).masked_fill(
-        torch.ones(length, length, dtype=torch.bool).triu(1), float("-inf")), rtol=0, atol=0)  # fmt: skip
+    above = torch.ones(length, length, dtype=torch.bool).triu(1)  # (L, L): key j after query i
+    section5 = torch.tensor([[float("-inf") if j > i else 0.0 for j in range(length)] for i in range(length)])
+    torch.testing.assert_close(case.mask, section5, rtol=0, atol=0)
+    scores = _float64_scores(build_model(16, 2, seed), token_inputs(tokens, 16, seed))  # (H, L, L)
+    as_written = _tutorial_weights(scores, section5.double())
+    torch.testing.assert_close(case.as_written.double(), as_written, equal_nan=True, rtol=0, atol=1e-6)
+    causal = torch.softmax(scores.masked_fill(above, float("-inf")), dim=-1)  # keys j <= i
+    torch.testing.assert_close(case.intended.double(), causal, rtol=0, atol=1e-6)
+    # this engine given the cells section 2 lets through (j > i): the same weights, and zeros, not NaN, in the
+    # last row, which has no such cell
+    same_cells = torch.nan_to_num(as_written, nan=0.0)
+    torch.testing.assert_close(case.same_cells.double(), same_cells, rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize(("length", "seed"), [(1, 0), (2, 0), (6, 0), (6, 5), (10, 2)])

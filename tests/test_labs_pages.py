@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import json
@@ -15,18 +16,23 @@ import pytest
 import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
+from tolerances import printed_forms
 
 from components.i18n import t
 from components.labs import cross, encoder, loop, reshape
 from components.labs.common import format_bytes
 from components.nav import LAB_PAGES
 from components.safe_text import md_escape
+from mha.config import AttentionConfig
 from mha.experiments import tutorial_code
 from mha.experiments.inputs import token_inputs
 from mha.experiments.tutorial_causal import FIX_CODE, section2_lines, section5_line, tutorial_module
 from mha.masks import causal_mask
+from mha.pipeline import AttentionRun, run_attention
+from mha.sources import make_source
 from mha.sources.seeded import build_model
 from mha.tokens import token_labels, tokenize
+from mha.training.tasks import IGNORE
 
 REPO = Path(__file__).resolve().parents[1]
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -471,14 +477,66 @@ def _column_values(at: AppTest, key: str, **params) -> list[str]:
     return list(find_table(at, key, **params)[column(key, **params)])
 
 
+def _float64_layer_run(**choices: object) -> AttentionRun:
+    """The main page's run for ``choices`` (the layer, its input and mask), with the layer copied to float64."""
+    run = run_attention(AttentionConfig(**choices))
+    return dataclasses.replace(run, model=copy.deepcopy(run.model).double(), x=run.x.double())
+
+
+def _weights_and_vectors(run: AttentionRun, query: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Query ``query``'s weights α (H, L) and every head's f_h(x_j) (H, L, D), computed here in float64 from the
+    layer's weight matrices: α = softmax over the kept keys of q_i·k_j / √d_k, and f_h(x_j) the value of x_j in
+    head h (bias included) times the d_k columns of W_o that read head h (Kobayashi et al. 2020)."""
+    model, x = run.model, run.x[0]  # x: (L, D)
+    length, heads, d_k, d_model = x.size(0), model.num_heads, model.d_k, model.d_model
+    q, k, v = (
+        (x @ linear.weight.T + linear.bias).view(length, heads, d_k).transpose(0, 1)  # (L, D) -> (H, L, Dh)
+        for linear in (model.W_q, model.W_k, model.W_v)
+    )
+    scores = (k @ q[:, query].unsqueeze(-1)).squeeze(-1) / d_k**0.5  # (H, L, Dh) @ (H, Dh, 1) -> (H, L)
+    keep = torch.ones(heads, length, dtype=torch.bool)
+    if run.mask is not None:
+        keep = torch.broadcast_to(run.mask, (1, heads, length, length))[0, :, query]  # (H, L)
+    weights = torch.softmax(scores.masked_fill(~keep, float("-inf")), dim=-1)  # (H, L)
+    w_o = model.W_o.weight.view(d_model, heads, d_k)  # (D, H·Dh) -> (D, H, Dh)
+    vectors = torch.einsum("hjd,ehd->hje", v, w_o)  # (H, L, Dh) x (D, H, Dh) -> (H, L, D)
+    return weights, vectors
+
+
+def _output_row(run: AttentionRun, query: int, mask: torch.Tensor | None) -> torch.Tensor:
+    """The layer's own forward, rerun: row ``query`` of its output (D,)."""
+    with torch.inference_mode():
+        return run.model(run.x, run.x, run.x, mask)[0][0, query]
+
+
+def _shown(printed: str, value: float) -> bool:
+    """A table cell (three decimals) shows ``value`` (computed here)."""
+    return printed in printed_forms(value, ".3f")
+
+
 def test_attribution_shows_the_main_pages_layer_and_its_three_measures():
-    at = open_with_session("pages/11_attribution.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
+    """The default view (the last query, all heads, masking a key): each column against this test's float64
+    computation from the layer's weights, and the effect against the layer rerun with the key masked."""
+    choices = {"d_model": 32, "num_heads": 4, "tokens": "the cat sat on the mat"}
+    at = open_with_session("pages/11_attribution.py", **choices)
     assert not at.exception, at.exception
     assert "d_model = 32 · 4 heads" in text_of(at)
-    keys = _column_values(at, "lab.attribution.col.key")
+    table = find_table(at, "lab.attribution.col.key")
+    keys = list(table[column("lab.attribution.col.key")])
     assert keys == ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]
-    weights = [float(v) for v in find_table(at, "lab.attribution.col.key")[column("lab.attribution.measure.weight")]]
-    assert sum(weights) == pytest.approx(1.0, abs=1e-2)  # the mean over heads of a softmax row
+    run, query = _float64_layer_run(**choices), 5
+    weights, vectors = _weights_and_vectors(run, query)  # (H, L), (H, L, D)
+    length, heads = len(keys), weights.size(0)
+    full = _output_row(run, query, run.mask)
+    for key in range(length):
+        row = table.iloc[key]
+        assert _shown(row[column("lab.attribution.measure.weight")], float(weights[:, key].mean())), key
+        added = (weights[:, key, None] * vectors[:, key]).sum(dim=0)  # Σ_h α_h f_h(x_j): (D,)
+        assert _shown(row[column("lab.attribution.measure.norm")], float(added.norm())), key
+        blocked = torch.ones(1, heads, length, length, dtype=torch.bool)
+        blocked[:, :, query, key] = False  # key j masked for this query, in every head
+        effect = float((_output_row(run, query, blocked) - full).norm())
+        assert _shown(row[column("lab.attribution.measure.effect_mask")], effect), key
     bars = chart_data(at)[0]
     assert set(bars["key"]) == set(keys) and len(bars) == 3 * len(keys)  # three measures per key
     assert len(find_table(at, "lab.attribution.col.rho")) == 1 + 4  # the layer and every head
@@ -486,26 +544,91 @@ def test_attribution_shows_the_main_pages_layer_and_its_three_measures():
 
 
 def test_attribution_zeroing_a_value_removes_exactly_the_norm_and_a_causal_mask_drops_keys():
-    at = open_with_session("pages/11_attribution.py", d_model=32, num_heads=4, tokens="the cat sat on the mat",
-                           mask_type="causal")  # fmt: skip
+    """Zeroing v_j is rerun here through the layer's own forward (a hook zeroes head 1's slice of key j's value):
+    the drop of the output is the effect column, and the norm column is ‖α f_h(x_j)‖ computed from the weights."""
+    choices = {"d_model": 32, "num_heads": 4, "tokens": "the cat sat on the mat", "mask_type": "causal"}
+    at = open_with_session("pages/11_attribution.py", **choices)
     at.selectbox(key="attribution_query").set_value(2).run()
     at.selectbox(key="attribution_head").set_value(1).run()
     at.radio(key="attribution_ablation").set_value("zero_value").run()
     assert not at.exception, at.exception
     table = find_table(at, "lab.attribution.col.key")
     assert list(table[column("lab.attribution.col.key")]) == ["0:the", "1:cat", "2:sat"]  # keys after 2 are masked
-    norm = table[column("lab.attribution.measure.norm")]
-    assert list(table[column("lab.attribution.measure.effect_zero_value")]) == list(norm)
+    run, query, head = _float64_layer_run(**choices), 2, 1
+    weights, vectors = _weights_and_vectors(run, query)
+    d_k = run.model.d_k
+    full = _output_row(run, query, run.mask)
+    for key in range(query + 1):
+        row = table.iloc[key]
+        assert _shown(row[column("lab.attribution.measure.weight")], float(weights[head, key])), key
+        norm = float((weights[head, key] * vectors[head, key]).norm())
+        assert _shown(row[column("lab.attribution.measure.norm")], norm), key
+
+        def zero_value(_module, _inputs, value, key=key):  # value: (1, L, D); head 1's d_k features of key j
+            value = value.clone()
+            value[0, key, head * d_k : (head + 1) * d_k] = 0.0
+            return value
+
+        handle = run.model.W_v.register_forward_hook(zero_value)
+        try:
+            zeroed = _output_row(run, query, run.mask)
+        finally:
+            handle.remove()
+        effect = float((zeroed - full).norm())
+        assert _shown(row[column("lab.attribution.measure.effect_zero_value")], effect), key
+    assert len({float(v) for v in table[column("lab.attribution.measure.norm")]}) == 3  # three keys, three sizes
 
 
 def test_attribution_measures_the_prediction_of_a_trained_task(short_trainings):
-    state = {"weights": "trained", "task": "previous_and_first", "d_model": 32, "num_heads": 2,
-             "tokens": "3 1 4 1 5 9", "attribution_query": 4}  # fmt: skip
-    at = open_with_session("pages/11_attribution.py", **state)
+    """Each key's drop of the predicted token's probability against the trained model rerun here, whole, with
+    that key masked for the query in the shown layer (a pre-hook swaps that layer's mask)."""
+    choices = {"weights": "trained", "task": "previous_and_first", "d_model": 32, "num_heads": 2,
+               "tokens": "3 1 4 1 5 9"}  # fmt: skip
+    query = 4
+    at = open_with_session("pages/11_attribution.py", **choices, attribution_query=query)
     assert not at.exception, at.exception
     drops = _column_values(at, "lab.attribution.col.drop")
-    assert len(drops) == 6 and all(float(d.split()[0]) <= 1.0 for d in drops)
     assert any(m.value.startswith("Prediction at this query") for m in at.markdown)
+    config = AttentionConfig(**choices)
+    source = make_source(config.weight_spec)  # the page's training, finished: the same model
+    run = run_attention(config, source)
+    model = copy.deepcopy(source.trained.model).double().eval()
+    ids = source.sequence(config)[0].view(1, -1)  # (1, L)
+    length = ids.size(1)
+    scored = source.task.targets(ids)[0, :, query] != IGNORE  # (R,): the outputs the task scores at the query
+    assert len(drops) == length and bool(scored.any())
+
+    def probabilities(layer_mask: torch.Tensor | None) -> torch.Tensor:
+        """(R, C) at the query, with ``layer_mask`` in the shown layer (every other layer keeps the run's)."""
+
+        def swap(_module, args):
+            return (*args[:3], layer_mask)
+
+        handle = model.layers[run.layer].register_forward_pre_hook(swap)
+        try:
+            with torch.inference_mode():
+                return torch.softmax(model.logits(ids, run.mask)[0, :, query], dim=-1)  # (R, C)
+        finally:
+            handle.remove()
+
+    base = probabilities(run.mask)
+    predicted = base.argmax(dim=-1)  # (R,)
+    heads = run.model.num_heads
+    keep = torch.ones(1, heads, length, length, dtype=torch.bool)
+    if run.mask is not None:
+        keep = torch.broadcast_to(run.mask, keep.shape).clone()
+    largest = []
+    for key in range(length):
+        blocked = keep.clone()
+        blocked[:, :, query, key] = False
+        after = probabilities(blocked)
+        drop = (base - after).gather(-1, predicted.view(-1, 1)).squeeze(-1)[scored]  # (scored R,)
+        flip = bool((after.argmax(dim=-1) != predicted)[scored].any())
+        printed = drops[key].split()
+        assert printed[0] in printed_forms(float(drop.max()), lambda v: f"{round(v, 3) + 0.0:+.3f}"), (key, drops)
+        assert (printed[1:] == ["⚑"]) == flip, (key, drops)
+        largest.append(float(drop.max()))
+    assert max(abs(d) for d in largest) > 1e-3  # the keys matter: a column of zeros would not pass
 
 
 def test_attribution_says_what_it_measures_for_a_checkpoint(listed_tiny):

@@ -29,6 +29,8 @@ from components.controls import error_message
 from components.i18n import t
 from components.locale import CATALOG
 from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.experiments import windows as windows_module
+from mha.experiments.timing import Timing
 from mha.experiments.windows import (
     cost_rows,
     cyclic_shift,
@@ -307,6 +309,55 @@ def test_mean_attention_distance_of_constructed_heads():
         mean_attention_distance(weights, rows=3, columns=2, patch=4)
 
 
+def _distance_by_loops(weights: torch.Tensor, rows: int, columns: int, patch: int) -> tuple[list[float], list[float]]:
+    """Per head of (H, 1 + N, 1 + N) weights ([CLS] first): the mean over the query patches of Σ weight × the
+    distance between the two patches' centres, patch n's centre ((n // columns + ½)·p, (n % columns + ½)·p) pixels
+    from the top-left corner; and the mean weight the query patches give [CLS]. Plain loops."""
+    patches = rows * columns
+    pixels, cls_share = [], []
+    for head in weights.tolist():
+        total = on_cls = 0.0
+        for query in range(patches):
+            y, x = (query // columns + 0.5) * patch, (query % columns + 0.5) * patch
+            on_cls += head[1 + query][0]
+            for key in range(patches):
+                key_y, key_x = (key // columns + 0.5) * patch, (key % columns + 0.5) * patch
+                total += head[1 + query][1 + key] * math.hypot(y - key_y, x - key_x)
+        pixels.append(total / patches)
+        cls_share.append(on_cls / patches)
+    return pixels, cls_share
+
+
+def test_mean_attention_distance_of_heads_on_a_grid_wider_than_tall():
+    """A 3 × 4 grid of 5-pixel patches after [CLS] (L = 13), each head's pixels worked out by hand."""
+    rows, columns, patch = 3, 4, 5
+    patches = rows * columns
+    weights = torch.zeros(4, 1 + patches, 1 + patches, dtype=torch.float64)  # (H, L, L)
+    for query in range(patches):
+        row, col = divmod(query, columns)
+        # head 0: the patch to the right, 5 pixels away; the last column's 3 queries, with none, look at [CLS]
+        weights[0, 1 + query, 1 + query + 1 if col < columns - 1 else 0] = 1.0
+        # head 1: the patch below, 5 pixels away; the last row's 4 queries look at themselves, 0 pixels
+        weights[1, 1 + query, 1 + query + columns if row < rows - 1 else 1 + query] = 1.0
+        # head 3: half on [CLS], half on the far corner r2c3 (0 pixels from itself)
+        weights[3, 1 + query, 0] = weights[3, 1 + query, patches] = 0.5
+    weights[2, 1:, 1:] = 1 / patches  # head 2: uniform over the patches
+    weights[:, 0] = 1 / (1 + patches)  # [CLS]'s own row plays no part
+    distance = mean_attention_distance(weights, rows, columns, patch)
+    # head 0: 9 queries × 5 pixels + 3 × 0, over 12 queries; 3 of 12 rows' weight on [CLS]
+    # head 1: 8 queries × 5 pixels + 4 × 0, over 12
+    # head 2: the mean distance between two of the 12 centres, over all 144 ordered pairs, by loops
+    centres = [((n // columns + 0.5) * patch, (n % columns + 0.5) * patch) for n in range(patches)]
+    pairwise = sum(math.dist(a, b) for a in centres for b in centres) / patches**2
+    # head 3: half the weight × the distance to r2c3, centre (12.5, 17.5), averaged over the queries
+    far = sum(0.5 * math.dist(c, (12.5, 17.5)) for c in centres) / patches
+    expected = [45 / 12, 40 / 12, pairwise, far]
+    torch.testing.assert_close(distance.pixels, torch.tensor(expected, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(distance.cls_share, torch.tensor([0.25, 0, 0, 0.5], dtype=torch.float64))
+    pixels, cls_share = _distance_by_loops(weights, rows, columns, patch)  # the loops agree with the hand
+    assert pixels == pytest.approx(expected) and cls_share == pytest.approx([0.25, 0, 0, 0.5])
+
+
 def test_uniform_attention_distance_is_the_mean_distance_between_patches_less_clss_share():
     # 2 × 2 patches of 4 pixels after [CLS]: each weight 1/5; from every patch the distances 0, 4, 4, 4·√2
     assert uniform_attention_distance(2, 2, 4) == pytest.approx((4 + 4 + 4 * math.sqrt(2)) / 5)
@@ -484,8 +535,10 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
     assert note.code == "trained_digit" and note.params["label"] == 7
     photo = run_attention(dataclasses.replace(config, image="photo-flower"), digits_source)
     assert photo.notes[0].code == "trained_image" and photo.x.shape == (1, 17, 16)
-    distance = mean_attention_distance(run.trace.weights[0], 4, 4, 2)
-    assert distance.pixels.shape == (2,) and bool((distance.pixels >= 0).all())
+    distance = mean_attention_distance(run.trace.weights[0], 4, 4, 2)  # the 8 × 8 digit in 2-pixel patches
+    pixels, cls_share = _distance_by_loops(run.trace.weights[0], 4, 4, 2)
+    torch.testing.assert_close(distance.pixels, torch.tensor(pixels, dtype=torch.float64), rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(distance.cls_share, torch.tensor(cls_share, dtype=torch.float64), rtol=1e-6, atol=1e-6)
 
 
 def test_an_upload_goes_through_the_same_source(digits_source):
@@ -589,24 +642,69 @@ def test_query_weights_look_only_where_each_rule_lets_them():
         assert bool((weights[view][:, ~allowed] == 0).all()) and bool((weights[view][:, allowed] > 0).all())
 
 
-def test_multiply_adds_follow_the_swin_papers_formulas():
-    n, d, m = 64, 32, 4
-    assert multiply_adds("global", n, d, m) == 4 * n * d * d + 2 * n * n * d
-    assert multiply_adds("windows", n, d, m) == 4 * n * d * d + 2 * m * m * n * d
-    rows = cost_rows((8, 16), d, m)
-    assert [row.patches for row in rows] == [64, 256]
-    attention = [row.global_madds - 4 * row.patches * d * d for row in rows]
-    windowed = [row.window_madds - 4 * row.patches * d * d for row in rows]
-    assert attention[1] == 16 * attention[0] and windowed[1] == 4 * windowed[0]  # 4× the area: N² vs N
+def test_multiply_adds_are_the_swin_papers_numbers():
+    """Liu et al. 2021 (Swin Transformer), eq. (1) and (2): Ω(MSA) = 4hwC² + 2(hw)²C, Ω(W-MSA) = 4hwC² + 2M²hwC,
+    worked out by hand for Swin-T's settings (M = 7): stage 1, h = w = 56, C = 96; stage 2, h = w = 28, C = 192.
+
+    Stage 1: hw = 3136; 4·3136·96² = 4·3136·9216 = 115,605,504; 2·3136²·96 = 2·9,834,496·96 = 1,888,223,232;
+    2·7²·3136·96 = 98·301,056 = 29,503,488. MSA: 2,003,828,736; W-MSA: 145,108,992.
+    Stage 2: hw = 784; 4·784·192² = 4·784·36,864 = 115,605,504 (the same); 2·784²·192 = 2·614,656·192 =
+    236,027,904; 2·7²·784·192 = 98·150,528 = 14,751,744. MSA: 351,633,408; W-MSA: 130,357,248.
+    """
+    assert multiply_adds("global", 56 * 56, 96, 7) == 2_003_828_736
+    assert multiply_adds("windows", 56 * 56, 96, 7) == 145_108_992
+    assert multiply_adds("global", 28 * 28, 192, 7) == 351_633_408
+    assert multiply_adds("windows", 28 * 28, 192, 7) == 130_357_248
+    rows = cost_rows((56, 28), 96, 7)
+    assert [(row.side, row.patches) for row in rows] == [(56, 3136), (28, 784)]
+    assert (rows[0].global_madds, rows[0].window_madds) == (2_003_828_736, 145_108_992)
+    # 28 × 28 at C = 96: 4·784·9216 = 28,901,376; 2·784²·96 = 118,013,952; 2·49·784·96 = 7,375,872
+    assert (rows[1].global_madds, rows[1].window_madds) == (146_915_328, 36_277_248)
     with pytest.raises(ValueError, match="unknown method"):
-        multiply_adds("sliding", n, d, m)
+        multiply_adds("sliding", 64, 32, 4)
 
 
 def test_measure_windows_reports_both_methods_per_grid():
     steady = measure_windows_steady((4, 8), 16, 2, 4, repeats=3)
-    assert [row.side for row in steady.result] == [4, 8]
-    assert all(row.global_time.median_s > 0 and row.window_time.median_s > 0 for row in steady.result)
+    assert [row.side for row in steady.result] == [4, 8]  # the grids asked for, in order
+    for row in steady.result:
+        for timing in (row.global_time, row.window_time):
+            assert timing.rounds == 3, timing  # the rounds asked for
+            assert all(math.isfinite(v) for v in (timing.low_s, timing.median_s, timing.high_s)), timing
+            assert 0 < timing.low_s <= timing.median_s <= timing.high_s, timing  # quartiles in order
     assert 1 <= steady.attempts <= 3
+    assert steady.trusted == (steady.breaks == ())
+
+
+@pytest.mark.parametrize(
+    ("seconds", "attempts", "broken"),
+    [
+        # global 16×, windows 8×: each twice its work's growth (8× and 4×), the most allowed
+        ({4: (1.0, 1.0), 8: (16.0, 8.0)}, 1, ()),
+        # global 17×, windows 9×: each more than twice its work: flagged with the work's growth, measured 3 times
+        ({4: (1.0, 1.0), 8: (17.0, 9.0)}, 3, (("global", 17.0, 8.0), ("windows", 9.0, 4.0))),
+    ],
+)
+def test_measure_windows_checks_each_time_against_its_counted_work(monkeypatch, seconds, attempts, broken):
+    """The times are set here (no clock): from a 4 × 4 grid to 8 × 8 (N = 16 to 64, D = 16, M = 4) the counted
+    work of global attention, 4·N·16² + 2·N²·16 = 1024·N + 32·N², grows from 24,576 to 196,608 (8×, N² at work),
+    and that of the windows, 4·N·16² + 2·4²·N·16 = 1536·N, from 24,576 to 98,304 (4×, linear in N)."""
+    timed: list[tuple] = []
+
+    def set_times(calls, repeats):
+        timed.append(calls)
+        side = math.isqrt(calls[0]()[1].size(-1))  # the global call's weights: (1, H, N, N)
+        return [Timing(s, s, s, repeats) for s in seconds[side]]
+
+    monkeypatch.setattr(windows_module, "time_calls", set_times)
+    steady = measure_windows_steady((4, 8), 16, 2, 4, repeats=3)
+    assert steady.attempts == attempts and len(timed) == 2 * attempts
+    assert [(b.series, b.size_from, b.size_to, b.time_ratio, b.work_ratio) for b in steady.breaks] == [
+        (series, 4, 8, time_ratio, work_ratio) for series, time_ratio, work_ratio in broken
+    ]
+    global_call, window_call = timed[-1]  # the 8 × 8 grid's calls: global attention, then shifted windows
+    assert global_call()[1].shape == (1, 2, 64, 64)
+    assert window_call()[1].shape == (64 // 16, 2, 16, 16)  # 4 windows of 4 × 4 patches, every head
 
 
 # ---------------------------------------------------------------- the page

@@ -11,7 +11,7 @@ Source: the first tutorial, the Chinese article on 多头注意力 (multi-head a
 that it can be called. Lab 4 passes the second to the first, as the tutorial invites, and shows what comes out
 (:mod:`mha.experiments.tutorial_causal`). Keep this file as the tutorial writes it: no fixes, no
 restyling, no shape comments, single quotes (``# fmt: off`` keeps the formatter away); section 5's line
-and section 2's two mask lines are exact quotes (issue 32), so compare with the article before changing any.
+and section 2's two mask lines are exact quotes, so compare with the article before changing any.
 The lab shows lines of it on the page as they are here, and its tests check that they are the tutorial's.
 """
 
