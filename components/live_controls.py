@@ -132,6 +132,6 @@ def _followed(choices: controls.Choices) -> AttentionConfig | None:
         followed = AttentionConfig(**choices)
     except ConfigError:  # the page says why, in a full run
         return None
-    if config.weights == "random" or (config.reads_image and followed.weight_spec == config.weight_spec):
+    if config.weights == "random" or (config.trains_on_images and followed.weight_spec == config.weight_spec):
         return followed
     return None

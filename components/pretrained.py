@@ -8,7 +8,6 @@ Each function does nothing for other weight sources, so the page calls them unco
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import cast
 
@@ -19,13 +18,13 @@ from torch import Tensor
 
 from components import runner
 from components.checkpoints import FINDER_REQUEST, PAIRS
-from components.controls import error_message, source_message
+from components.controls import source_message, with_random_weights
 from components.head_picker import move_head
 from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
-from mha.config import AttentionConfig, ConfigError
+from mha.config import AttentionConfig
 from mha.head_finder import find_token, head_weights, rank_heads, rank_table
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
@@ -59,11 +58,7 @@ def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
             runner.cached_source(config.weight_spec)
     except SourceUnavailableError as error:
         st.error(source_message(error))
-        try:
-            return dataclasses.replace(config, weights="random")
-        except ConfigError as bad:  # the learner's own sizes or text do not run either
-            st.error(error_message(bad))
-            return None
+        return with_random_weights(config)
     return config
 
 

@@ -7,7 +7,7 @@ allowed request.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
@@ -31,6 +31,8 @@ __all__ = [
     "Limits",
     "WeightSpec",
     "check_token_count",
+    "trains_on_images",
+    "weight_spec_of",
 ]
 
 
@@ -206,23 +208,16 @@ class AttentionConfig:
         return self.hub_id or self.checkpoint
 
     @property
-    def reads_image(self) -> bool:
-        """Whether the run's input is ``image`` (an image task with trained weights), not the text."""
-        return self.weights == "trained" and self.task in IMAGE_TASKS
+    def trains_on_images(self) -> bool:
+        """Whether the weights are trained here on images (an image task), so the run reads ``image``, not the text.
+        A checkpoint that reads images (a ViT) is known only from its ``config.json``: the page's controls decide
+        that (``components.controls.reads_image``)."""
+        return trains_on_images(self.weights, self.task)
 
     @property
     def weight_spec(self) -> WeightSpec:
-        """The part of this config that determines the weights (a source's cache key)."""
-        if self.weights == "pretrained" and self.hub_id:
-            return WeightSpec("pretrained", hub_id=self.hub_id)
-        if self.weights == "pretrained":
-            return WeightSpec("pretrained", checkpoint=self.checkpoint)
-        if self.reads_image:
-            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, patch=self.patch)
-        if self.weights == "trained":
-            text = " ".join(tokenize(self.tokens, self.tokenizer)) if self.task == "unscramble" else None
-            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
-        return WeightSpec("random", self.d_model, self.num_heads, self.seed)
+        """The part of this config that determines the weights (a source's cache key): :func:`weight_spec_of`."""
+        return weight_spec_of(self.__dict__)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for the first choice that cannot be run.
@@ -250,7 +245,9 @@ class AttentionConfig:
             )
 
     def _validate_text(self) -> None:
-        if self.weights != "pretrained" and not self.reads_image:  # a checkpoint counts its own; an image has patches
+        if (
+            self.weights != "pretrained" and not self.trains_on_images
+        ):  # a checkpoint counts its own; an image has patches
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
     def _validate_weights(self) -> None:
@@ -338,3 +335,34 @@ def _check_domain(name: str, domain: Domain, value: object) -> None:
         raise ConfigError(
             name, "too_long_text", f"the text may have at most {domain.high} characters", high=domain.high
         )
+
+
+def trains_on_images(weights: object, task: object) -> bool:
+    """Whether ``weights`` and ``task`` train a model on images here (an image task with trained weights)."""
+    return weights == "trained" and task in IMAGE_TASKS
+
+
+def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
+    """The part of a config's choices that determines the weights (a source's cache key): the one rule, for a
+    validated :class:`AttentionConfig` and for the controls' values before they validate (the layer control asks
+    the source's sizes).
+
+    Args:
+        choices: the config's fields by name (``weights``, ``d_model``, ``num_heads``, ``seed``, ``task``,
+            ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``).
+    """
+    weights, hub_id = choices["weights"], str(choices.get("hub_id", "")).strip()
+    if weights == "pretrained":
+        return (
+            WeightSpec("pretrained", hub_id=hub_id)
+            if hub_id
+            else WeightSpec("pretrained", checkpoint=choices["checkpoint"])
+        )
+    sizes = (choices["d_model"], choices["num_heads"], choices["seed"])
+    task = choices["task"]
+    if trains_on_images(weights, task):
+        return WeightSpec("trained", *sizes, task=task, patch=choices["patch"])
+    if weights == "trained":
+        text = " ".join(tokenize(str(choices["tokens"]), choices["tokenizer"])) if task == "unscramble" else None
+        return WeightSpec("trained", *sizes, task=task, text=text)
+    return WeightSpec("random", *sizes)

@@ -4,8 +4,9 @@
   A head that always looks one token back scores 1; uniform causal weights score the mean of
   1/(i+1).
 * **Induction score** (Olsson et al. 2022, "In-context Learning and Induction Heads"; essentially the
-  measurement of TransformerLens's tutorials, which average 10 sequences drawn with repeats allowed and whose
-  diagonal also takes the first copy's last two queries): on one seeded sequence of n distinct random tokens
+  measurement of ARENA's TransformerLens exercises, which average 10 sequences drawn with repeats allowed after a
+  BOS, and whose diagonal also takes the first copy's last two queries; TransformerLens's Main Demo has no BOS and
+  takes one): on one seeded sequence of n distinct random tokens
   repeated once, r_0 .. r_{n-1} r_0 .. r_{n-1} (after a prefix such as a BOS token), the mean over the
   second copy's positions of the weight on the token right after the same token's earlier copy: from
   position ``start + n + t`` to ``start + t + 1``. Nothing in the tokens' meaning predicts that key;

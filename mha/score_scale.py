@@ -7,9 +7,9 @@ is. That is variance 1 only when σ_q·σ_k = 1: ``nn.Linear``'s default initial
 ±1/√d_model) gives entries of variance about a third of the input's, so on random weights the scaled scores
 spread less than 1.
 
-The biases give the entries means μ_q and μ_k. Independent entries with means have products of variance
-(σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k², which is what :class:`ScoreSpread` predicts from; still approximate, since
-each feature has its own bias (the entries are not draws from one distribution).
+The entries have means μ_q and μ_k (from the biases and from the inputs' own mean). Independent entries with
+means have products of variance (σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k², which is what :class:`ScoreSpread`
+predicts from; still approximate, since each feature has its own mean (the entries are not draws from one distribution).
 
 When queries line up with their keys (what trained W_q and W_k learn), the entries are not independent: a score
 then grows like d_k, and dividing by √d_k leaves a spread that still grows like √d_k.
@@ -24,7 +24,8 @@ from torch import Tensor
 
 __all__ = ["PREDICTION_SLACK", "ScoreSpread", "score_spread"]
 
-#: How far the scaled scores' spread may stray from σ_q·σ_k (as a factor either way) and still be "about" it.
+#: How far the scaled scores' spread may stray from :attr:`ScoreSpread.product_std` (as a factor either way) and
+#: still be "about" it.
 PREDICTION_SLACK = 1.5
 
 
@@ -39,6 +40,7 @@ class ScoreSpread:
     scaled_std: float
     q_mean: float = 0.0
     k_mean: float = 0.0
+    scores: int = 0  # how many scores the spreads are measured over
 
     @property
     def product_std(self) -> float:
@@ -69,6 +71,12 @@ class ScoreSpread:
         W_k that line queries up with their keys make the entries dependent, and the spread larger)."""
         return 1 / PREDICTION_SLACK <= self.prediction_ratio <= PREDICTION_SLACK
 
+    @property
+    def wider_than_predicted(self) -> bool:
+        """The scaled scores spread more than :data:`PREDICTION_SLACK` times the prediction: queries lined up with
+        keys (what trained W_q and W_k learn)."""
+        return self.prediction_ratio > PREDICTION_SLACK
+
 
 def _std(values: Tensor) -> float:
     return float(values.double().std(correction=0))
@@ -97,4 +105,5 @@ def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: fl
         scaled_std=_std(raw_scores * scale),  # (H, Lq, Lk)
         q_mean=float(q_heads.double().mean()),
         k_mean=float(k_heads.double().mean()),
+        scores=raw_scores.numel(),
     )

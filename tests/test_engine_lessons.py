@@ -96,7 +96,8 @@ def test_dividing_by_root_d_k_leaves_sigma_q_sigma_k_whatever_d_k(d_k, sigma_q, 
 @pytest.mark.parametrize(("mean_q", "mean_k"), [(0.0, 0.0), (1.0, 0.5), (-0.8, 1.2)])
 def test_the_scaled_spread_follows_the_mean_aware_product_formula(mean_q, mean_k):
     """Independent entries with means: a product's variance is (σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k², not σ_q²σ_k²
-    (1.0 and 0.5 about doubles it). The prediction must follow the data within 5 %, with or without means."""
+    (1.0 and 0.5 about double the standard deviation). The prediction must follow the data within 5 %, with or
+    without means."""
     generator = torch.Generator().manual_seed(7)
     q = mean_q + 0.6 * torch.randn(2, 200, 64, generator=generator, dtype=torch.float64)  # (H, Lq, Dh)
     k = mean_k + 0.6 * torch.randn(2, 200, 64, generator=generator, dtype=torch.float64)  # (H, Lk, Dh)

@@ -506,7 +506,7 @@ def digits_source() -> TrainedSource:
 
 def test_a_digits_config_needs_no_text_and_keys_its_weights_by_patch():
     config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="", patch=4)
-    assert config.reads_image and config.weight_spec.patch == 4 and config.weight_spec.text is None
+    assert config.trains_on_images and config.weight_spec.patch == 4 and config.weight_spec.text is None
     assert AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous").weight_spec.patch is None
     with pytest.raises(ConfigError) as empty:
         AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous", tokens="")
@@ -720,7 +720,7 @@ def test_a_digits_link_trains_then_shows_the_patches_through_the_four_steps(shor
     at.run()
     assert not at.exception and not at.error
     page = "\n".join(str(e.value) for kind in ("markdown", "caption", "success", "info") for e in at.get(kind))
-    assert f"Trained in {SHORT_TRAINING_STEPS} steps" in page and "364 held-out digits" in page
+    assert f"Trained in {SHORT_TRAINING_STEPS} steps" in page and "364 held-out validation digits" in page
     assert "a handwritten 3 that the model never trained on" in page  # the default image, digit-3
     for title in ("step1.title", "step2.title", "step3.title", "step4.title"):
         assert t(title) in page, title

@@ -260,6 +260,7 @@ def _render_cost(window: int) -> None:
             patches=f"{last.patches:,}",
             side=last.side,
             pixels=f"{last.side * COST_PATCH_PX:,}",
+            patch=COST_PATCH_PX,
             ratio=f"{last.global_madds / last.window_madds:,.0f}",
         )
     )

@@ -49,7 +49,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Per head, each measure is that head's; for all heads together the weight is the mean over heads (what an "
         "averaged map shows), the norm is ‖Σ_h α^h f_h(x_j)‖ and the effect removes the key from every head. The "
         "tutorial (6.2): attention weights cannot be taken as wholly the same as “the reason the model predicts "
-        "this”; they show where the computation looks.",
+        "this”; they can only reflect where the computation looks.",
         "zh": "查询 i 的输出是对所有头 h 和所有键 j 求和，再加上 W_o 的偏置：\n\n"
         "output_i = Σ_h Σ_j α_ij^h · f_h(x_j) + b_o，其中 f_h(x_j) = v_j^h · (W_o^h)ᵀ\n\n"
         "v_j^h 是 v_j = x_j W_vᵀ + b_v 中属于头 h 的那一段，W_o^h 是 W_o 中读取头 h 的那 d_k 列。注意力图只显示 α。"

@@ -433,33 +433,41 @@ MESSAGES: dict[str, dict[str, str]] = {
         "whatever d_k is: the spread no longer depends on d_k. That is variance 1 only when σ_q·σ_k = 1, which "
         "`nn.Linear`'s default initialisation does not give (its weights are uniform in ±1/√d_model: an input of "
         "variance 1 gives entries of variance about 1/3). Here, over all {heads} heads, σ_q = {q_std} and "
-        "σ_k = {k_std}, and the biases give the entries means μ_q = {q_mean} and μ_k = {k_mean}. With means, a "
-        "product's standard deviation is √((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²) = {expected_scaled}, so the "
-        "sum's is about {expected_raw}: the raw scores have a standard deviation of {raw_std}, the scaled ones "
-        "{scaled_std}. The prediction is approximate: each feature has its own "
-        "bias, so the entries are not draws from one distribution.",
+        "σ_k = {k_std}, and the entries have means μ_q = {q_mean} and μ_k = {k_mean} (from the biases and from the "
+        "inputs' own mean). With means, a product's standard deviation is "
+        "√((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²) = {expected_scaled}, so the sum's is about {expected_raw}: the "
+        "raw scores have a standard deviation of {raw_std}, the scaled ones {scaled_std}. The prediction is "
+        "approximate: each feature has its own mean, so the entries are not draws from one distribution.",
         "zh": "**为什么要除以 √d_k？** 分数 q·k 是 d_k 个乘积 q_i·k_i 之和。若 Q 和 K 的元素相互独立、均值为 0"
         "（论文的假设），标准差分别为 σ_q 和 σ_k，则每个乘积的标准差为 σ_q·σ_k，求和后约为 σ_q·σ_k·√d_k："
         "分数大约按 √d_k 增长（这里 √{d_k} ≈ {root}）。分数很大时 softmax 趋向独热（one-hot）："
         "一个权重接近 1，其余接近 0。此时梯度几乎消失，这一层就学不动了。除以 √d_k 之后约剩 σ_q·σ_k，"
         "无论 d_k 多大：分数的离散程度不再依赖 d_k。只有当 σ_q·σ_k = 1 时方差才是 1，而 `nn.Linear` "
         "的默认初始化并不给出这一点（其权重在 ±1/√d_model 内均匀分布：方差为 1 的输入得到的元素方差约为 1/3）。"
-        "这里全部 {heads} 个头的 σ_q = {q_std}，σ_k = {k_std}，而偏置让元素有了均值 μ_q = {q_mean}、"
-        "μ_k = {k_mean}。有均值时，一个乘积的标准差是 √((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²) = {expected_scaled}，"
+        "这里全部 {heads} 个头的 σ_q = {q_std}，σ_k = {k_std}，而元素有均值 μ_q = {q_mean}、"
+        "μ_k = {k_mean}（来自偏置，也来自输入本身的均值）。有均值时，一个乘积的标准差是 "
+        "√((σ_q² + μ_q²)(σ_k² + μ_k²) − μ_q²μ_k²) = {expected_scaled}，"
         "所以求和后约为 {expected_raw}：原始分数的标准差为 {raw_std}，缩放后为 {scaled_std}。"
-        "这个预测只是近似：每个特征有自己的偏置，所以这些元素并不来自同一个分布。",
+        "这个预测只是近似：每个特征有自己的均值，所以这些元素并不来自同一个分布。",
     },
     "step2.why_scale_dependent": {
         "en": "Here the scaled scores spread {ratio}× as much as predicted: the entries of these Q and K are not "
         "independent, so the rule of thumb does not give the spread (what trained W_q and W_k learn is such a "
         "dependence: each query lined up with the keys it looks for). Then dividing by √d_k does not make the "
         "spread independent of d_k: a query lined up with its key gives a score that grows like d_k, not √d_k, "
-        "so the scaled scores still spread more as d_k grows, like √d_k. The division slows the growth; it does "
+        "so, when every entry of a query follows its key's, the scaled scores still spread more as d_k grows, like "
+        "√d_k. The division slows the growth; it does "
         "not remove it.",
         "zh": "这里缩放后分数的离散程度是预测值的 {ratio} 倍：这里 Q 和 K 的元素并不独立，所以这条经验法则"
         "给不出离散程度（训练过的 W_q 和 W_k 学到的正是这种依赖：让每个查询对准它要找的键）。这时除以 √d_k 并不能让"
-        "离散程度与 d_k 无关：查询对准它的键时，分数按 d_k 增长，而不是按 √d_k，所以缩放后的分数仍随 d_k 变大而"
-        "更分散，大约按 √d_k 增长。除法减慢了增长，却没有消除它。",
+        "离散程度与 d_k 无关：查询对准它的键时，分数按 d_k 增长，而不是按 √d_k，所以当查询的每个元素都跟随其键的"
+        "元素时，缩放后的分数仍随 d_k 变大而更分散，大约按 √d_k 增长。除法减慢了增长，却没有消除它。",
+    },
+    "step2.why_scale_low": {
+        "en": "Here the scaled scores spread only {ratio}× the prediction: {count} scores are few to measure a spread "
+        "on, and each feature has its own mean, so the rule of thumb is only rough here.",
+        "zh": "这里缩放后分数的离散程度只有预测值的 {ratio} 倍：{count} 个分数用来测量离散程度太少，"
+        "而且每个特征有自己的均值，所以这条经验法则在这里只是粗略的。",
     },
     "step2.dropout_title": {
         "en": "Dropout after the softmax (training only)",

@@ -287,10 +287,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "patches.rollout_all": {"en": "rollout over layers 0–{last}", "zh": "第 0–{last} 层的展开"},
     "patches.rollout_numbers": {
         "en": "Over {layers} layers `[CLS]` keeps {kept} of its own rollout row. The residual's half compounds, it "
-        "does not add up: the path that stays on `[CLS]` through every layer carries at least 0.5^{layers} = "
+        "does not add up: the path that stays on `[CLS]` through every layer carries at least 0.5^{layers} ≈ "
         "{floor} by itself, and paths that leave and come back add the rest.",
         "zh": "经过 {layers} 层，`[CLS]` 的展开行有 {kept} 留在它自己身上。每一层残差的那一半是相乘而不是相加："
-        "每一层都停在 `[CLS]` 上的那条路径本身至少带来 0.5^{layers} = {floor}，离开又回来的路径补上其余部分。",
+        "每一层都停在 `[CLS]` 上的那条路径本身至少带来 0.5^{layers} ≈ {floor}，离开又回来的路径补上其余部分。",
     },
     "patches.rollout_one_layer": {
         "en": "With one layer, rollout is that layer's 0.5·A + 0.5·I: over the patches it is the mean of the heads "
@@ -308,7 +308,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "patches.chart.patch": {"en": "patch", "zh": "图块"},
     "patches.chart.distance": {"en": "mean attention distance (px)", "zh": "平均注意力距离（像素）"},
     "patches.chart.uniform": {"en": "uniform attention", "zh": "均匀注意力"},
-    "patches.chart.cls_share": {"en": "weight on [CLS] (left out)", "zh": "给 [CLS] 的权重（未计入）"},
+    "patches.chart.cls_share": {"en": "weight on {cls} (left out)", "zh": "给 {cls} 的权重（未计入）"},
     "lab.attribution.no_prediction_image": {
         "en": "On an image this lab measures what each key gives the query, but does not run the digits' model "
         "again without a patch: the effect on its answer is left out.",
@@ -427,10 +427,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.windows.axis.madds": {"en": "millions of multiply–adds per layer", "zh": "每层乘加次数（百万）"},
     "lab.windows.cost_summary": {
         "en": "At D = {d} and M = {m}: with {patches} patches ({side} × {side}, an image of {pixels} × {pixels} "
-        "pixels at patches of 16), global attention costs **{ratio}×** what windows cost. Quadruple the image's "
-        "area and global attention's scores grow 16×, the windows' 4×.",
+        "pixels in patches of {patch} × {patch} pixels), global attention costs **{ratio}×** what windows cost. "
+        "Quadruple the image's area and global attention's scores grow 16×, the windows' 4×.",
         "zh": "在 D = {d}、M = {m} 时：{patches} 个图块（{side} × {side}，即 {pixels} × {pixels} 像素的图像、"
-        "图块边长 16）下，全局注意力的代价是窗口注意力的 **{ratio} 倍**。图像面积变为 4 倍，"
+        "图块边长 {patch} 像素）下，全局注意力的代价是窗口注意力的 **{ratio} 倍**。图像面积变为 4 倍，"
         "全局注意力的分数变为 16 倍，窗口注意力的只变为 4 倍。",
     },
     "lab.windows.press": {

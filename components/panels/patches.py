@@ -48,7 +48,8 @@ def render(parts: ValueParts) -> None:
     box.caption(t("patches.rollout_caution"))
 
 
-def _text() -> ImageChartText:
+def _text(run: AttentionRun) -> ImageChartText:
+    cls = "/".join(run.tokens[: run.image.image.prefix])  # the model's own [CLS] (and DeiT's [DIST])
     return ImageChartText(
         patch=t("patches.chart.patch"),
         weight=t("chart.weight"),
@@ -56,7 +57,7 @@ def _text() -> ImageChartText:
         head=t("chart.head"),
         distance=t("patches.chart.distance"),
         uniform=t("patches.chart.uniform"),
-        cls_share=t("patches.chart.cls_share"),
+        cls_share=t("patches.chart.cls_share", cls=cls),
     )
 
 
@@ -123,7 +124,7 @@ def _query(run: AttentionRun, analysis: ImageAnalysis) -> None:
     picked = None if query < prefix else query - prefix
     labels = run.tokens[prefix:]
     spec = image_charts.overlay_chart(
-        _uri(run, _OVERLAY_PX), patched.grid, labels, panels, picked, _text(), _OVERLAY_PX, _COLUMNS
+        _uri(run, _OVERLAY_PX), patched.grid, labels, panels, picked, _text(run), _OVERLAY_PX, _COLUMNS
     )
     vega.draw(st.container(), spec)
     numbers = {
@@ -153,7 +154,7 @@ def _distance(results: Results) -> None:
     patched = run.image.image
     frame = distance_frame(analysis)
     if len(frame):
-        vega.draw(st.container(), image_charts.distance_chart(frame, analysis.uniform, _text()))
+        vega.draw(st.container(), image_charts.distance_chart(frame, analysis.uniform, _text(run)))
         lines = []
         for layer, heads in frame.groupby("layer"):
             numbers = {
@@ -190,11 +191,11 @@ def _rollout(results: Results) -> None:
     ]
     labels = run.tokens[prefix:]
     spec = image_charts.overlay_chart(
-        _uri(run, _OVERLAY_PX), run.image.image.grid, labels, panels, None, _text(), _OVERLAY_PX, _COLUMNS
+        _uri(run, _OVERLAY_PX), run.image.image.grid, labels, panels, None, _text(run), _OVERLAY_PX, _COLUMNS
     )
     vega.draw(st.container(), spec)
     if count == 1:
         st.caption(t("patches.rollout_one_layer"))
     else:
-        kept, floor = f"{analysis.cls_self_share:.2f}", f"{analysis.residual_floor:.2g}"
+        kept, floor = f"{analysis.cls_self_share:.3g}", f"{analysis.residual_floor:.3g}"
         st.caption(t("patches.rollout_numbers", layers=count, kept=kept, floor=floor))

@@ -135,8 +135,11 @@ def _why_scale(results: Results) -> None:
     }
     shown = {name: f"{value:.2f}" for name, value in numbers.items()}
     text = t("step2.why_scale", d_k=run.d_k, root=f"{run.d_k**0.5:.1f}", heads=run.num_heads, **shown)
-    if not spread.independent_enough:  # the numbers disagree with the "if independent": say why
-        text += " " + t("step2.why_scale_dependent", ratio=f"{spread.prediction_ratio:.1f}")
+    ratio = f"{spread.prediction_ratio:.1f}"
+    if spread.wider_than_predicted:  # queries lined up with keys: the entries are not independent
+        text += " " + t("step2.why_scale_dependent", ratio=ratio)
+    elif not spread.independent_enough:  # narrower than predicted: few scores, a rule of thumb
+        text += " " + t("step2.why_scale_low", ratio=ratio, count=f"{spread.scores:,}")
     st.markdown(text)
 
 

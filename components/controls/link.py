@@ -1,0 +1,73 @@
+"""The link: its values copied into the widgets' state (with what had to change), and the values written back."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import streamlit as st
+
+from components.controls.keys import TRAINED_SIZES, Choices, device_options
+from components.head_picker import HEAD_KEY, move_head
+from components.i18n import t
+from components.safe_text import md_escape
+from components.url_params import (
+    DEFAULTS,
+    URL_KEYS,
+    Problem,
+    parse_query_params,
+    to_query_params,
+)
+from components.url_state import changed_in_link, write_link
+from mha.checkpoints import checkpoint_names
+
+_TRAINED_SIZES_NOTE = "trained_sizes"  # the note (not a problem) when a trained link gets TRAINED_SIZES
+
+
+def load_url_state() -> list[Problem]:
+    """Copy the link's values into the widgets' state; return what had to be changed.
+
+    Only values this session did not write itself are read (see :mod:`components.url_state`).
+    Keys still unset get their defaults; the checkpoint defaults to the first on the server's list.
+    """
+    changed = changed_in_link(URL_KEYS)
+    parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
+    problems = parsed.problems + _sizes_for_trained_link(parsed.values, set(st.query_params.to_dict()))
+    for key, value in parsed.values.items():
+        st.session_state[key] = value
+    if HEAD_KEY in parsed.values:  # the link chose the head: the page shows it over the browser's pick
+        move_head(parsed.values[HEAD_KEY])
+    for key in URL_KEYS:
+        if key not in st.session_state:
+            st.session_state[key] = DEFAULTS[key]
+    names = checkpoint_names()
+    if names and st.session_state["checkpoint"] not in names:
+        st.session_state["checkpoint"] = names[0]
+    return problems
+
+
+def _sizes_for_trained_link(values: dict[str, object], in_link: Collection[str]) -> list[Problem]:
+    """A link that asks for trained weights and leaves out d_model or num_heads gets :data:`TRAINED_SIZES` for
+    them, as switching the widget does (``values`` is changed in place), and a note saying which sizes; a size
+    the link gives is kept (over the training cap it gets the cap's error)."""
+    missing = [key for key in ("d_model", "num_heads") if key not in in_link]
+    if values.get("weights") != "trained" or not missing:
+        return []
+    for key, size in zip(("d_model", "num_heads"), TRAINED_SIZES, strict=True):
+        if key in missing:
+            values[key] = size
+    used = {key: values.get(key, st.session_state.get(key, DEFAULTS[key])) for key in ("d_model", "num_heads")}
+    return [Problem("weights", _TRAINED_SIZES_NOTE, used)]
+
+
+def show_url_problems(problems: list[Problem]) -> None:
+    """One translated warning per link value that was changed, naming the parameter and what was used
+    (a note, ``st.info``, for the sizes a trained link was given)."""
+    for problem in problems:
+        params = {**problem.params, "value": md_escape(problem.params.get("value", ""), limit=40)}
+        show = st.info if problem.code == _TRAINED_SIZES_NOTE else st.warning
+        show(t(f"url.{problem.code}", name=problem.field, **params))
+
+
+def sync_url(choices: Choices) -> None:
+    """Write the current values to the URL (the link always reproduces the page)."""
+    write_link(to_query_params(choices))
