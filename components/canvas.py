@@ -61,6 +61,14 @@ _CHART_CSS = """
 }
 .attn-heatmap-note { font-size: calc(13px * var(--attn-chart-font-scale, 1)); color: #6b7280; }
 .attn-heatmap-note:empty { display: none; }
+.attn-heatmap-png {
+  position: absolute; top: 0; right: 0; z-index: 4; opacity: 0; transition: opacity 0.15s;
+  padding: 2px 7px; border: 1px solid #d6d6d9; border-radius: 4px; background: rgba(255, 255, 255, 0.92);
+  color: #31333f; font: 600 calc(11px * var(--attn-chart-font-scale, 1)) / 1.4 sans-serif; cursor: pointer;
+}
+.attn-heatmap:hover .attn-heatmap-png, .attn-heatmap-png:focus-visible { opacity: 1; }
+.attn-heatmap-png:hover { border-color: #c2410c; color: #c2410c; }
+@media (hover: none) { .attn-heatmap-png { opacity: 1; } }
 """
 _PICKER_CSS = """
 .attn-head-picker {

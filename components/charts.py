@@ -72,6 +72,7 @@ class ChartText:
     heads_axis: str = "head (each block is one head)"
     unscored: str = "no loss on this row (faded)"
     hover: str = "Not every token is labelled at this size: point at a cell to see its tokens."
+    save_png: str = "Download this chart as PNG"
 
 
 def weights_scale() -> Spec:

@@ -8,6 +8,9 @@
 // up without smoothing: ~100k cells in a few ms), and draws token labels (with their pictures), axis titles (horizontal), the grey x of masked cells, faded rows, head boundaries, a legend per
 // colour scale, and a tooltip with the value to the header's decimals. Its type grows by the CSS variable
 // --attn-chart-font-scale (a projector slide sets it; 1 elsewhere).
+// A "PNG" button in the chart's top-right corner (shown on hover or keyboard focus) paints the chart again, as
+// drawn (labels, titles, legends), on a canvas of its own at max(2, devicePixelRatio) times its size on a white
+// background, and downloads it: nothing is sent to the server, and the chart's own draws do no extra work.
 // Every word comes from the header (already translated); token labels are drawn as canvas text or set
 // as textContent, never parsed as HTML.
 //
@@ -38,6 +41,8 @@ const SELECT_ABOVE = 16; // more heads than this: a drop-down instead of a row o
 const THUMB_MIN_PX = 10; // a token's picture (an image's patch) is drawn beside its label from this row height
 const THUMB_MAX_PX = 24;
 const THUMB_FRAME = "#9ca3af";
+const PNG_SCALE = 2; // a downloaded PNG has at least this many pixels per CSS pixel (slide resolution)
+const PNG_MARGIN = 12; // white CSS px around the chart in a downloaded PNG
 
 // The head the page shows, shared by the picker and every chart that follows it.
 const heads = { head: 0, moves: null, listeners: new Set() };
@@ -156,6 +161,16 @@ function formatTick(value) {
   return value.toFixed(digits);
 }
 
+function fileName(header, head) {
+  // An ASCII file name from the panels' titles (accents dropped; other scripts leave only their digits).
+  const titles = header.panels.map((panel) => panel.title).join(" ");
+  const ascii = titles.normalize("NFKD").replace(/[^\x20-\x7e]/g, "");
+  let slug = ascii.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "");
+  if (!/[a-z]/.test(slug)) slug = slug ? `attention-chart-${slug}` : "attention-chart";
+  if (header.heads && !/head/.test(slug)) slug += `-head-${header.heads.every ? head : header.heads.shown}`;
+  return `${slug}.png`;
+}
+
 function formatValue(value, decimals) {
   if (value === -Infinity) return "−∞";
   if (value === Infinity) return "∞";
@@ -174,7 +189,18 @@ class HeatmapView {
     this.mark.className = "attn-heatmap-mark";
     this.note = document.createElement("div");
     this.note.className = "attn-heatmap-note";
-    this.root.append(this.canvas, this.mark, this.tip, this.note);
+    // the PNG download: made once; its words (title, accessible name) come with each figure, in the page's language
+    this.save = document.createElement("button");
+    this.save.type = "button";
+    this.save.className = "attn-heatmap-png";
+    this.save.textContent = "PNG";
+    this.save.hidden = true;
+    this.save.addEventListener("click", (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      this.download();
+    });
+    this.root.append(this.canvas, this.mark, this.tip, this.note, this.save);
     parent.appendChild(this.root);
     this.ctx = this.canvas.getContext("2d");
     this.width = 0;
@@ -216,6 +242,12 @@ class HeatmapView {
       followServer(this.full.header.heads);
     }
     this.data = headSlice(this.full);
+    const label = this.full.header.text.png || "PNG";
+    if (this.save.title !== label) {
+      this.save.title = label;
+      this.save.setAttribute("aria-label", label);
+    }
+    this.save.hidden = false;
     if (!this.width) this.width = this.root.clientWidth; // read once: later widths come from the resize observer
     this.draw();
     if (document.fonts && document.fonts.status !== "loaded") document.fonts.ready.then(() => this.draw());
@@ -365,7 +397,7 @@ class HeatmapView {
     this.family = style.fontFamily || "sans-serif";
     const scale = parseFloat(style.getPropertyValue("--attn-chart-font-scale"));
     this.k = Number.isFinite(scale) && scale > 0 ? scale : 1;
-    const { header, values, masked, faded, R, C } = this.data;
+    const { header } = this.data;
     const width = Math.max(80, this.width);
     const L = (this.geometry = this.layout(width));
     this.root.attnLayout = L;
@@ -379,9 +411,22 @@ class HeatmapView {
       this.canvas.style.height = `${L.height}px`;
     }
     this.canvas.setAttribute("aria-label", header.panels.map((panel) => panel.title).join(" · "));
+    this.paint(width, ratio, 0);
+    this.note.textContent = L.thinned ? header.text.hover : "";
+    this.hideTip();
+  }
+
+  paint(width, ratio, margin) {
+    // The chart as laid out (this.geometry) on this.ctx at `ratio` pixels per CSS pixel: on the page's canvas
+    // (margin 0, transparent), or `margin` CSS px inside a white picture (a download).
+    const { header, values, masked, faded, R, C } = this.data;
+    const L = this.geometry;
     const ctx = this.ctx;
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, width, L.height);
+    ctx.setTransform(ratio, 0, 0, ratio, margin * ratio, margin * ratio);
+    if (margin) {
+      ctx.fillStyle = "white";
+      ctx.fillRect(-margin, -margin, width + 2 * margin, L.height + 2 * margin);
+    } else ctx.clearRect(0, 0, width, L.height);
     ctx.textBaseline = "middle";
     const image = new ImageData(C, R);
     const pixels = new Uint32Array(image.data.buffer);
@@ -412,8 +457,36 @@ class HeatmapView {
       this.panelText(panel, box, p);
     });
     this.legends();
-    this.note.textContent = L.thinned ? header.text.hover : "";
-    this.hideTip();
+  }
+
+  download() {
+    // The chart as drawn, at max(PNG_SCALE, devicePixelRatio) times its CSS size on white, saved as a PNG file.
+    if (!this.data || !this.geometry) return;
+    const width = Math.max(80, this.width);
+    const ratio = Math.max(PNG_SCALE, window.devicePixelRatio || 1);
+    const picture = document.createElement("canvas");
+    picture.width = Math.round((width + 2 * PNG_MARGIN) * ratio);
+    picture.height = Math.round((this.geometry.height + 2 * PNG_MARGIN) * ratio);
+    const own = this.ctx;
+    this.ctx = picture.getContext("2d");
+    try {
+      this.paint(width, ratio, PNG_MARGIN);
+    } finally {
+      this.ctx = own;
+    }
+    const name = fileName(this.data.header, heads.head);
+    picture.toBlob((blob) => {
+      if (!blob) return;
+      const url = URL.createObjectURL(blob);
+      const link = document.createElement("a");
+      link.href = url;
+      link.download = name;
+      link.style.display = "none";
+      this.root.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    }, "image/png");
   }
 
   crosses(box, base) {

@@ -28,7 +28,7 @@ instead of ``-0.0000``). The others (a ``-inf`` where a score is masked, a value
 every panel of a figure that writes its values in the cells go as float32, as computed.
 The header carries everything else: panel titles, colour scales, axis titles and token labels
 (never HTML: the browser draws them as canvas text), the layout hints and the words of the
-tooltip, all in the page's language.
+tooltip and of the chart's PNG download button, all in the page's language.
 
 Conventions every figure keeps (as the Vega-Lite charts before it):
     * token axes show position-prefixed labels (``"3:the"``), so repeated words stay apart;
@@ -145,6 +145,7 @@ class Figure:
         faded_rows: (R,) bool, rows drawn faded (no training loss looked at them), or ``None``.
         faded_word: the tooltip's and the legend's words for a faded row.
         hover_note: said under the figure when not every token label fits.
+        save_word: the title (and accessible name) of the chart's button that downloads it as a PNG.
         columns: at most this many panels side by side.
         height: about how tall one panel's matrix is drawn, in px (square: one cell's side x rows).
         square: square cells of ``height / rows`` px (small multiples) instead of filling the width.
@@ -170,6 +171,7 @@ class Figure:
     faded_rows: np.ndarray | None = None
     faded_word: str = ""
     hover_note: str = ""
+    save_word: str = ""
     columns: int = 3
     height: int = 300
     square: bool = False
@@ -212,7 +214,7 @@ class Figure:
         """Every word the figure shows besides the token labels: titles, axis and tooltip names, notes."""
         texts = [p.title for p in self.panels] + [s.title for s in self.scales]
         texts += [self.row_title, self.col_title, self.col_name, self.group_title, self.masked_word]
-        texts += [self.faded_word, self.hover_note]
+        texts += [self.faded_word, self.hover_note, self.save_word]
         return [text for text in texts if text]
 
     def cells(self) -> pd.DataFrame:
@@ -286,7 +288,12 @@ def _header(figure: Figure, fixed: Sequence[np.ndarray | None]) -> dict:
         "index": figure.col_index is not None,
         "masked": any(p.masked is not None for p in figure.panels),
         "faded": figure.faded_rows is not None,
-        "text": {"masked": figure.masked_word, "faded": figure.faded_word, "hover": figure.hover_note},
+        "text": {
+            "masked": figure.masked_word,
+            "faded": figure.faded_word,
+            "hover": figure.hover_note,
+            "png": figure.save_word,
+        },
         "layout": {
             "columns": figure.columns,
             "height": figure.height,
@@ -389,6 +396,7 @@ def decode(payload: bytes) -> Figure:
         faded_rows=faded,
         faded_word=header["text"]["faded"],
         hover_note=header["text"]["hover"],
+        save_word=header["text"]["png"],
         heads=None if heads is None else Heads(heads["count"], heads["shown"], heads["moves"], heads["every"]),
         thumbnails=thumbnails,
         **layout,
@@ -561,6 +569,7 @@ def attention_figure(
         faded_rows=_rows(faded_rows),
         faded_word=text.unscored,
         hover_note=text.hover,
+        save_word=text.save_png,
         columns=len(panels),
         height=height,
         annotate=len(labels) <= 8,
@@ -613,6 +622,7 @@ def grid_figure(
         masked_word=text.masked,
         faded_rows=_rows(faded_rows),
         faded_word=text.unscored,
+        save_word=text.save_png,
         columns=columns,
         height=max(1, size_px // max(1, length)) * length,
         square=True,
@@ -649,6 +659,7 @@ def feature_figure(
         col_title=text.feature,
         col_index=np.asarray(columns, dtype=np.int16),
         hover_note=text.hover,
+        save_word=text.save_png,
         columns=len(parts),
         height=height,
         thumbnails=thumbnails,
@@ -685,6 +696,7 @@ def concat_figure(
         group=shown_per_head,
         group_title=text.head,
         hover_note=text.hover,
+        save_word=text.save_png,
         columns=1,
         height=height,
         thumbnails=thumbnails,

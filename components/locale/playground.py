@@ -222,6 +222,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Not every token is labelled at this size: point at a cell to see its tokens and its value.",
         "zh": "这么多词元放不下全部标签：把鼠标指向格子即可看到它的词元和数值。",
     },
+    "chart.save_png": {"en": "Download this chart as PNG", "zh": "将此图下载为 PNG"},
     "controls.color_scale": {"en": "Colour scale of the weights", "zh": "权重的颜色刻度"},
     "controls.color_scale_help": {
         "en": "Fixed: 0 is white and 1 is dark blue in every head and run, so charts compare. Stretched: the "
