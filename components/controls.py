@@ -42,7 +42,17 @@ from components.url_params import (
 )
 from components.url_state import changed_in_link, write_link
 from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names
-from mha.config import DOMAINS, IMAGE_TASKS, LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import (
+    DOMAINS,
+    IMAGE_TASKS,
+    LIMITS,
+    PRETRAINED,
+    RANDOM,
+    TRAINED,
+    AttentionConfig,
+    ConfigError,
+    WeightSpec,
+)
 from mha.device import available_devices
 from mha.masks import PAD_TOKENS
 from mha.pipeline import AttentionRun
@@ -144,7 +154,7 @@ def _sizes_for_trained_link(values: dict[str, object], in_link: Collection[str])
     them, as switching the widget does (``values`` is changed in place), and a note saying which sizes; a size
     the link gives is kept (over the training cap it gets the cap's error)."""
     missing = [key for key in ("d_model", "num_heads") if key not in in_link]
-    if values.get("weights") != "trained" or not missing:
+    if values.get("weights") != TRAINED or not missing:
         return []
     for key, size in zip(("d_model", "num_heads"), TRAINED_SIZES, strict=True):
         if key in missing:
@@ -202,7 +212,7 @@ def _use_example(text: str, mask_type: str | None) -> None:
 def _on_weights_change() -> None:
     """Switching to trained weights starts from sizes that train in seconds, with the task's own mask."""
     restore_choices()  # a callback may run in the first run after a language switch
-    if st.session_state.get("weights") == "trained":
+    if st.session_state.get("weights") == TRAINED:
         st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
         _on_task_change()
 
@@ -236,10 +246,10 @@ def reads_image() -> bool:
     (:func:`current_upload`).
     """
     state = st.session_state
-    if state.get("weights") == "pretrained":
+    if state.get("weights") == PRETRAINED:
         sizes = _source_sizes()
         return sizes is not None and sizes.modality == "image"
-    return state.get("weights") == "trained" and state.get("task") in IMAGE_TASKS
+    return state.get("weights") == TRAINED and state.get("task") in IMAGE_TASKS
 
 
 def current_upload() -> Upload | None:
@@ -318,7 +328,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
         on_change=_on_weights_change,
         help=t("controls.weights_help"),
     )
-    if weights == "trained":
+    if weights == TRAINED:
         labels = choice_labels("task", _options("task"), lambda name, lang: t(f"task.{name}", lang=lang))
         _select("task", hidden, format_func=labels, on_change=_on_task_change)
         if st.session_state["task"] in IMAGE_TASKS and "patch" not in hidden:  # a new patch size: a new model
@@ -333,7 +343,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
                 help=t("controls.patch_help"),
                 persist_state=_PERSIST,
             )
-    if weights == "pretrained":
+    if weights == PRETRAINED:
         _select("checkpoint", hidden, help=t("controls.checkpoint_help"))
         cap_mb = any_checkpoint_cap_mb()
         if cap_mb is not None and "hub_id" not in hidden:  # the server lets a learner name a checkpoint of their own
@@ -355,12 +365,10 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
 def _source_sizes() -> SourceSizes | None:
     """The sizes of the chosen source, or ``None`` when it cannot be made here (build_config says why)."""
     state = st.session_state
-    if state["weights"] == "pretrained":
+    if state["weights"] == PRETRAINED:
         hub_id = str(state.get("hub_id", "")).strip()
         spec = (
-            WeightSpec("pretrained", hub_id=hub_id)
-            if hub_id
-            else WeightSpec("pretrained", checkpoint=state["checkpoint"])
+            WeightSpec(PRETRAINED, hub_id=hub_id) if hub_id else WeightSpec(PRETRAINED, checkpoint=state["checkpoint"])
         )
     else:
         spec = WeightSpec(state["weights"], state["d_model"], state["num_heads"], state["seed"], task=state["task"])
@@ -371,7 +379,7 @@ def _source_sizes() -> SourceSizes | None:
 
 
 def _render_layer_control(hidden: frozenset[str]) -> None:
-    sizes = _source_sizes() if st.session_state["weights"] != "random" else None
+    sizes = _source_sizes() if st.session_state["weights"] != RANDOM else None
     layers = 1 if sizes is None else sizes.num_layers
     if not 0 <= st.session_state["layer"] < layers:
         if layers > 1:  # with one layer (or weights that cannot be made here) there is no layer to choose
@@ -383,13 +391,13 @@ def _render_layer_control(hidden: frozenset[str]) -> None:
 
 def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
     d_model = st.session_state["d_model"]
-    if st.session_state["weights"] == "pretrained":  # the checkpoint's sizes; the learner's wait for their return
+    if st.session_state["weights"] == PRETRAINED:  # the checkpoint's sizes; the learner's wait for their return
         locked = _source_sizes()
         if locked is not None and not {"d_model", "num_heads"} <= hidden:
             d_k = locked.d_model // locked.num_heads
             st.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
         return
-    trained = st.session_state["weights"] == "trained"
+    trained = st.session_state["weights"] == TRAINED
     d_high = LIMITS.train_d_model_max if trained else LIMITS.d_model_max
     h_high = LIMITS.train_num_heads_max if trained else LIMITS.num_heads_max
     if "d_model" not in hidden:
@@ -418,7 +426,7 @@ def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
     mask_type = _select("mask_type", hidden, format_func=labels, on_change=_after(changed))
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
-        sizes = _source_sizes() if st.session_state["weights"] == "pretrained" else None
+        sizes = _source_sizes() if st.session_state["weights"] == PRETRAINED else None
         if sizes is not None and sizes.causal:  # the checkpoint's causal mask, whatever is chosen here
             st.caption(t("controls.mask_causal_checkpoint"))
     if "window" not in hidden:
@@ -459,7 +467,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         st.warning(t("input.control_chars", count=removed))
-    if st.session_state["weights"] == "pretrained":  # a checkpoint cuts the text with its own tokenizer
+    if st.session_state["weights"] == PRETRAINED:  # a checkpoint cuts the text with its own tokenizer
         st.caption(t("controls.tokenizer_checkpoint"))
         return
     tokenizer = st.session_state["tokenizer"]
@@ -518,18 +526,18 @@ def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
     """The seed, positional encoding, device and number type."""
     weights = st.session_state["weights"]
     if "seed" not in hidden:
-        help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
-        _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained", changed=changed)
+        help_text = t("controls.seed_help" if weights == RANDOM else f"controls.seed_help_{weights}")
+        _int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == PRETRAINED, changed=changed)
     if "positional" not in hidden:
         st.toggle(
             t("controls.positional"),
             key="positional",
             help=t("controls.positional_help"),
-            disabled=weights != "random",
+            disabled=weights != RANDOM,
             on_change=_after(changed),
             persist_state=_PERSIST,
         )
-        if weights != "random":
+        if weights != RANDOM:
             st.caption(t(f"controls.positional_{weights}"))
     labels = choice_labels(
         "device", _options("device"), lambda name, lang: t("device.auto", lang=lang) if name == "auto" else str(name)
@@ -660,7 +668,7 @@ def build_config(choices: Choices) -> AttentionConfig | None:
     except ConfigError as error:
         st.error(error_message(error))
         return None
-    if config.weights == "pretrained":
+    if config.weights == PRETRAINED:
         try:
             runner.cached_sizes(config.weight_spec)
         except SourceUnavailableError as error:
@@ -671,7 +679,7 @@ def build_config(choices: Choices) -> AttentionConfig | None:
 
 def _with_random_weights(config: AttentionConfig) -> AttentionConfig | None:
     try:
-        return dataclasses.replace(config, weights="random")
+        return dataclasses.replace(config, weights=RANDOM)
     except ConfigError as error:  # the learner's own sizes or text do not run either
         st.error(error_message(error))
         return None

@@ -23,7 +23,10 @@ __all__ = [
     "IMAGE_TASKS",
     "LIMITS",
     "PATCH_SIZES",
+    "PRETRAINED",
+    "RANDOM",
     "TASKS",
+    "TRAINED",
     "WEIGHT_SOURCES",
     "AttentionConfig",
     "ConfigError",
@@ -58,8 +61,10 @@ class Limits:
 
 LIMITS = Limits()
 DTYPES = ("float32", "float64")
-#: Where the weights come from: seeded random numbers, a small task trained here, a real checkpoint's layer.
-WEIGHT_SOURCES = ("random", "trained", "pretrained")
+#: Where the weights come from (``weights``, a spec's ``kind``, a source's ``kind``): seeded random numbers, a small
+#: task trained here, a real checkpoint's layer.
+RANDOM, TRAINED, PRETRAINED = "random", "trained", "pretrained"
+WEIGHT_SOURCES = (RANDOM, TRAINED, PRETRAINED)
 #: The small tasks a model can be trained on (see ``mha.training``).
 TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
 #: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
@@ -173,7 +178,7 @@ class AttentionConfig:
     (``tokenizer`` before ``tokens``: the token cap counts its tokens).
     """
 
-    weights: str = _choice("random", lambda: WEIGHT_SOURCES)
+    weights: str = _choice(RANDOM, lambda: WEIGHT_SOURCES)
     task: str = _choice("previous_and_first", lambda: TASKS)
     checkpoint: str = _choice("", checkpoint_names, checked=False)  # checked only for pretrained weights
     hub_id: str = _text("", LIMITS.hub_id_chars_max)  # a learner's own checkpoint: see _validate_hub_id
@@ -208,21 +213,21 @@ class AttentionConfig:
     @property
     def reads_image(self) -> bool:
         """Whether the run's input is ``image`` (an image task with trained weights), not the text."""
-        return self.weights == "trained" and self.task in IMAGE_TASKS
+        return self.weights == TRAINED and self.task in IMAGE_TASKS
 
     @property
     def weight_spec(self) -> WeightSpec:
         """The part of this config that determines the weights (a source's cache key)."""
-        if self.weights == "pretrained" and self.hub_id:
-            return WeightSpec("pretrained", hub_id=self.hub_id)
-        if self.weights == "pretrained":
-            return WeightSpec("pretrained", checkpoint=self.checkpoint)
+        if self.weights == PRETRAINED and self.hub_id:
+            return WeightSpec(PRETRAINED, hub_id=self.hub_id)
+        if self.weights == PRETRAINED:
+            return WeightSpec(PRETRAINED, checkpoint=self.checkpoint)
         if self.reads_image:
-            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, patch=self.patch)
-        if self.weights == "trained":
+            return WeightSpec(TRAINED, self.d_model, self.num_heads, self.seed, task=self.task, patch=self.patch)
+        if self.weights == TRAINED:
             text = " ".join(tokenize(self.tokens, self.tokenizer)) if self.task == "unscramble" else None
-            return WeightSpec("trained", self.d_model, self.num_heads, self.seed, task=self.task, text=text)
-        return WeightSpec("random", self.d_model, self.num_heads, self.seed)
+            return WeightSpec(TRAINED, self.d_model, self.num_heads, self.seed, task=self.task, text=text)
+        return WeightSpec(RANDOM, self.d_model, self.num_heads, self.seed)
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` for the first choice that cannot be run.
@@ -240,7 +245,7 @@ class AttentionConfig:
         self._validate_weights()
 
     def _validate_sizes(self) -> None:
-        if self.d_model % self.num_heads and self.weights != "pretrained":  # a checkpoint brings its own sizes
+        if self.d_model % self.num_heads and self.weights != PRETRAINED:  # a checkpoint brings its own sizes
             raise ConfigError(
                 "num_heads",
                 "not_divisible",
@@ -250,12 +255,12 @@ class AttentionConfig:
             )
 
     def _validate_text(self) -> None:
-        if self.weights != "pretrained" and not self.reads_image:  # a checkpoint counts its own; an image has patches
+        if self.weights != PRETRAINED and not self.reads_image:  # a checkpoint counts its own; an image has patches
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
     def _validate_weights(self) -> None:
         lim = LIMITS
-        if self.weights == "trained" and (
+        if self.weights == TRAINED and (
             self.d_model > lim.train_d_model_max or self.num_heads > lim.train_num_heads_max
         ):
             raise ConfigError(
@@ -268,7 +273,7 @@ class AttentionConfig:
                 d_model_max=lim.train_d_model_max,
                 num_heads_max=lim.train_num_heads_max,
             )
-        if self.weights == "trained" and self.task == "unscramble":
+        if self.weights == TRAINED and self.task == "unscramble":
             count = len(tokenize(self.tokens, self.tokenizer))
             if not 2 <= count <= lim.unscramble_words_max:
                 raise ConfigError(
@@ -278,9 +283,9 @@ class AttentionConfig:
                     count=count,
                     high=lim.unscramble_words_max,
                 )
-        if self.weights == "pretrained" and self.hub_id:
+        if self.weights == PRETRAINED and self.hub_id:
             self._validate_hub_id()
-        elif self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
+        elif self.weights == PRETRAINED and self.checkpoint not in checkpoint_names():
             raise ConfigError(
                 "checkpoint",
                 "unknown",
