@@ -12,6 +12,7 @@ import streamlit as st
 from components.i18n import t
 from components.safe_text import md_escape
 from mha.checkpoints import checkpoint_location, checkpoint_names, chinese_checkpoint
+from mha.config import PRETRAINED
 from mha.sources import any_checkpoint, hub
 
 __all__ = ["FINDER_REQUEST", "PAIRS", "ensure_downloaded", "ensure_hub_downloaded", "render_example_buttons"]
@@ -64,7 +65,7 @@ def _show_progress(download: hub.Download, name: str) -> None:
 
 def _open_example(checkpoint: str, text: str, pair: tuple[str, str]) -> None:
     state = st.session_state
-    state.update(weights="pretrained", checkpoint=checkpoint, hub_id="", tokens=text, mask_type="none")
+    state.update(weights=PRETRAINED, checkpoint=checkpoint, hub_id="", tokens=text, mask_type="none")
     state[FINDER_REQUEST] = pair
 
 

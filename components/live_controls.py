@@ -27,7 +27,7 @@ from streamlit.delta_generator import DeltaGenerator
 from components import controls
 from components.i18n import restore_choices
 from components.panels.parts import Results, ValueParts
-from mha.config import AttentionConfig, ConfigError
+from mha.config import RANDOM, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.vision.upload import Upload
 
@@ -132,6 +132,6 @@ def _followed(choices: controls.Choices) -> AttentionConfig | None:
         followed = AttentionConfig(**choices)
     except ConfigError:  # the page says why, in a full run
         return None
-    if config.weights == "random" or (config.trains_on_images and followed.weight_spec == config.weight_spec):
+    if config.weights == RANDOM or (config.trains_on_images and followed.weight_spec == config.weight_spec):
         return followed
     return None

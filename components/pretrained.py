@@ -24,7 +24,7 @@ from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
-from mha.config import AttentionConfig
+from mha.config import PRETRAINED, AttentionConfig
 from mha.head_finder import find_token, head_weights, rank_heads, rank_table
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
@@ -51,7 +51,7 @@ _UPRIGHT_TITLE = {"titleAngle": 0, "titleAlign": "right", "titleBaseline": "bott
 
 def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
     """Load the config's checkpoint (a spinner the first time); if it cannot be, say why and use random weights."""
-    if config is None or config.weights != "pretrained":
+    if config is None or config.weights != PRETRAINED:
         return config
     try:
         with st.spinner(t("pretrained.loading", name=md_escape(config.pretrained_name))):
@@ -65,7 +65,7 @@ def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
 # ---------------------------------------------------------------- the check against the checkpoint
 def render_checkpoint_check(run: AttentionRun) -> None:
     """Beside the check against PyTorch: our layer against the checkpoint itself, with its name on the line."""
-    if run.source_kind != "pretrained":
+    if run.source_kind != PRETRAINED:
         return
     check = runner.cached_checkpoint_check(run.config)
     box = st.container(border=True)
@@ -193,7 +193,7 @@ def _source(config: AttentionConfig) -> PretrainedSource:
 def render_head_finder(run: AttentionRun) -> None:
     """Pick a query and a key token; every head of every layer, as a layer x head map and a ranked list.
     For a causal checkpoint, the pattern search follows (:func:`render_head_patterns`)."""
-    if run.source_kind != "pretrained":
+    if run.source_kind != PRETRAINED:
         return
     config = run.config
     source = _source(config)

@@ -25,7 +25,7 @@ from components.i18n import t
 from components.safe_text import md_escape
 from components.training_charts import TrainingChartText, curves_chart, difference_chart, heads_grid
 from components.url_state import changed_in_link
-from mha.config import AttentionConfig, WeightSpec
+from mha.config import RANDOM, TRAINED, AttentionConfig, WeightSpec
 from mha.counting import total_parameters
 from mha.head_labels import HeadLabel, label_heads
 from mha.masks import build_mask
@@ -54,7 +54,7 @@ __all__ = [
 
 POLL_S = 0.5  # seconds between two looks at a training in progress
 #: Where the tutorials' examples lead: a task whose two heads learn two relations, at sizes that train in seconds.
-TRAINED_LINK = {"weights": "trained", "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
+TRAINED_LINK = {"weights": TRAINED, "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
 #: Sequences the task explanation shows (the learner's own sentence for unscramble).
 EXAMPLES = {
     "previous": "3 1 4 1 5 9 2 6",
@@ -79,7 +79,7 @@ def _watcher() -> str:
 
 def link_asks_to_train() -> bool:
     """Whether the link just opened (or edited) asks for trained weights (call before the page writes the link)."""
-    return bool(changed_in_link(_LINK_KEYS)) and st.query_params.get("weights") == "trained"
+    return bool(changed_in_link(_LINK_KEYS)) and st.query_params.get("weights") == TRAINED
 
 
 def _follow(job: TrainingJob | None) -> None:
@@ -306,7 +306,7 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
         config: the page's valid config.
         link_trains: the link asked for trained weights (:func:`link_asks_to_train`): train without a click.
     """
-    if config.weights != "trained":
+    if config.weights != TRAINED:
         _follow(None)
         return True
     if link_trains:
@@ -399,7 +399,7 @@ def render_timeline(run: AttentionRun) -> None:
     sequence at that snapshot (labelled, rows without a loss faded), and the heads' difference
     over training with the snapshot's step marked.
     """
-    if run.source_kind != "trained":
+    if run.source_kind != TRAINED:
         return
     source = runner.cached_source(run.config.weight_spec)
     if not isinstance(source, TrainedSource):
@@ -448,7 +448,7 @@ def render_timeline(run: AttentionRun) -> None:
 # ---------------------------------------------------------------- from the tutorials' examples
 def render_examples_link(container: st.delta_generator.DeltaGenerator) -> None:
     """Under the tutorials' examples: such relations are what trained heads learn, and a button to see them."""
-    if st.session_state.get("weights") != "random":
+    if st.session_state.get("weights") != RANDOM:
         return
     container.caption(t("examples.trained"))
     container.button(t("examples.trained_button"), key="trained_example", on_click=_use_trained_example)

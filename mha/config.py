@@ -23,7 +23,10 @@ __all__ = [
     "IMAGE_TASKS",
     "LIMITS",
     "PATCH_SIZES",
+    "PRETRAINED",
+    "RANDOM",
     "TASKS",
+    "TRAINED",
     "WEIGHT_SOURCES",
     "AttentionConfig",
     "ConfigError",
@@ -60,8 +63,10 @@ class Limits:
 
 LIMITS = Limits()
 DTYPES = ("float32", "float64")
-#: Where the weights come from: seeded random numbers, a small task trained here, a real checkpoint's layer.
-WEIGHT_SOURCES = ("random", "trained", "pretrained")
+#: Where the weights come from (``weights``, a spec's ``kind``, a source's ``kind``): seeded random numbers, a small
+#: task trained here, a real checkpoint's layer.
+RANDOM, TRAINED, PRETRAINED = "random", "trained", "pretrained"
+WEIGHT_SOURCES = (RANDOM, TRAINED, PRETRAINED)
 #: The small tasks a model can be trained on (see ``mha.training``).
 TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
 #: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
@@ -175,7 +180,7 @@ class AttentionConfig:
     (``tokenizer`` before ``tokens``: the token cap counts its tokens).
     """
 
-    weights: str = _choice("random", lambda: WEIGHT_SOURCES)
+    weights: str = _choice(RANDOM, lambda: WEIGHT_SOURCES)
     task: str = _choice("previous_and_first", lambda: TASKS)
     checkpoint: str = _choice("", checkpoint_names, checked=False)  # checked only for pretrained weights
     hub_id: str = _text("", LIMITS.hub_id_chars_max)  # a learner's own checkpoint: see _validate_hub_id
@@ -235,7 +240,7 @@ class AttentionConfig:
         self._validate_weights()
 
     def _validate_sizes(self) -> None:
-        if self.d_model % self.num_heads and self.weights != "pretrained":  # a checkpoint brings its own sizes
+        if self.d_model % self.num_heads and self.weights != PRETRAINED:  # a checkpoint brings its own sizes
             raise ConfigError(
                 "num_heads",
                 "not_divisible",
@@ -245,14 +250,12 @@ class AttentionConfig:
             )
 
     def _validate_text(self) -> None:
-        if (
-            self.weights != "pretrained" and not self.trains_on_images
-        ):  # a checkpoint counts its own; an image has patches
+        if self.weights != PRETRAINED and not self.trains_on_images:  # a checkpoint counts its own; an image: patches
             check_token_count(len(tokenize(self.tokens, self.tokenizer)))
 
     def _validate_weights(self) -> None:
         lim = LIMITS
-        if self.weights == "trained" and (
+        if self.weights == TRAINED and (
             self.d_model > lim.train_d_model_max or self.num_heads > lim.train_num_heads_max
         ):
             raise ConfigError(
@@ -265,7 +268,7 @@ class AttentionConfig:
                 d_model_max=lim.train_d_model_max,
                 num_heads_max=lim.train_num_heads_max,
             )
-        if self.weights == "trained" and self.task == "unscramble":
+        if self.weights == TRAINED and self.task == "unscramble":
             count = len(tokenize(self.tokens, self.tokenizer))
             if not 2 <= count <= lim.unscramble_words_max:
                 raise ConfigError(
@@ -275,9 +278,9 @@ class AttentionConfig:
                     count=count,
                     high=lim.unscramble_words_max,
                 )
-        if self.weights == "pretrained" and self.hub_id:
+        if self.weights == PRETRAINED and self.hub_id:
             self._validate_hub_id()
-        elif self.weights == "pretrained" and self.checkpoint not in checkpoint_names():
+        elif self.weights == PRETRAINED and self.checkpoint not in checkpoint_names():
             raise ConfigError(
                 "checkpoint",
                 "unknown",
@@ -339,7 +342,7 @@ def _check_domain(name: str, domain: Domain, value: object) -> None:
 
 def trains_on_images(weights: object, task: object) -> bool:
     """Whether ``weights`` and ``task`` train a model on images here (an image task with trained weights)."""
-    return weights == "trained" and task in IMAGE_TASKS
+    return weights == TRAINED and task in IMAGE_TASKS
 
 
 def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
@@ -352,17 +355,17 @@ def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
             ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``).
     """
     weights, hub_id = choices["weights"], str(choices.get("hub_id", "")).strip()
-    if weights == "pretrained":
+    if weights == PRETRAINED:
         return (
-            WeightSpec("pretrained", hub_id=hub_id)
+            WeightSpec(PRETRAINED, hub_id=hub_id)
             if hub_id
-            else WeightSpec("pretrained", checkpoint=choices["checkpoint"])
+            else WeightSpec(PRETRAINED, checkpoint=choices["checkpoint"])
         )
     sizes = (choices["d_model"], choices["num_heads"], choices["seed"])
     task = choices["task"]
     if trains_on_images(weights, task):
-        return WeightSpec("trained", *sizes, task=task, patch=choices["patch"])
-    if weights == "trained":
+        return WeightSpec(TRAINED, *sizes, task=task, patch=choices["patch"])
+    if weights == TRAINED:
         text = " ".join(tokenize(str(choices["tokens"]), choices["tokenizer"])) if task == "unscramble" else None
-        return WeightSpec("trained", *sizes, task=task, text=text)
-    return WeightSpec("random", *sizes)
+        return WeightSpec(TRAINED, *sizes, task=task, text=text)
+    return WeightSpec(RANDOM, *sizes)

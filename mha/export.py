@@ -46,7 +46,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mha.config import AttentionConfig
+from mha.config import PRETRAINED, TRAINED, AttentionConfig
 from mha.pipeline import AttentionRun
 
 __all__ = [
@@ -97,10 +97,10 @@ def export_basename(config: AttentionConfig) -> str:
     mask = f"window{config.window}" if config.mask_type == "window" else config.mask_type
     if config.block_pad and config.mask_type != "padding":
         mask += "_nopad"
-    if config.weights == "pretrained":
+    if config.weights == PRETRAINED:
         name = config.pretrained_name.replace("/", "--")  # a learner's hub id owner/name: no folder in a file name
         return f"attention_{name}_layer{config.layer}_{mask}"
-    origin = f"trained_{config.task}_layer{config.layer}_" if config.weights == "trained" else ""
+    origin = f"trained_{config.task}_layer{config.layer}_" if config.weights == TRAINED else ""
     return f"attention_{origin}d{config.d_model}_h{config.num_heads}_{mask}_seed{config.seed}"
 
 

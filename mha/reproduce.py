@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import torch
 
+from mha.config import PRETRAINED, RANDOM
 from mha.export import export_basename
 from mha.masks import PAD_TOKENS
 from mha.pipeline import AttentionRun
@@ -255,7 +256,7 @@ def _literal_list(items: list[str], prefix: str, width: int = 88) -> str:
 
 def _origin(run: AttentionRun) -> str:
     config = run.config
-    if config.weights == "pretrained":
+    if config.weights == PRETRAINED:
         return f"layer {config.layer} of the checkpoint {config.pretrained_name!r}"
     return f"training on the task {config.task!r} (layer {config.layer})"
 
@@ -275,7 +276,7 @@ def reproduce_script(run: AttentionRun) -> str:
         it also saves ``{"output": ..., "weights": ...}`` there with ``torch.save``.
     """
     config = run.config
-    seeded = config.weights == "random"
+    seeded = config.weights == RANDOM
     settings = [
         "",
         "# %% 0. The page's settings",

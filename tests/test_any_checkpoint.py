@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import shutil
+from collections import OrderedDict
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,11 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
 from mha.checkpoints import ANY_CHECKPOINT_ENV, is_hub_id
-from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.config import PRETRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.export import export_basename
 from mha.pipeline import run_attention
 from mha.sources import SourceUnavailableError, any_checkpoint, hub, make_source, source_sizes
-from mha.sources import pretrained as pretrained_source
+from mha.sources.checkpoint import loader
 from mha.sources.families.gpt2 import GPT2Family
 
 HUB_ID = "someone/tiny-gpt2"
@@ -48,7 +49,7 @@ class FakeHub:
         monkeypatch.setattr(huggingface_hub, "snapshot_download", self.snapshot_download)
         monkeypatch.delenv("HF_HUB_OFFLINE")
         monkeypatch.setattr(hub, "_DOWNLOADS", {})
-        monkeypatch.setattr(pretrained_source, "_LOADED", pretrained_source.OrderedDict())
+        monkeypatch.setattr(loader, "_LOADED", OrderedDict())
         return self
 
     def model_info(self, repo_id: str, files_metadata: bool = False):
@@ -109,13 +110,13 @@ def _messages(error: SourceUnavailableError) -> list[str]:
 def test_without_the_setting_a_hub_id_is_refused_and_nothing_is_fetched(fake, monkeypatch):
     monkeypatch.delenv(ANY_CHECKPOINT_ENV, raising=False)
     with pytest.raises(ConfigError) as error:
-        AttentionConfig(weights="pretrained", hub_id=HUB_ID)
+        AttentionConfig(weights=PRETRAINED, hub_id=HUB_ID)
     assert (error.value.field, error.value.code, error.value.params) == ("hub_id", "any_off", {"value": HUB_ID})
     for lang in ("en", "zh"):
         assert HUB_ID in t("error.hub_id.any_off", lang=lang, value=HUB_ID)
     for call in (source_sizes, make_source):
         with pytest.raises(SourceUnavailableError) as refused:
-            call(WeightSpec("pretrained", hub_id=HUB_ID))
+            call(WeightSpec(PRETRAINED, hub_id=HUB_ID))
         assert refused.value.code == "any_off" and refused.value.params == {"name": HUB_ID}
     assert all("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB" in message for message in _messages(refused.value))
     assert not any_checkpoint.needs_download(HUB_ID)
@@ -135,10 +136,10 @@ def test_a_hub_id_must_be_owner_slash_name(bad, monkeypatch):
     monkeypatch.setenv(ANY_CHECKPOINT_ENV, "100")
     assert not is_hub_id(bad)
     with pytest.raises(ConfigError) as error:
-        AttentionConfig(weights="pretrained", hub_id=bad)
+        AttentionConfig(weights=PRETRAINED, hub_id=bad)
     assert (error.value.field, error.value.code) == ("hub_id", "bad_form")
     with pytest.raises(SourceUnavailableError) as refused:
-        source_sizes(WeightSpec("pretrained", hub_id=bad))
+        source_sizes(WeightSpec(PRETRAINED, hub_id=bad))
     assert refused.value.code == "bad_hub_id"
     assert is_hub_id("distilbert/distilgpt2") and is_hub_id("uer/gpt2-chinese-cluecorpussmall")
 
@@ -149,7 +150,7 @@ def test_a_hub_id_is_never_read_as_a_server_folder(monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     assert hub.is_local("docs/images")  # a listed location of that name would be read as the folder
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", hub_id="docs/images"))
+        source_sizes(WeightSpec(PRETRAINED, hub_id="docs/images"))
     assert error.value.code == "offline"  # the tests' hub is offline: the cache is all there is
 
 
@@ -161,7 +162,7 @@ def _refusal(fake, monkeypatch, cap: str = "100") -> SourceUnavailableError:
     download = any_checkpoint.start_download(HUB_ID)
     assert download.wait(30) and download.refusal is not None and download.refusal.code == error.value.code
     with pytest.raises(SourceUnavailableError) as reported:  # what the page then says, instead of "downloading"
-        source_sizes(WeightSpec("pretrained", hub_id=HUB_ID))
+        source_sizes(WeightSpec(PRETRAINED, hub_id=HUB_ID))
     assert reported.value.code == error.value.code
     assert not [call for call in fake.calls if call[0] == "snapshot_download"] and not fake.cache.exists()
     return error.value
@@ -217,8 +218,8 @@ def test_an_allowed_hub_id_downloads_exactly_the_needed_files_and_runs(fake, mon
     assert sorted(fake.fetched) == sorted(NEEDED)  # no pytorch_model.bin, Flax weights or README
     assert [call for call in fake.calls if call[0] == "snapshot_download"] == [("snapshot_download", NEEDED)]
     assert not any_checkpoint.needs_download(HUB_ID)
-    config = AttentionConfig(weights="pretrained", hub_id=HUB_ID, tokens="the cat sat on the mat", layer=1)
-    assert config.weight_spec == WeightSpec("pretrained", hub_id=HUB_ID) and config.pretrained_name == HUB_ID
+    config = AttentionConfig(weights=PRETRAINED, hub_id=HUB_ID, tokens="the cat sat on the mat", layer=1)
+    assert config.weight_spec == WeightSpec(PRETRAINED, hub_id=HUB_ID) and config.pretrained_name == HUB_ID
     source = make_source(config.weight_spec)
     run = run_attention(config, source)
     check = source.compare(run.config, run.trace.weights, run.trace.output, run.mask)
@@ -234,10 +235,10 @@ def test_a_learners_checkpoint_shares_the_memory_bound_with_the_listed_ones(fake
     monkeypatch.setenv(ANY_CHECKPOINT_ENV, "1")
     assert any_checkpoint.start_download(HUB_ID).wait(30)
     for listed in ("gpt2", "tiny"):
-        pretrained_source.load_checkpoint(listed)
-    make_source(WeightSpec("pretrained", hub_id=HUB_ID))
-    assert [name for name, _ in pretrained_source._LOADED] == ["tiny", HUB_ID]
-    assert pretrained_source.MAX_LOADED == 2
+        loader.load_checkpoint(listed)
+    make_source(WeightSpec(PRETRAINED, hub_id=HUB_ID))
+    assert [name for name, _ in loader._LOADED] == ["tiny", HUB_ID]
+    assert loader.MAX_LOADED == 2
 
 
 def test_the_page_shows_the_download_and_then_the_checkpoint_runs(fake, monkeypatch):
@@ -252,4 +253,4 @@ def test_the_page_shows_the_download_and_then_the_checkpoint_runs(fake, monkeypa
     at = AppTest.from_function(script, default_timeout=60).run()
     assert not at.exception
     assert sorted(fake.fetched) == sorted(NEEDED)
-    assert source_sizes(WeightSpec("pretrained", hub_id=HUB_ID)).num_layers == 3
+    assert source_sizes(WeightSpec(PRETRAINED, hub_id=HUB_ID)).num_layers == 3

@@ -189,12 +189,12 @@ def _trained_export_app() -> None:
 
     from components.panels import Results, ValueParts, export
     from components.panels.export import SCRIPT_KEY
-    from mha.config import AttentionConfig
+    from mha.config import TRAINED, AttentionConfig
     from mha.pipeline import run_attention
 
     run = run_attention(AttentionConfig(d_model=8, num_heads=2, tokens="a b c"))
     st.session_state[SCRIPT_KEY] = True  # the script's expander open
-    as_trained = dataclasses.replace(run, config=dataclasses.replace(run.config, weights="trained", task="previous"))
+    as_trained = dataclasses.replace(run, config=dataclasses.replace(run.config, weights=TRAINED, task="previous"))
     results = Results(as_trained.config)
     results.__dict__["run"] = as_trained  # the run as computed (Results.run is a cached_property): no training here
     parts = ValueParts()

@@ -17,12 +17,15 @@ from tiny_checkpoint import GPT2_HEADS, GPT2_HIDDEN, GPT2_LAYERS, INDUCTION_HEAD
 
 from components.i18n import t
 from mha.checkpoints import DEFAULT_CHECKPOINTS, checkpoint_names, chinese_checkpoint
-from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.config import PRETRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.export import export_basename
 from mha.masks import causal_mask
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, make_source, source_sizes
 from mha.sources.families import FAMILIES, SUPPORTED_TYPES
+from mha.sources.families.bert import BERT
+from mha.sources.families.gpt2 import GPT2
+from mha.sources.families.vit import DEIT, VIT
 from mha.sources.pretrained import load_checkpoint
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
@@ -35,7 +38,7 @@ def _gpt2s_on_the_list(listed_gpt2):
 
 
 def config(**changes: object) -> AttentionConfig:
-    return AttentionConfig(**{"weights": "pretrained", "checkpoint": "gpt2", "tokens": ANIMAL, **changes})
+    return AttentionConfig(**{"weights": PRETRAINED, "checkpoint": "gpt2", "tokens": ANIMAL, **changes})
 
 
 def their_forward(folder: Path, text: str, layer: int):
@@ -63,8 +66,9 @@ def their_forward(folder: Path, text: str, layer: int):
 
 # ---------------------------------------------------------------- the family and the list
 def test_the_families_read_bert_gpt2_and_vit_and_the_list_offers_two_gpt2s():
-    assert SUPPORTED_TYPES == ("bert", "gpt2", "vit", "deit") and FAMILIES["gpt2"].causal
-    assert not FAMILIES["bert"].causal and not FAMILIES["vit"].causal and FAMILIES["deit"] is FAMILIES["vit"]
+    assert SUPPORTED_TYPES == ("bert", "gpt2", "vit", "deit") == (BERT, GPT2, VIT, DEIT)  # DESIGN.md's names
+    assert FAMILIES[GPT2].causal and not FAMILIES[BERT].causal and not FAMILIES[VIT].causal
+    assert FAMILIES[DEIT] is FAMILIES[VIT]
     assert next(iter(DEFAULT_CHECKPOINTS)) == "minilm"
     assert DEFAULT_CHECKPOINTS["distilgpt2"] == "distilbert/distilgpt2"
     assert DEFAULT_CHECKPOINTS["gpt2-chinese"] == "uer/gpt2-chinese-cluecorpussmall"
@@ -75,7 +79,7 @@ def test_the_families_read_bert_gpt2_and_vit_and_the_list_offers_two_gpt2s():
 def test_sizes_come_from_gpt2s_config_json(tiny_gpt2):
     config_json = json.loads((tiny_gpt2 / "config.json").read_text())
     assert (config_json["n_embd"], config_json["n_head"], config_json["n_layer"]) == (32, 4, 3)  # GPT-2's own keys
-    sizes = source_sizes(WeightSpec("pretrained", checkpoint="gpt2"))
+    sizes = source_sizes(WeightSpec(PRETRAINED, checkpoint="gpt2"))
     assert sizes == SourceSizes(GPT2_HIDDEN, GPT2_HEADS, GPT2_LAYERS, causal=True)  # read before any weight loads
 
 
@@ -265,7 +269,7 @@ def test_gpt2_variants_this_page_cannot_read_are_refused_naming_the_families(
     path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"other={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="other"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="other"))
     assert error.value.code == "not_supported"
     assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2, vit, deit"}
     for lang in ("en", "zh"):

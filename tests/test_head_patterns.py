@@ -15,7 +15,7 @@ import pytest
 import torch
 from tiny_checkpoint import INDUCTION_HEAD, PREVIOUS_HEAD
 
-from mha.config import WeightSpec
+from mha.config import PRETRAINED, WeightSpec
 from mha.head_finder import rank_table
 from mha.head_patterns import (
     causal_uniform,
@@ -93,7 +93,7 @@ def test_rank_table_orders_heads_by_value_then_layer_then_head():
 
 # ---------------------------------------------------------------- the checkpoint's own probe
 def test_the_probe_is_drawn_from_the_vocabulary_without_special_tokens(listed_gpt2):
-    gpt2 = make_source(WeightSpec("pretrained", checkpoint="gpt2"))
+    gpt2 = make_source(WeightSpec(PRETRAINED, checkpoint="gpt2"))
     sequence, maps = gpt2.induction_maps()
     tokenizer = load_checkpoint("gpt2").tokenizer
     assert sequence.start == 1 and sequence.ids[0] == tokenizer.bos_token_id  # GPT-2: BOS first, as TransformerLens
@@ -102,7 +102,7 @@ def test_the_probe_is_drawn_from_the_vocabulary_without_special_tokens(listed_gp
     assert not drawn & set(tokenizer.all_special_ids)
     again, _ = gpt2.induction_maps()
     assert torch.equal(again.ids, sequence.ids)  # seeded: the same sequence every time
-    chinese = make_source(WeightSpec("pretrained", checkpoint="gpt2-chinese"))
+    chinese = make_source(WeightSpec(PRETRAINED, checkpoint="gpt2-chinese"))
     framed, _ = chinese.induction_maps()
     tokens = load_checkpoint("gpt2-chinese").display_tokens(framed.ids.tolist())
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"  # the BERT tokenizer's own frame, not a BOS
@@ -111,7 +111,7 @@ def test_the_probe_is_drawn_from_the_vocabulary_without_special_tokens(listed_gp
 
 
 def test_the_planted_heads_are_found_by_their_scores(listed_gpt2):
-    source = make_source(WeightSpec("pretrained", checkpoint="planted"))
+    source = make_source(WeightSpec(PRETRAINED, checkpoint="planted"))
     _, text_maps = source.attention_maps(ANIMAL)
     sequence, probe = source.induction_maps()
     patterns = head_patterns(text_maps, sequence, induction_scores(probe, sequence))

@@ -23,7 +23,7 @@ from tolerances import FLOAT32
 
 import components.runner as runner
 import mha.sources.seeded as seeded
-from mha.config import AttentionConfig, WeightSpec
+from mha.config import RANDOM, AttentionConfig, WeightSpec
 from mha.device import resolve_device
 from mha.pipeline import run_attention
 from mha.sources.seeded import SeededSource, build_model
@@ -153,7 +153,7 @@ def test_the_cached_model_is_never_mutated_by_the_sessions(monkeypatch):
     models = sorted(set(builds))
     assert len(models) == len(builds) <= 8  # each model built once, then shared
     for d_model, num_heads, seed in models:
-        source = runner.cached_source(WeightSpec("random", d_model, num_heads, seed))
+        source = runner.cached_source(WeightSpec(RANDOM, d_model, num_heads, seed))
         shared = source.model(torch.device(device), "float32")
         fresh = build_model(d_model, num_heads, seed, device)
         assert len(builds) == len(models)  # that was the cached one, not a new build

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from components import controls
 from components.i18n import t
 from components.panels import Results, ValueParts
-from mha.config import DOMAINS, AttentionConfig, WeightSpec
+from mha.config import DOMAINS, TRAINED, AttentionConfig, WeightSpec
 from mha.training.service import training_service
 from mha.vision.upload import read_upload
 
@@ -95,7 +95,7 @@ IMAGE_BASE = {"weights": "trained", "task": "digits", "d_model": "16", "num_head
 IMAGE_CHANGES = [{"image": "digit-7"}, {"image": "photo-flower"}, {"mask_type": "causal"}, {"dtype": "float64"}]
 
 
-IMAGE_SPEC = WeightSpec("trained", 16, 2, 0, task="digits", patch=2)
+IMAGE_SPEC = WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=2)
 
 
 def _trained(params: dict[str, str]) -> None:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -20,12 +21,13 @@ from tolerances import FLOAT32
 
 from components.i18n import t
 from mha.checkpoints import chinese_checkpoint
-from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, PRETRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.head_finder import find_token, head_weights, rank_heads
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, hub, make_source, source_sizes
-from mha.sources import pretrained as pretrained_source
-from mha.sources.pretrained import PROJECTIONS, PretrainedSource, load_checkpoint
+from mha.sources.checkpoint import loader
+from mha.sources.families.bert import PROJECTIONS
+from mha.sources.pretrained import PretrainedSource, load_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
 ANIMAL = "The animal didn't cross the street because it was too tired"
@@ -33,7 +35,7 @@ TOLERANCE = 1e-5
 
 
 def config(**changes: object) -> AttentionConfig:
-    return AttentionConfig(**{"weights": "pretrained", "checkpoint": "tiny", "tokens": ANIMAL, **changes})
+    return AttentionConfig(**{"weights": PRETRAINED, "checkpoint": "tiny", "tokens": ANIMAL, **changes})
 
 
 def their_forward(folder: Path, text: str, layer: int):
@@ -59,7 +61,7 @@ def their_forward(folder: Path, text: str, layer: int):
 
 # ---------------------------------------------------------------- sizes and loading
 def test_sizes_come_from_config_json(listed_tiny):
-    assert source_sizes(WeightSpec("pretrained", checkpoint="tiny")) == SourceSizes(HIDDEN, HEADS, LAYERS)
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="tiny")) == SourceSizes(HIDDEN, HEADS, LAYERS)
 
 
 def test_the_app_and_the_sizes_never_import_transformers(listed_tiny):
@@ -221,10 +223,10 @@ def test_a_name_off_the_list_is_never_opened(listed_tiny, asked, monkeypatch):
     monkeypatch.setattr(hub, "checkpoint_folder", lambda *args: opened.append(args))
     for call in (source_sizes, make_source):
         with pytest.raises(SourceUnavailableError) as error:
-            call(WeightSpec("pretrained", checkpoint=asked))
+            call(WeightSpec(PRETRAINED, checkpoint=asked))
         assert error.value.code == "unlisted" and error.value.params == {"name": asked}
     with pytest.raises(ConfigError):
-        AttentionConfig(weights="pretrained", checkpoint=asked)
+        AttentionConfig(weights=PRETRAINED, checkpoint=asked)
     assert not opened
 
 
@@ -248,7 +250,7 @@ def test_checkpoints_this_page_cannot_read_are_refused(listed_tiny, tmp_path, mo
     folder = _copy_with_config(listed_tiny, tmp_path / "other", **changes)
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"other={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="other"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="other"))
     assert error.value.code == code and error.value.params["name"] == "other"
 
 
@@ -261,14 +263,14 @@ def test_missing_broken_and_offline_checkpoints_say_what_is_wrong(listed_tiny, t
     expected = {"gone": "missing", "offline": "offline"}
     for name, code in expected.items():
         with pytest.raises(SourceUnavailableError) as error:
-            source_sizes(WeightSpec("pretrained", checkpoint=name))
+            source_sizes(WeightSpec(PRETRAINED, checkpoint=name))
         assert error.value.code == code and error.value.params["name"] == name
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="offline"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="offline"))
     assert error.value.params["location"] == "org/not-cached"
-    assert source_sizes(WeightSpec("pretrained", checkpoint="broken")) == SourceSizes(HIDDEN, HEADS, LAYERS)
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="broken")) == SourceSizes(HIDDEN, HEADS, LAYERS)
     with pytest.raises(SourceUnavailableError) as error:
-        make_source(WeightSpec("pretrained", checkpoint="broken"))
+        make_source(WeightSpec(PRETRAINED, checkpoint="broken"))
     assert error.value.code == "broken" and error.value.params["reason"]
 
 
@@ -286,25 +288,25 @@ def test_an_offline_hub_id_is_read_from_the_cache_only(monkeypatch):
 def test_at_most_max_loaded_checkpoints_are_kept(listed_tiny, tmp_path, monkeypatch):
     folders = [shutil.copytree(listed_tiny, tmp_path / f"copy{i}") for i in range(3)]
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", ",".join(f"c{i}={f}" for i, f in enumerate(folders)))
-    monkeypatch.setattr(pretrained_source, "_LOADED", pretrained_source.OrderedDict())
+    monkeypatch.setattr(loader, "_LOADED", OrderedDict())
     first = load_checkpoint("c0")
     for name in ("c1", "c2"):
         load_checkpoint(name)
-    assert [name for name, _ in pretrained_source._LOADED] == ["c1", "c2"]
-    assert pretrained_source.MAX_LOADED == 2
+    assert [name for name, _ in loader._LOADED] == ["c1", "c2"]
+    assert loader.MAX_LOADED == 2
     assert load_checkpoint("c0") is not first  # evicted, loaded again
 
 
 def test_two_sessions_asking_at_once_load_once(listed_tiny, monkeypatch):
-    monkeypatch.setattr(pretrained_source, "_LOADED", pretrained_source.OrderedDict())
+    monkeypatch.setattr(loader, "_LOADED", OrderedDict())
     calls = []
-    real = pretrained_source._load
+    real = loader._load
 
     def counting(*args):
         calls.append(args[0])
         return real(*args)
 
-    monkeypatch.setattr(pretrained_source, "_load", counting)
+    monkeypatch.setattr(loader, "_load", counting)
     results = []
     threads = [threading.Thread(target=lambda: results.append(load_checkpoint("tiny"))) for _ in range(4)]
     for thread in threads:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from mha.config import AttentionConfig, ConfigError
+from mha.config import PRETRAINED, AttentionConfig, ConfigError
 from mha.export import export_basename, trace_npz, trace_pt
 from mha.pipeline import run_attention
 from mha.reproduce import OUTPUT_ENV, reproduce_script
@@ -173,7 +173,7 @@ def test_trained_weights_are_read_from_the_pages_pt_with_pytorch_alone(tmp_path)
 
 
 def test_pretrained_weights_are_read_from_the_pages_pt_with_pytorch_alone(listed_tiny, tmp_path):
-    config = AttentionConfig(weights="pretrained", checkpoint="tiny", layer=1, tokens="the cat sat on the mat")
+    config = AttentionConfig(weights=PRETRAINED, checkpoint="tiny", layer=1, tokens="the cat sat on the mat")
     _check_made_weights(run_attention(config), tmp_path)
 
 

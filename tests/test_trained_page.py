@@ -20,12 +20,12 @@ from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 
 from components.i18n import t
-from mha.config import LIMITS, WeightSpec
+from mha.config import LIMITS, TRAINED, WeightSpec
 from mha.training import service as service_module
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 LINK = {"weights": "trained", "task": "previous_and_first", "d_model": "16", "num_heads": "2", "tokens": "3 1 4 1 5"}
-SPEC = WeightSpec("trained", 16, 2, 0, task="previous_and_first")
+SPEC = WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first")
 
 
 def open_page(params: dict[str, str]) -> AppTest:
@@ -108,13 +108,13 @@ def test_switching_to_trained_asks_before_training_then_trains_on_its_own(traine
     assert t("training.ask") in texts(at)
     assert trainer.started == []  # nothing trains until asked
     at.button(key="train_start").click().run()
-    spec = WeightSpec("trained", 64, 2, 0, task="previous_and_first")
+    spec = WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")
     wait_started(trainer, 1)
     assert trainer.started == [spec]
     finish(spec)
     at.selectbox(key="task").set_value("previous").run()  # asked once: the next model trains without a click
     wait_started(trainer, 2)
-    assert trainer.started[-1] == WeightSpec("trained", 64, 2, 0, task="previous")
+    assert trainer.started[-1] == WeightSpec(TRAINED, 64, 2, 0, task="previous")
 
 
 def test_two_sessions_opening_one_link_share_one_training(trainer):
@@ -200,7 +200,7 @@ def test_a_sequence_the_task_cannot_read_shows_the_sample_with_a_note(trainer):
 
 
 def test_induction_shows_both_layers(trainer):
-    spec = WeightSpec("trained", 16, 2, 0, task="induction")
+    spec = WeightSpec(TRAINED, 16, 2, 0, task="induction")
     at = open_page({**LINK, "task": "induction", "mask_type": "causal", "tokens": "a b c x a b c"})
     finish(spec)
     at.run()
@@ -219,7 +219,7 @@ def test_induction_shows_both_layers(trainer):
 def test_unscramble_says_so_when_no_head_points(trainer):
     params = {**LINK, "task": "unscramble", "tokens": "the cat sat on the mat"}
     at = open_page(params)
-    finish(WeightSpec("trained", 16, 2, 0, task="unscramble", text="the cat sat on the mat"))
+    finish(WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text="the cat sat on the mat"))
     at.run()
     assert not at.exception and not at.error
     labels = [line for line in texts(at).splitlines() if line.startswith(t("step2.labels_title"))]
@@ -247,7 +247,7 @@ def test_the_trained_page_reads_in_its_own_language(trainer, lang):
 @pytest.mark.parametrize(("sentence", "evaluation"), [("the cat sat on", "held_out"), ("cat sat", "every_order")])
 def test_unscramble_says_what_its_accuracy_was_measured_on(trainer, lang, sentence, evaluation):
     """4 words: 6 of the 24 orders set aside and measured on; 2 words: both orders, both trained on."""
-    spec = WeightSpec("trained", 16, 2, 0, task="unscramble", text=sentence)
+    spec = WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text=sentence)
     open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
     finish(spec)
     history = service_module.training_service().finished(spec).history
@@ -279,13 +279,13 @@ def test_a_trained_link_without_sizes_gets_the_trained_sizes_with_a_note(trainer
     note = t("url.trained_sizes", lang=lang, d_model=64, num_heads=2)
     assert [i.value for i in at.info].count(note) == 1
     wait_started(trainer, 1)  # a link trains, in a thread of its own
-    assert trainer.started == [WeightSpec("trained", 64, 2, 0, task="previous_and_first")]
+    assert trainer.started == [WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")]
     assert at.query_params["d_model"] == "64" and at.query_params["num_heads"] == "2"  # the link says so now
 
 
 def test_the_trained_sizes_note_is_for_the_link_as_it_came(trainer):
     at = open_page({"weights": "trained", "task": "previous_and_first"})
-    finish(WeightSpec("trained", 64, 2, 0, task="previous_and_first"))
+    finish(WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first"))
     at.run()  # the session's own link carries the sizes now: no note again
     assert not at.exception and not at.error
     assert t("url.trained_sizes", d_model=64, num_heads=2) not in [i.value for i in at.info]

@@ -12,7 +12,7 @@ import pytest
 import torch
 from tolerances import FLOAT32
 
-from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.pipeline import run_attention
 from mha.reference import compare_with_torch
 from mha.sources import SourceSizes, make_source, source_sizes
@@ -105,7 +105,7 @@ def test_a_trained_run_goes_through_the_same_four_steps_and_live_check():
     config = trained(task="previous_and_first", tokens="3 1 4 1 5", dtype="float64")
     source = _source(config)
     run = run_attention(config, source)
-    assert run.source_kind == "trained" and run.num_layers == 1 and len(run.head_labels) == 2
+    assert run.source_kind == TRAINED and run.num_layers == 1 and len(run.head_labels) == 2
     assert run.model.W_q.weight.dtype == torch.float64 and run.model is source.model(CPU, "float64").layers[0]
     check = compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
     assert check.passed
@@ -128,7 +128,7 @@ def test_make_source_trains_through_the_shared_service(monkeypatch):
 # ---------------------------------------------------------------- the config
 def test_a_trained_spec_joins_the_sentences_tokens_only_for_unscramble():
     config = trained(task="unscramble", tokens="  the  cat\tsat ")
-    assert config.weight_spec == WeightSpec("trained", 16, 2, 0, task="unscramble", text="the cat sat")
+    assert config.weight_spec == WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text="the cat sat")
     assert trained(tokens="a b").weight_spec.text is None
     chinese = trained(task="unscramble", tokens="小明喜欢打球", tokenizer="words")
     assert chinese.weight_spec.text == "小明 喜欢 打球"

@@ -12,13 +12,13 @@ import time
 import pytest
 from tolerances import assert_same_training
 
-from mha.config import WeightSpec
+from mha.config import TRAINED, WeightSpec
 from mha.training.loop import TrainingStoppedError, train
 from mha.training.service import TrainedModel, TrainingJob, TrainingService
 
 
 def spec(seed: int = 0, task: str = "previous") -> WeightSpec:
-    return WeightSpec("trained", 16, 2, seed, task=task)
+    return WeightSpec(TRAINED, 16, 2, seed, task=task)
 
 
 class GatedTrainer:

@@ -28,7 +28,7 @@ from torch.nn import functional as F
 from components.controls import error_message
 from components.i18n import t
 from components.locale import CATALOG
-from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.experiments import windows as windows_module
 from mha.experiments.timing import Timing
 from mha.experiments.windows import (
@@ -499,22 +499,22 @@ def test_digits_training_is_a_pure_function_of_its_arguments():
 # ---------------------------------------------------------------- the trained source
 @pytest.fixture(scope="module")
 def digits_source() -> TrainedSource:
-    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="")
+    config = AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="digits", tokens="")
     model, history = train("digits", 16, 2, seed=0, max_steps=20)
     return TrainedSource(TrainedModel(config.weight_spec, model, history))
 
 
 def test_a_digits_config_needs_no_text_and_keys_its_weights_by_patch():
-    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="", patch=4)
+    config = AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="digits", tokens="", patch=4)
     assert config.trains_on_images and config.weight_spec.patch == 4 and config.weight_spec.text is None
-    assert AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous").weight_spec.patch is None
+    assert AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="previous").weight_spec.patch is None
     with pytest.raises(ConfigError) as empty:
-        AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous", tokens="")
+        AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="previous", tokens="")
     assert empty.value.field == "tokens"  # a text task still needs its text
 
 
 def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_source):
-    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="", image="digit-7")
+    config = AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="digits", tokens="", image="digit-7")
     run = run_attention(config, digits_source)
     assert run.tokens == patch_tokens(4, 4) and run.x.shape == (1, 17, 16)
     model = digits_source.model(torch.device("cpu"), "float32")
@@ -542,7 +542,7 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
 
 
 def test_an_upload_goes_through_the_same_source(digits_source):
-    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="digits", tokens="")
+    config = AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="digits", tokens="")
     image = decode_image(_png(30, 40))
     inputs = digits_source.prepare_image(config, torch.device("cpu"), image)
     assert inputs.tokens[0] == "[CLS]" and inputs.x.shape == (1, 17, 16)
@@ -715,7 +715,7 @@ def test_a_digits_link_trains_then_shows_the_patches_through_the_four_steps(shor
     at.run()
     assert not at.exception and not at.error
     assert headings(at, 3)[0] == t("training.title", task=t("task.digits"))
-    job = service_module.training_service().job(WeightSpec("trained", 16, 2, 0, task="digits", patch=2))
+    job = service_module.training_service().job(WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=2))
     assert job is not None and job.finished.wait(120)
     at.run()
     assert not at.exception and not at.error

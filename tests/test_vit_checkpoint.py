@@ -23,9 +23,10 @@ from tiny_checkpoint import VIT_HEADS, VIT_HIDDEN, VIT_IMAGE, VIT_LAYERS, VIT_PA
 
 from components.i18n import t
 from mha.checkpoints import ANY_CHECKPOINT_ENV
-from mha.config import LIMITS, AttentionConfig, WeightSpec
+from mha.config import LIMITS, PRETRAINED, RANDOM, AttentionConfig, WeightSpec
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, any_checkpoint, make_source, source_sizes
+from mha.sources.families.vit import DEIT
 from mha.sources.pretrained import load_checkpoint
 from mha.vision.patches import patch_tokens, patchify
 from mha.vision.samples import DATA_DIR, DIGIT_LEVELS, load_digits, sample_image
@@ -43,7 +44,7 @@ def _vits_on_the_list(listed_vit):
 
 
 def config(**changes: object) -> AttentionConfig:
-    return AttentionConfig(**{"weights": "pretrained", "checkpoint": "tinyvit", "image": "photo-temple", **changes})
+    return AttentionConfig(**{"weights": PRETRAINED, "checkpoint": "tinyvit", "image": "photo-temple", **changes})
 
 
 def their_picture(image: str):
@@ -81,12 +82,12 @@ def their_forward(folder: Path, image: str, layer: int):
 
 # ---------------------------------------------------------------- sizes and modality, before any weight
 def test_sizes_and_modality_come_from_config_json(tiny_vit):
-    assert source_sizes(WeightSpec("pretrained", checkpoint="tinyvit")) == SourceSizes(
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="tinyvit")) == SourceSizes(
         VIT_HIDDEN, VIT_HEADS, VIT_LAYERS, "image"
     )
-    assert source_sizes(WeightSpec("pretrained", checkpoint="tinydeit")).modality == "image"
-    assert source_sizes(WeightSpec("pretrained", checkpoint="tiny")).modality == "text"  # the BERT
-    assert source_sizes(WeightSpec("random", 8, 2, 0)).modality == "text"
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="tinydeit")).modality == "image"
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="tiny")).modality == "text"  # the BERT
+    assert source_sizes(WeightSpec(RANDOM, 8, 2, 0)).modality == "text"
 
 
 def test_the_modality_is_read_without_transformers_or_pillow(tiny_vit):
@@ -109,7 +110,7 @@ def test_the_modality_is_read_without_transformers_or_pillow(tiny_vit):
 def test_a_pretrained_image_config_is_not_held_to_the_texts_token_count():
     """The text box may hold anything (even nothing): an image checkpoint never reads it; its image is in the key."""
     empty = config(tokens="")
-    assert empty.weight_spec == WeightSpec("pretrained", checkpoint="tinyvit")
+    assert empty.weight_spec == WeightSpec(PRETRAINED, checkpoint="tinyvit")
     assert config(image="digit-3") != config(image="photo-temple")  # configs differ (and cache apart) by image
     run = run_attention(empty)
     assert run.tokens[0] == "[CLS]"
@@ -248,10 +249,10 @@ def test_an_uploaded_image_runs_through_prepare_image_and_the_check_compares_tha
 
 
 def test_a_text_checkpoint_refuses_an_image_and_an_image_checkpoint_a_text():
-    text_source = make_source(WeightSpec("pretrained", checkpoint="tiny"))
+    text_source = make_source(WeightSpec(PRETRAINED, checkpoint="tiny"))
     with pytest.raises(ValueError, match="reads text"):
         text_source.prepare_image(config(checkpoint="tiny"), torch.device("cpu"), sample_image("digit-3"))
-    image_source = make_source(WeightSpec("pretrained", checkpoint="tinyvit"))
+    image_source = make_source(WeightSpec(PRETRAINED, checkpoint="tinyvit"))
     assert image_source.input_of(config()) == "photo-temple" and text_source.input_of(config(tokens="a b")) == "a b"
     with pytest.raises(ValueError, match="reads images"):
         image_source.induction_maps()
@@ -303,7 +304,7 @@ def test_vit_variants_this_page_cannot_read_are_refused_naming_the_families(
     _edit_json(folder / "config.json", **changes)
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"other={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="other"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="other"))
     assert error.value.code == "not_supported"
     assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2, vit, deit"}
 
@@ -314,15 +315,15 @@ def test_an_image_of_more_tokens_than_the_server_shows_is_refused_before_loading
     _edit_json(folder / "config.json", image_size=384, patch_size=16)
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"big={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="big"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="big"))
     assert error.value.code == "too_many_tokens"
     assert error.value.params == {"name": "big", "count": 577, "high": LIMITS.image_tokens_max}
     for lang in ("en", "zh"):
         assert "577" in t("source.too_many_tokens", lang=lang, **error.value.params)
     _edit_json(folder / "config.json", image_size=224, patch_size=16)
-    assert source_sizes(WeightSpec("pretrained", checkpoint="big")).d_model == VIT_HIDDEN  # 197 tokens: shown
-    _edit_json(folder / "config.json", image_size=224, patch_size=16, model_type="deit")
-    assert source_sizes(WeightSpec("pretrained", checkpoint="big")).modality == "image"  # 198
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="big")).d_model == VIT_HIDDEN  # 197 tokens: shown
+    _edit_json(folder / "config.json", image_size=224, patch_size=16, model_type=DEIT)
+    assert source_sizes(WeightSpec(PRETRAINED, checkpoint="big")).modality == "image"  # 198
 
 
 def test_a_processor_that_makes_another_size_than_the_model_reads_is_refused_when_loading(
@@ -332,7 +333,7 @@ def test_a_processor_that_makes_another_size_than_the_model_reads_is_refused_whe
     _edit_json(folder / "preprocessor_config.json", size={"height": 48, "width": 48})
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"mismatch={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        make_source(WeightSpec("pretrained", checkpoint="mismatch"))
+        make_source(WeightSpec(PRETRAINED, checkpoint="mismatch"))
     assert error.value.code == "broken"
     assert error.value.params["reason"] == "its image processor makes 48 × 48 pixels, its model reads 32 × 32"
 
@@ -342,7 +343,7 @@ def test_a_listed_folder_without_an_image_processor_is_missing(tiny_vit, tmp_pat
     (folder / "preprocessor_config.json").unlink()
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"bare={folder}")
     with pytest.raises(SourceUnavailableError) as error:
-        source_sizes(WeightSpec("pretrained", checkpoint="bare"))
+        source_sizes(WeightSpec(PRETRAINED, checkpoint="bare"))
     assert error.value.code == "missing"
 
 
@@ -365,7 +366,7 @@ def test_a_learners_vit_hub_id_downloads_its_processor_not_a_tokenizer_and_runs(
     download = any_checkpoint.start_download(VIT_HUB_ID)
     assert download.wait(30) and download.error is None
     assert sorted(vit_hub.fetched) == sorted(VIT_NEEDED)
-    page = AttentionConfig(weights="pretrained", hub_id=VIT_HUB_ID, image="digit-7", layer=1)
+    page = AttentionConfig(weights=PRETRAINED, hub_id=VIT_HUB_ID, image="digit-7", layer=1)
     assert source_sizes(page.weight_spec).modality == "image"
     source = make_source(page.weight_spec)
     run = run_attention(page, source)

@@ -14,7 +14,7 @@ from mha.checkpoints import (
     checkpoint_names,
     parse_checkpoints,
 )
-from mha.config import LIMITS, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, PRETRAINED, TRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.head_labels import BROAD, LABEL_THRESHOLD, label_heads, positional_relations
 from mha.masks import causal_mask
 from mha.pipeline import run_attention
@@ -33,8 +33,8 @@ def test_a_spec_holds_only_what_decides_the_weights():
 
 
 def test_trained_specs_name_the_task_and_the_sentence_only_where_the_task_trains_on_it():
-    trained = AttentionConfig(d_model=64, num_heads=2, weights="trained", task="previous_and_first")
-    assert trained.weight_spec == WeightSpec("trained", 64, 2, 0, task="previous_and_first")
+    trained = AttentionConfig(d_model=64, num_heads=2, weights=TRAINED, task="previous_and_first")
+    assert trained.weight_spec == WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")
     assert dataclasses.replace(trained, tokens="other words").weight_spec == trained.weight_spec
     unscramble = dataclasses.replace(trained, task="unscramble")
     assert unscramble.weight_spec.text == unscramble.tokens
@@ -43,18 +43,18 @@ def test_trained_specs_name_the_task_and_the_sentence_only_where_the_task_trains
 
 def test_a_pretrained_spec_is_the_checkpoint_alone():
     name = checkpoint_names()[0]
-    config = AttentionConfig(d_model=512, num_heads=7, weights="pretrained", checkpoint=name)  # 512 / 7: not checked
-    assert config.weight_spec == WeightSpec("pretrained", checkpoint=name)
+    config = AttentionConfig(d_model=512, num_heads=7, weights=PRETRAINED, checkpoint=name)  # 512 / 7: not checked
+    assert config.weight_spec == WeightSpec(PRETRAINED, checkpoint=name)
     assert dataclasses.replace(config, seed=5, d_model=64, num_heads=2).weight_spec == config.weight_spec
 
 
 def test_training_sizes_are_capped_in_the_config():
-    AttentionConfig(d_model=LIMITS.train_d_model_max, num_heads=2, weights="trained")
+    AttentionConfig(d_model=LIMITS.train_d_model_max, num_heads=2, weights=TRAINED)
     with pytest.raises(ConfigError) as error:
-        AttentionConfig(d_model=LIMITS.train_d_model_max * 2, num_heads=2, weights="trained")
+        AttentionConfig(d_model=LIMITS.train_d_model_max * 2, num_heads=2, weights=TRAINED)
     assert (error.value.field, error.value.code) == ("d_model", "too_big_to_train")
     with pytest.raises(ConfigError):
-        AttentionConfig(d_model=64, num_heads=LIMITS.train_num_heads_max * 2, weights="trained")
+        AttentionConfig(d_model=64, num_heads=LIMITS.train_num_heads_max * 2, weights=TRAINED)
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,7 @@ def test_without_the_variable_the_default_list_is_offered(monkeypatch):
 def test_a_checkpoint_off_the_list_is_refused_by_the_config(asked, monkeypatch):
     monkeypatch.setenv(CHECKPOINTS_ENV, "mine=/srv/models/mine")
     with pytest.raises(ConfigError) as error:
-        AttentionConfig(weights="pretrained", checkpoint=asked)
+        AttentionConfig(weights=PRETRAINED, checkpoint=asked)
     assert (error.value.field, error.value.code) == ("checkpoint", "unknown")
     with pytest.raises(KeyError):
         checkpoint_location(asked)  # a name off the list is never turned into a location
@@ -111,8 +111,8 @@ def test_the_seeded_source_makes_build_models_weights_once_per_device_and_dtype(
 
 
 def test_trained_sources_report_their_layer_count_before_training():
-    assert source_sizes(WeightSpec("trained", 64, 2, 0, task="induction")).num_layers == 2
-    assert source_sizes(WeightSpec("trained", 64, 2, 0, task="previous")).num_layers == 1
+    assert source_sizes(WeightSpec(TRAINED, 64, 2, 0, task="induction")).num_layers == 2
+    assert source_sizes(WeightSpec(TRAINED, 64, 2, 0, task="previous")).num_layers == 1
 
 
 def test_a_run_carries_the_model_it_ran_and_reads_sizes_from_its_trace():

@@ -11,8 +11,9 @@ from components.url_params import (
     DEFAULTS,
     clean_text,
 )
-from mha.config import DOMAINS, trains_on_images, weight_spec_of
+from mha.config import DOMAINS, PRETRAINED, trains_on_images, weight_spec_of
 from mha.sources import SourceSizes, SourceUnavailableError
+from mha.sources.base import IMAGE
 
 
 def current_choices() -> Choices:
@@ -49,7 +50,7 @@ def reads_image() -> bool:
     (:func:`current_upload`).
     """
     state = st.session_state
-    if state.get("weights") == "pretrained":
+    if state.get("weights") == PRETRAINED:
         sizes = session_sizes()
-        return sizes is not None and sizes.modality == "image"
+        return sizes is not None and sizes.modality == IMAGE
     return trains_on_images(state.get("weights"), state.get("task"))

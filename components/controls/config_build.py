@@ -12,7 +12,7 @@ from components.controls.keys import Choices, nearest_divisors
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
-from mha.config import AttentionConfig, ConfigError
+from mha.config import PRETRAINED, RANDOM, AttentionConfig, ConfigError
 from mha.sources import SourceUnavailableError
 
 
@@ -52,7 +52,7 @@ def build_config(choices: Choices) -> AttentionConfig | None:
     except ConfigError as error:
         st.error(error_message(error))
         return None
-    if config.weights == "pretrained":
+    if config.weights == PRETRAINED:
         try:
             runner.cached_sizes(config.weight_spec)
         except SourceUnavailableError as error:
@@ -65,7 +65,7 @@ def with_random_weights(config: AttentionConfig) -> AttentionConfig | None:
     """``config`` with random weights (its source cannot be made here), or ``None`` with the reason shown where the
     learner's own sizes or text do not run either."""
     try:
-        return dataclasses.replace(config, weights="random")
+        return dataclasses.replace(config, weights=RANDOM)
     except ConfigError as error:  # the learner's own sizes or text do not run either
         st.error(error_message(error))
         return None

@@ -19,6 +19,7 @@ from components.url_params import (
 )
 from components.url_state import changed_in_link, write_link
 from mha.checkpoints import checkpoint_names
+from mha.config import TRAINED
 
 _TRAINED_SIZES_NOTE = "trained_sizes"  # the note (not a problem) when a trained link gets TRAINED_SIZES
 
@@ -50,7 +51,7 @@ def _sizes_for_trained_link(values: dict[str, object], in_link: Collection[str])
     them, as switching the widget does (``values`` is changed in place), and a note saying which sizes; a size
     the link gives is kept (over the training cap it gets the cap's error)."""
     missing = [key for key in ("d_model", "num_heads") if key not in in_link]
-    if values.get("weights") != "trained" or not missing:
+    if values.get("weights") != TRAINED or not missing:
         return []
     for key, size in zip(("d_model", "num_heads"), TRAINED_SIZES, strict=True):
         if key in missing:

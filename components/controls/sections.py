@@ -27,7 +27,7 @@ from components.url_params import (
     clean_text,
 )
 from mha.checkpoints import any_checkpoint_cap_mb
-from mha.config import DOMAINS, IMAGE_TASKS, LIMITS
+from mha.config import DOMAINS, IMAGE_TASKS, LIMITS, PRETRAINED, RANDOM, TRAINED
 from mha.tokens import tokenize
 from mha.training.tasks import task_mask
 
@@ -47,7 +47,7 @@ def _use_example(text: str, mask_type: str | None) -> None:
 def _on_weights_change() -> None:
     """Switching to trained weights starts from sizes that train in seconds, with the task's own mask."""
     restore_choices()  # a callback may run in the first run after a language switch
-    if st.session_state.get("weights") == "trained":
+    if st.session_state.get("weights") == TRAINED:
         st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
         _on_task_change()
 
@@ -66,7 +66,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
         on_change=_on_weights_change,
         help=t("controls.weights_help"),
     )
-    if weights == "trained":
+    if weights == TRAINED:
         labels = choice_labels("task", options("task"), lambda name, lang: t(f"task.{name}", lang=lang))
         select("task", hidden, format_func=labels, on_change=_on_task_change)
         if st.session_state["task"] in IMAGE_TASKS and "patch" not in hidden:  # a new patch size: a new model
@@ -81,7 +81,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
                 help=t("controls.patch_help"),
                 persist_state=PERSIST,
             )
-    if weights == "pretrained":
+    if weights == PRETRAINED:
         select("checkpoint", hidden, help=t("controls.checkpoint_help"))
         cap_mb = any_checkpoint_cap_mb()
         if cap_mb is not None and "hub_id" not in hidden:  # the server lets a learner name a checkpoint of their own
@@ -101,7 +101,7 @@ def _render_weight_controls(hidden: frozenset[str]) -> None:
 
 
 def _render_layer_control(hidden: frozenset[str]) -> None:
-    sizes = session_sizes() if st.session_state["weights"] != "random" else None
+    sizes = session_sizes() if st.session_state["weights"] != RANDOM else None
     layers = 1 if sizes is None else sizes.num_layers
     if not 0 <= st.session_state["layer"] < layers:
         if layers > 1:  # with one layer (or weights that cannot be made here) there is no layer to choose
@@ -113,13 +113,13 @@ def _render_layer_control(hidden: frozenset[str]) -> None:
 
 def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
     d_model = st.session_state["d_model"]
-    if st.session_state["weights"] == "pretrained":  # the checkpoint's sizes; the learner's wait for their return
+    if st.session_state["weights"] == PRETRAINED:  # the checkpoint's sizes; the learner's wait for their return
         locked = session_sizes()
         if locked is not None and not {"d_model", "num_heads"} <= hidden:
             d_k = locked.d_model // locked.num_heads
             st.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
         return
-    trained = st.session_state["weights"] == "trained"
+    trained = st.session_state["weights"] == TRAINED
     d_high = LIMITS.train_d_model_max if trained else LIMITS.d_model_max
     h_high = LIMITS.train_num_heads_max if trained else LIMITS.num_heads_max
     if "d_model" not in hidden:
@@ -148,7 +148,7 @@ def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
     mask_type = select("mask_type", hidden, format_func=labels, on_change=after(changed))
     if "mask_type" not in hidden:
         st.caption(t(f"mask.{mask_type}.help"))
-        sizes = session_sizes() if st.session_state["weights"] == "pretrained" else None
+        sizes = session_sizes() if st.session_state["weights"] == PRETRAINED else None
         if sizes is not None and sizes.causal:  # the checkpoint's causal mask, whatever is chosen here
             st.caption(t("controls.mask_causal_checkpoint"))
     if "window" not in hidden:
@@ -189,7 +189,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         st.warning(t("input.control_chars", count=removed))
-    if st.session_state["weights"] == "pretrained":  # a checkpoint cuts the text with its own tokenizer
+    if st.session_state["weights"] == PRETRAINED:  # a checkpoint cuts the text with its own tokenizer
         st.caption(t("controls.tokenizer_checkpoint"))
         return
     tokenizer = st.session_state["tokenizer"]
@@ -214,18 +214,18 @@ def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
     """The seed, positional encoding, device and number type."""
     weights = st.session_state["weights"]
     if "seed" not in hidden:
-        help_text = t("controls.seed_help" if weights == "random" else f"controls.seed_help_{weights}")
-        int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == "pretrained", changed=changed)
+        help_text = t("controls.seed_help" if weights == RANDOM else f"controls.seed_help_{weights}")
+        int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == PRETRAINED, changed=changed)
     if "positional" not in hidden:
         st.toggle(
             t("controls.positional"),
             key="positional",
             help=t("controls.positional_help"),
-            disabled=weights != "random",
+            disabled=weights != RANDOM,
             on_change=after(changed),
             persist_state=PERSIST,
         )
-        if weights != "random":
+        if weights != RANDOM:
             st.caption(t(f"controls.positional_{weights}"))
     labels = choice_labels(
         "device", options("device"), lambda name, lang: t("device.auto", lang=lang) if name == "auto" else str(name)

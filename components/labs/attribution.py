@@ -16,7 +16,7 @@ from components.labs.charts import WIDTH_BUDGET_PX
 from components.labs.common import lab_header, show_chart, table_height
 from components.labs.session_layer import session_run, show_layer_caption
 from components.safe_text import md_escape
-from mha.config import AttentionConfig
+from mha.config import PRETRAINED, RANDOM, TRAINED, AttentionConfig
 from mha.experiments.attribution import (
     ABLATIONS,
     KeyMeasures,
@@ -279,9 +279,9 @@ def _render_heads(measures: KeyMeasures, labels: list[str]) -> None:
 
 
 def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None:
-    if run.source_kind == "random":
+    if run.source_kind == RANDOM:
         st.info(t("lab.attribution.no_prediction_random"))
-    elif run.source_kind == "pretrained":
+    elif run.source_kind == PRETRAINED:
         st.info(t("lab.attribution.no_prediction_checkpoint"))
     elif run.image is not None:
         st.info(t("lab.attribution.no_prediction_image"))
@@ -324,7 +324,7 @@ def render() -> None:
     measures = _measures(config, query)
     if int(measures.allowed.sum()) < 2:
         st.warning(t("lab.attribution.too_few_keys", token=md_escape(labels[query])))
-    prediction = _prediction(config, query, head, ablation) if run.source_kind == "trained" else None
+    prediction = _prediction(config, query, head, ablation) if run.source_kind == TRAINED else None
     frame = key_frame(measures, None if head == LAYER else head, ablation, labels, prediction)
     names = _measure_names(ablation)
 

@@ -19,7 +19,7 @@ from components.controls import error_message, source_message
 from components.i18n import t
 from components.nav import HOME_PAGE, linkable
 from components.safe_text import md_escape
-from mha.config import AttentionConfig, ConfigError
+from mha.config import PRETRAINED, RANDOM, TRAINED, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
 
@@ -42,13 +42,13 @@ def session_config() -> AttentionConfig | None:
     except ConfigError as error:
         st.error(error_message(error))
         return None
-    if config.weights != "pretrained":
+    if config.weights != PRETRAINED:
         return config
     try:
         runner.cached_sizes(config.weight_spec)
     except SourceUnavailableError as error:
         st.error(source_message(error))
-        return dataclasses.replace(config, weights="random")
+        return dataclasses.replace(config, weights=RANDOM)
     return config
 
 
@@ -70,9 +70,9 @@ def session_run() -> tuple[AttentionConfig, AttentionRun] | None:
 def show_layer_caption(run: AttentionRun) -> None:
     """One line naming the layer the lab examines, the main page's text (read-only), and a link back to change them."""
     config = run.config
-    if run.source_kind == "pretrained":
+    if run.source_kind == PRETRAINED:
         source = t("lab.layer.source.pretrained", name=md_escape(config.checkpoint, limit=60))
-    elif run.source_kind == "trained":
+    elif run.source_kind == TRAINED:
         source = t("lab.layer.source.trained", task=t(f"task.{config.task}"))
     else:
         source = t("lab.layer.source.random", seed=config.seed)

@@ -16,6 +16,7 @@ from components.folds import folded
 from components.headings import heading
 from components.i18n import t
 from components.panels.parts import Results, ValueParts
+from mha.config import RANDOM
 from mha.export import export_basename, trace_csv_zip, trace_npz, trace_pt
 from mha.pipeline import AttentionRun
 from mha.reproduce import reproduce_script
@@ -96,5 +97,5 @@ def _downloads(results: Results) -> None:
         )
     script = folded(st, t("export.code.title"), key=SCRIPT_KEY)
     if script is not None:
-        script.caption(t("export.code.caption" if run.config.weights == "random" else "export.code.caption_pt"))
+        script.caption(t("export.code.caption" if run.config.weights == RANDOM else "export.code.caption_pt"))
         script.code(reproduce_script(run), language="python")

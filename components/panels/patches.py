@@ -18,6 +18,7 @@ from components.image_charts import ImageChartText, OverlayPanel
 from components.panels.parts import Results, ValueParts
 from components.panels.step2 import head_label
 from components.safe_text import md_escape
+from mha.config import TRAINED
 from mha.pipeline import AttentionRun
 from mha.vision.analysis import ImageAnalysis
 from mha.vision.samples import sample_image
@@ -91,7 +92,7 @@ def _image(results: Results) -> None:
     if tuple(original.shape) != tuple(patched.pixels.shape):  # resized (a photo, an upload): show what it was
         right.caption(t("patches.original"))
         right.image(image_charts.image_array(original, _ORIGINAL_PX), width=_ORIGINAL_PX)
-    if run.source_kind == "trained":
+    if run.source_kind == TRAINED:
         right.caption(t("patches.digit_look"))
 
 

@@ -27,6 +27,7 @@ from components.panels.frame import (
 )
 from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_table, md_escape
+from mha.config import RANDOM
 from mha.pipeline import AttentionRun
 from mha.row_spread import NEAR_UNIFORM_RATIO, near_uniform_bound
 
@@ -108,7 +109,7 @@ def _notes(results: Results) -> None:
     run = results.run
     weights = run.trace.attend.weights[0]  # (H, Lq, Lk)
     bound = near_uniform_bound(weights)
-    if run.source_kind == "random" and bound is not None:
+    if run.source_kind == RANDOM and bound is not None:
         uniform = {"ratio": NEAR_UNIFORM_RATIO, "bound": f"{bound:.3f}", "uniform": f"{1 / weights.size(-1):.3f}"}
         st.caption(t("step2.uniform_note", largest=f"{float(weights.max()):.3f}", **uniform))
     if run.mask is not None:

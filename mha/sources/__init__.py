@@ -7,7 +7,7 @@ same traced forward whatever the origin. See :mod:`mha.sources.base`.
 
 from __future__ import annotations
 
-from mha.config import WeightSpec
+from mha.config import PRETRAINED, RANDOM, TRAINED, WeightSpec
 from mha.sources.base import Note, SourceInputs, SourceSizes, SourceUnavailableError, WeightSource
 from mha.sources.seeded import SeededSource
 from mha.training.tasks import task_layers
@@ -29,13 +29,13 @@ def source_sizes(spec: WeightSpec) -> SourceSizes:
     Raises:
         SourceUnavailableError: the source cannot be made here (the message says what to do).
     """
-    if spec.kind == "pretrained":
-        from mha.sources.pretrained import checkpoint_sizes, origin_of  # config.json only: no transformers
+    if spec.kind == PRETRAINED:
+        from mha.sources.checkpoint.origin import checkpoint_sizes, origin_of  # config.json only: no transformers
 
         return checkpoint_sizes(origin_of(spec))
     if spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"a {spec.kind} spec needs d_model and num_heads, got {spec}")
-    layers = task_layers(spec.task or "") if spec.kind == "trained" else 1
+    layers = task_layers(spec.task or "") if spec.kind == TRAINED else 1
     return SourceSizes(spec.d_model, spec.num_heads, layers)
 
 
@@ -49,13 +49,13 @@ def make_source(spec: WeightSpec) -> WeightSource:
         ValueError: ``spec.kind`` names no source.
         SourceUnavailableError: a checkpoint that cannot be loaded here (the message says what to do).
     """
-    if spec.kind == "random":
+    if spec.kind == RANDOM:
         return SeededSource(spec)
-    if spec.kind == "pretrained":
-        from mha.sources.pretrained import PretrainedSource  # loads transformers: only when asked for
+    if spec.kind == PRETRAINED:
+        from mha.sources.checkpoint.source import PretrainedSource  # loads transformers: only when asked for
 
         return PretrainedSource(spec)
-    if spec.kind == "trained":
+    if spec.kind == TRAINED:
         from mha.sources.trained import TrainedSource  # the training machinery loads with the first trained spec
 
         return TrainedSource.from_spec(spec)

@@ -1,7 +1,7 @@
 """A learner's own Hugging Face checkpoint (``hub_id``), only where the server allows it.
 
 With ``ATTN_PLAYGROUND_ANY_CHECKPOINT_MB=N`` set (read at every call), a learner may name any hub
-id of a family read here (:data:`~mha.sources.families.SUPPORTED_TYPES`). Before anything but
+id of a family read here (:func:`~mha.sources.families.supported_types`). Before anything but
 metadata is downloaded, :func:`plan` reads the repository's file list with sizes
 (``HfApi().model_info(files_metadata=True)``), its ``config.json``, its ``tokenizer_config.json``
 and its ``preprocessor_config.json`` (an image checkpoint's), and refuses, each with its own
@@ -20,7 +20,7 @@ Then only the files needed are downloaded (config, tokenizer or processor files,
 progress (:func:`mha.sources.hub.start_download`), and the model is loaded with
 ``use_safetensors=True``. The files in the cache are checked again the same way before every load
 (:func:`check_snapshot`), so a cap lowered later holds too. A learner's checkpoints share the
-memory bound of the listed ones (:data:`mha.sources.pretrained.MAX_LOADED`).
+memory bound of the listed ones (:data:`mha.sources.checkpoint.loader.MAX_LOADED`).
 
 ``huggingface_hub`` is imported inside the functions that need it.
 """
@@ -133,7 +133,7 @@ def check_repository(
             cap_mb=f"{cap_mb:g}",
         )
     if not any(name in files for name in family.input_files):
-        what = "tokenizer" if family.modality == "text" else "image processor"
+        what = "image processor" if family.reads_image else "tokenizer"
         reason = f"no {what} files ({', '.join(family.input_files)})"
         raise SourceUnavailableError("broken", f"{hub_id}: {reason}", name=hub_id, reason=reason)
     inputs = tuple(name for name in hub.INPUT_PATTERNS if name in files)

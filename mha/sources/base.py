@@ -24,7 +24,9 @@ from mha.module import MultiHeadAttention
 from mha.vision.patches import PatchedImage
 
 __all__ = [
+    "IMAGE",
     "MODALITIES",
+    "TEXT",
     "ImageAttention",
     "ImageSource",
     "Note",
@@ -49,7 +51,8 @@ class SourceUnavailableError(RuntimeError):
 
 
 #: What a source's tokens are made from: the learner's text, or an image (a checkpoint of the ViT family).
-MODALITIES = ("text", "image")
+TEXT, IMAGE = "text", "image"
+MODALITIES = (TEXT, IMAGE)
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class SourceSizes:
     d_model: int
     num_heads: int
     num_layers: int
-    modality: str = "text"
+    modality: str = TEXT
     causal: bool = False
 
 

@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from mha.config import AttentionConfig, WeightSpec
+from mha.config import RANDOM, AttentionConfig, WeightSpec
 from mha.module import MultiHeadAttention
 from mha.sources.base import SourceInputs
 from mha.tokens import embed_tokens, positional_encoding, tokenize
@@ -57,7 +57,7 @@ def embed_inputs(tokens: tuple[str, ...] | list[str], config: AttentionConfig, d
 class SeededSource:
     """Random weights from ``spec.seed``; the models for each device and dtype are made once and kept."""
 
-    kind = "random"
+    kind = RANDOM
     num_layers = 1
 
     def __init__(self, spec: WeightSpec) -> None:

@@ -18,7 +18,7 @@ import copy
 import torch
 from torch import Tensor
 
-from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.config import TRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.masks import build_mask
 from mha.sources.base import ImageAttention, Note, SourceInputs
 from mha.training.model import Model
@@ -42,7 +42,7 @@ class TrainedSource:
         trained: the finished model and its history; never changed (shared by every session).
     """
 
-    kind = "trained"
+    kind = TRAINED
 
     def __init__(self, trained: TrainedModel) -> None:
         spec = trained.spec

@@ -20,7 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mha.config import LIMITS, WeightSpec
+from mha.config import LIMITS, TRAINED, WeightSpec
 from mha.training.loop import TrainingHistory, TrainingStoppedError, train
 from mha.training.model import Model
 
@@ -62,7 +62,7 @@ def train_spec(
     spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
 ) -> tuple[Model, TrainingHistory]:
     """:func:`~mha.training.loop.train` for a trained-weights spec."""
-    if spec.kind != "trained" or spec.task is None or spec.d_model is None or spec.num_heads is None:
+    if spec.kind != TRAINED or spec.task is None or spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"not a trained-weights spec: {spec}")
     return train(
         spec.task,

@@ -1,11 +1,13 @@
-"""Checkpoint families, one module each, found by ``config.json``'s ``model_type``.
+"""Checkpoint families, one module each, and the registry that finds one by ``config.json``'s ``model_type``.
 
-A family says what differs between architectures when one layer is read (see
+A family says everything that differs between architectures when one layer is read (see
 :class:`~mha.sources.families.base.Family`): ``bert.py`` (Post-Norm encoders), ``gpt2.py``
 (Pre-Norm causal language models) and ``vit.py`` (Pre-Norm image encoders: ViT and DeiT). To add
 one, write ``<name>.py`` here defining ``FAMILY = <Family subclass>()``: it is found when this
-package is imported, and its ``model_types`` join :data:`SUPPORTED_TYPES`. Family modules import
-torch only (never ``transformers`` at module level).
+package is imported (:func:`register`), and its ``model_types`` join :func:`supported_types`. Nothing
+else changes: the checkpoint source (:mod:`mha.sources.checkpoint`) asks only the family's hooks.
+Family modules import torch only (never ``transformers`` at module level); only this package names a
+family.
 """
 
 from __future__ import annotations
@@ -16,28 +18,58 @@ from collections.abc import Mapping
 
 from mha.config import LIMITS
 from mha.sources.base import SourceSizes, SourceUnavailableError
-from mha.sources.families.base import Family, Projection
+from mha.sources.families.base import Family, ImageGeometry, Projection
 
-__all__ = ["FAMILIES", "SUPPORTED_TYPES", "Family", "Projection", "checked_sizes", "family_for"]
+__all__ = [
+    "FAMILIES",
+    "SUPPORTED_TYPES",
+    "Family",
+    "ImageGeometry",
+    "Projection",
+    "checked_sizes",
+    "family_for",
+    "register",
+    "supported_types",
+]
+
+#: The registry: ``model_type`` -> the family that reads it.
+FAMILIES: dict[str, Family] = {}
 
 
-def _discover() -> dict[str, Family]:
-    """model_type -> family, from every module of this package that defines ``FAMILY`` (in name order)."""
-    found: dict[str, Family] = {}
+def register(family: Family) -> Family:
+    """Add ``family`` to the registry under each of its ``model_types`` (a later family replaces an earlier one's
+    type); return it.
+
+    Raises:
+        ValueError: a family with no ``model_types``.
+    """
+    if not family.model_types:
+        raise ValueError(f"{type(family).__name__} names no model_type")
+    FAMILIES.update(dict.fromkeys(family.model_types, family))
+    return family
+
+
+def _discover() -> None:
+    """Register every module of this package that defines ``FAMILY`` (in name order)."""
     for module in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
         family = getattr(importlib.import_module(f"{__name__}.{module.name}"), "FAMILY", None)
         if isinstance(family, Family):
-            found.update(dict.fromkeys(family.model_types, family))
-    return found
+            register(family)
 
 
-FAMILIES: dict[str, Family] = _discover()
-#: The ``model_type`` values read here, in the order messages list them.
+_discover()
+#: The ``model_type`` values of this package's own families, in the order messages list them.
 SUPPORTED_TYPES: tuple[str, ...] = tuple(FAMILIES)
 
 
+def supported_types() -> tuple[str, ...]:
+    """The ``model_type`` values read here now (this package's and any registered since), in the order messages
+    list them."""
+    return tuple(FAMILIES)
+
+
 def _not_supported(name: str, model_type: str) -> SourceUnavailableError:
-    supported = ", ".join(SUPPORTED_TYPES)
+    supported = ", ".join(supported_types())
     return SourceUnavailableError(
         "not_supported",
         f"{name} is a {model_type!r} model; only {supported} models are read here",

@@ -1,22 +1,42 @@
-"""What a checkpoint family tells the pretrained source: where layer l's attention is, how its projections
-become our ``W_q, W_k, W_v, W_o``, what the layer's input is, which mask the checkpoint uses and which
-module's output is the attention block's output.
+"""What a checkpoint family tells the checkpoint source: everything that differs between architectures.
 
-Shape legend: D = d_model, L = tokens, H = heads.
+A family says where layer l's attention is, how its projections become our ``W_q, W_k, W_v, W_o``,
+what the layer's input is, which mask the checkpoint uses (:attr:`Family.causal`) and which module's
+output is the attention block's output; what it reads (:attr:`Family.modality`) and, for an image
+family, the tokens before its patches (:meth:`Family.prefix_tokens`), its image's geometry
+(:meth:`Family.image_geometry`) and how an image becomes its input (:meth:`Family.pixel_values`);
+and the notes the page shows with its runs (:meth:`Family.page_notes`). The checkpoint source
+(:mod:`mha.sources.checkpoint`) asks only these hooks and never names a family.
+
+Shape legend: D = d_model, L = tokens, H = heads, C = channels.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from torch import Tensor, nn
 
-__all__ = ["Family", "Projection"]
+from mha.sources.base import IMAGE, TEXT
+from mha.vision.patches import patch_tokens
+
+__all__ = ["Family", "ImageGeometry", "Projection"]
 
 #: Our projection -> (weight (D, D) in ``nn.Linear``'s (out, in) layout, bias (D,)).
 Projection = Mapping[str, tuple[Tensor, Tensor]]
+
+
+@dataclass(frozen=True)
+class ImageGeometry:
+    """What an image model reads: its channels, its (square) patch's side and the image size (H, W) its position
+    embeddings are made for, in pixels."""
+
+    channels: int
+    patch: int
+    image_size: tuple[int, int]
 
 
 class Family:
@@ -29,7 +49,7 @@ class Family:
     #: ``config.json``'s ``model_type`` values this family reads.
     model_types: tuple[str, ...] = ()
     #: What its tokens are made from (:data:`mha.sources.base.MODALITIES`): the learner's text, or an image.
-    modality: str = "text"
+    modality: str = TEXT
     #: The files that make its inputs, at least one of which a checkpoint must have (its tokenizer's words).
     input_files: tuple[str, ...] = ("tokenizer.json", "vocab.txt", "vocab.json")
     #: The checkpoint's attention is causal: every layer runs under the causal mask whatever the page's mask.
@@ -62,13 +82,46 @@ class Family:
         """
         return None
 
-    def page_notes(self, framed: bool) -> tuple[str, ...]:
-        """Note codes (``notes.*``) the page shows with every run of this family.
+    @property
+    def reads_image(self) -> bool:
+        """Its tokens are an image's patches (:attr:`modality` is ``"image"``), never the learner's text."""
+        return self.modality == IMAGE
+
+    def page_notes(self, framed: bool, tokens: Sequence[str] = ()) -> tuple[str, ...]:
+        """Note codes (``notes.*``) the page shows with a run of this family.
 
         Args:
-            framed: the tokenizer adds tokens of its own to every text (``[CLS]`` ... ``[SEP]``).
+            framed: the tokenizer adds tokens of its own to every text (``[CLS]`` ... ``[SEP]``); ``False`` for an
+                image family.
+            tokens: the run's tokens (an image family's prefix tokens may call for a note).
         """
         return ()
+
+    # ---------------------------------------------------------------- an image family's hooks
+    def prefix_tokens(self, model: Any) -> tuple[str, ...]:
+        """The tokens an image model puts before its patches (``[CLS]``...), read from the loaded ``model``."""
+        return ()
+
+    def image_tokens(self, model: Any, rows: int, columns: int) -> tuple[str, ...]:
+        """An image's tokens: :meth:`prefix_tokens`, then the patches of an R × Q grid in row-major order
+        (``r0c0``, ``r0c1``, ...)."""
+        return (*self.prefix_tokens(model), *patch_tokens(rows, columns, cls=False))
+
+    def image_geometry(self, model: Any) -> ImageGeometry:
+        """The loaded image ``model``'s channels, patch side and image size (an image family only)."""
+        raise NotImplementedError(f"{type(self).__name__} reads no images")
+
+    def pixel_values(self, processor: Any, image: Tensor, channels: int) -> Tensor:
+        """An image made into the model's input by the checkpoint's own image ``processor`` (an image family only).
+
+        Args:
+            image: (C, H, W) in [0, 1], grey or RGB, any size.
+            channels: the channels the model reads.
+
+        Shape:
+            (1, channels, H', W'): the processor's size.
+        """
+        raise NotImplementedError(f"{type(self).__name__} reads no images")
 
     def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any]:
         """The ``transformers`` model (eager attention, float32, eval) and its tokenizer, from ``folder``.

@@ -15,8 +15,10 @@ from torch import Tensor, nn
 
 from mha.sources.families.base import Family, Projection
 
-__all__ = ["FAMILY", "PROJECTIONS", "BertFamily"]
+__all__ = ["BERT", "FAMILY", "PROJECTIONS", "BertFamily"]
 
+#: The ``model_type`` this family reads.
+BERT = "bert"
 #: Our projection <- the module of a BERT layer's ``attention`` block holding it.
 PROJECTIONS = {"W_q": "self.query", "W_k": "self.key", "W_v": "self.value", "W_o": "output.dense"}
 
@@ -24,12 +26,12 @@ PROJECTIONS = {"W_q": "self.query", "W_k": "self.key", "W_v": "self.value", "W_o
 class BertFamily(Family):
     """BERT and the encoders saved as ``bert`` (MiniLM, bert-base-chinese...)."""
 
-    model_types = ("bert",)
+    model_types = (BERT,)
 
     def refuse(self, name: str, config: Mapping[str, object]) -> str | None:
         """A BERT built as a decoder (causal self-attention or cross-attention) is not read here."""
         if config.get("is_decoder") or config.get("add_cross_attention"):
-            return "bert decoder"
+            return f"{BERT} decoder"
         return None
 
     def layers(self, model: Any) -> Sequence[nn.Module]:

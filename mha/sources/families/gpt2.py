@@ -27,19 +27,22 @@ from torch import Tensor, nn
 
 from mha.sources.families.base import Family, Projection
 
-__all__ = ["FAMILY", "GPT2Family"]
+__all__ = ["FAMILY", "GPT2", "GPT2Family"]
+
+#: The ``model_type`` this family reads.
+GPT2 = "gpt2"
 
 
 class GPT2Family(Family):
     """GPT-2, DistilGPT2 and the checkpoints saved as ``gpt2`` (a Chinese GPT-2 with a BERT tokenizer...)."""
 
-    model_types = ("gpt2",)
+    model_types = (GPT2,)
     causal = True
     bos_first = True  # as TransformerLens feeds GPT-2: <|endoftext|> first, a position no head of the text holds
     size_keys = (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_layer", "num_hidden_layers"))
     check_how = "check.checkpoint_how_gpt2"
 
-    def page_notes(self, framed: bool) -> tuple[str, ...]:
+    def page_notes(self, framed: bool, tokens: Sequence[str] = ()) -> tuple[str, ...]:
         """What a GPT-2 reader must know (its layer's layout, that it is causal); whether its tokenizer adds [CLS]/[SEP]
         (a Chinese GPT-2's BERT one)."""
         return ("family_gpt2", "gpt2_framed" if framed else "gpt2_unframed")
@@ -47,11 +50,11 @@ class GPT2Family(Family):
     def refuse(self, name: str, config: Mapping[str, object]) -> str | None:
         """Variants whose attention is not ``softmax(QK^T / sqrt(d_k))``, or that cross-attend, are not read here."""
         if config.get("add_cross_attention"):
-            return "gpt2 with cross-attention"
+            return f"{GPT2} with cross-attention"
         if config.get("scale_attn_weights", True) is False:
-            return "gpt2 without the 1/sqrt(d_k) scaling"
+            return f"{GPT2} without the 1/sqrt(d_k) scaling"
         if config.get("scale_attn_by_inverse_layer_idx"):
-            return "gpt2 scaled by 1/(layer + 1)"
+            return f"{GPT2} scaled by 1/(layer + 1)"
         return None
 
     def layers(self, model: Any) -> Sequence[nn.Module]:

@@ -30,16 +30,21 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from mha.sources.families.base import Family, Projection
+from mha.sources.base import IMAGE
+from mha.sources.families.base import Family, ImageGeometry, Projection
 from mha.sources.hub import PROCESSOR_FILE
 from mha.vision.images import to_channels
-from mha.vision.patches import CLS, patch_tokens
+from mha.vision.patches import CLS
 
-__all__ = ["DIST", "FAMILY", "PREFIX", "ViTFamily", "grid", "pixel_values"]
+__all__ = ["DEIT", "DIST", "DIST_NOTE", "FAMILY", "PREFIX", "VIT", "ViTFamily", "grid", "pixel_values"]
 
+#: The ``model_type`` values this family reads: ViT, and DeiT (distilled: a second token before the patches).
+VIT, DEIT = "vit", "deit"
 DIST = "[DIST]"
 #: The tokens before the patches, per ``model_type``.
-PREFIX = {"vit": (CLS,), "deit": (CLS, DIST)}
+PREFIX = {VIT: (CLS,), DEIT: (CLS, DIST)}
+#: The note a DeiT's run adds: what its ``[DIST]`` is.
+DIST_NOTE = "deit_dist"
 #: Our projection <- the module of a layer's ``attention`` holding it (transformers 5's names).
 PROJECTIONS = {"W_q": "q_proj", "W_k": "k_proj", "W_v": "v_proj", "W_o": "o_proj"}
 _DEFAULT_IMAGE_SIZE, _DEFAULT_PATCH_SIZE = 224, 16  # ViTConfig's defaults, for a config.json without them
@@ -92,8 +97,8 @@ def pixel_values(processor: Any, image: Tensor, channels: int) -> Tensor:
 class ViTFamily(Family):
     """ViT (``google/vit-base-patch16-224``, ``facebook/deit-*`` saved as ``vit``) and DeiT (distilled: ``deit``)."""
 
-    model_types = ("vit", "deit")
-    modality = "image"
+    model_types = (VIT, DEIT)
+    modality = IMAGE
     input_files = (PROCESSOR_FILE,)
     check_how = "check.checkpoint_how_vit"
 
@@ -116,9 +121,9 @@ class ViTFamily(Family):
         rows, columns = grid(config)
         return len(PREFIX[str(config.get("model_type"))]) + rows * columns
 
-    def page_notes(self, framed: bool) -> tuple[str, ...]:
-        """How a ViT's layer is read, its tokens and its image."""
-        return ("family_vit",)
+    def page_notes(self, framed: bool, tokens: Sequence[str] = ()) -> tuple[str, ...]:
+        """How a ViT's layer is read, its tokens and its image; a DeiT's ``[DIST]`` where the tokens hold one."""
+        return ("family_vit", *((DIST_NOTE,) if DIST in tokens else ()))
 
     def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any]:
         """The model (eager attention, float32, eval) and its image processor (Pillow's backend), from ``folder``."""
@@ -131,13 +136,20 @@ class ViTFamily(Family):
         processor = transformers.AutoImageProcessor.from_pretrained(folder, backend="pil")
         return model.eval().requires_grad_(False), processor
 
-    def prefix(self, model: Any) -> tuple[str, ...]:
+    def prefix_tokens(self, model: Any) -> tuple[str, ...]:
         """The tokens before the patches: ``[CLS]``, and DeiT's ``[DIST]``."""
         return PREFIX[model.config.model_type]
 
-    def tokens(self, model: Any, rows: int, columns: int) -> tuple[str, ...]:
-        """The prefix, then the patches of an R × Q grid in row-major order (``r0c0``, ``r0c1``, ...)."""
-        return (*self.prefix(model), *patch_tokens(rows, columns, cls=False))
+    def image_geometry(self, model: Any) -> ImageGeometry:
+        """Channels from ``config.num_channels``; patch and image size from the patch embedding (square patches:
+        :meth:`refuse` turns others away)."""
+        embeddings = model.embeddings.patch_embeddings
+        height, width = embeddings.image_size  # the size its position embeddings are made for
+        return ImageGeometry(int(model.config.num_channels), int(embeddings.patch_size[0]), (int(height), int(width)))
+
+    def pixel_values(self, processor: Any, image: Tensor, channels: int) -> Tensor:
+        """See :func:`pixel_values`."""
+        return pixel_values(processor, image, channels)  # (1, channels, H', W')
 
     def layers(self, model: Any) -> Sequence[nn.Module]:
         return model.layers
