@@ -262,7 +262,7 @@ def test_the_panels_numbers_are_the_definitions_on_the_models_weights():
     # what [CLS] keeps of its own rollout row (the row a loss reads in every layer), against the residual's floor
     captions = [c.value for c in at.caption]
     said = printed_numbers(captions, "patches.rollout_numbers", layers=2, kept=NUMBER, floor="0.25")
-    assert said["kept"] in printed_forms(_rollout_by_hand(layers)[0, 0], ".2f")
+    assert said["kept"] in printed_forms(_rollout_by_hand(layers)[0, 0], ".3g")
     assert _rollout_by_hand(layers)[0, 0] >= 0.25
     # the line under the distances names [CLS]: its weight counts as 0 px
     assert t("patches.distance_uniform", uniform=f"{distance['uniform']['pixels'][0]:.2f}", patch=2, cls="`[CLS]`") in (
