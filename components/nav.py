@@ -21,17 +21,17 @@ HOME_PAGE = "playground.py"
 # (file relative to the app's root, lab name: its messages are nav.lab.<name> and lab.<name>.*, icon)
 LAB_PAGES = (
     ("pages/1_scaling.py", "scaling", ":material/thermostat:"),
-    ("pages/2_head_sweep.py", "heads", ":material/view_column:"),
-    ("pages/3_wrong_reshape.py", "reshape", ":material/bug_report:"),
-    ("pages/4_mask_translator.py", "masks", ":material/translate:"),
-    ("pages/5_loop_vs_fused.py", "loop", ":material/speed:"),
+    ("pages/2_heads.py", "heads", ":material/view_column:"),
+    ("pages/3_reshape.py", "reshape", ":material/bug_report:"),
+    ("pages/4_masks.py", "masks", ":material/translate:"),
+    ("pages/5_loop.py", "loop", ":material/speed:"),
     ("pages/6_complexity.py", "complexity", ":material/show_chart:"),
-    ("pages/7_cross_attention.py", "cross", ":material/compare_arrows:"),
-    ("pages/8_pattern_sculpting.py", "sculpt", ":material/brush:"),
-    ("pages/9_encoder_block.py", "encoder", ":material/layers:"),
+    ("pages/7_cross.py", "cross", ":material/compare_arrows:"),
+    ("pages/8_sculpt.py", "sculpt", ":material/brush:"),
+    ("pages/9_encoder.py", "encoder", ":material/layers:"),
     ("pages/10_windows.py", "windows", ":material/grid_view:"),
     ("pages/11_attribution.py", "attribution", ":material/troubleshoot:"),
-    ("pages/12_onnx_export.py", "onnx", ":material/deployed_code:"),
+    ("pages/12_onnx.py", "onnx", ":material/deployed_code:"),
 )
 
 

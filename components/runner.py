@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import cast
 
-import streamlit as st
 from torch import Tensor
 
+from components import cache
 from mha.batching import PaddingCheck, page_batch
 from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.head_patterns import HeadPatterns, RepeatedSequence, head_patterns, induction_scores
@@ -39,19 +39,13 @@ __all__ = [
 ]
 
 
-# A config or spec is a frozen dataclass of plain values: its repr names it. Streamlit's own hashing walks the
-# dataclass field by field (~0.5 ms a call here, several calls per run); hashing the repr takes ~0.03 ms.
-# An upload's repr is its file's SHA-256 (its pixels are left out: the same file, the same pixels).
-_HASH_KEYS = {AttentionConfig: repr, WeightSpec: repr, Upload: repr}
-
-
-@st.cache_resource(max_entries=32, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=32)
 def cached_sizes(spec: WeightSpec) -> SourceSizes:
     """The sizes of the source for ``spec`` (raises ``SourceUnavailableError`` when it cannot be made here)."""
     return source_sizes(spec)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=8)
 def cached_source(spec: WeightSpec) -> WeightSource:
     """The weight source for ``spec``, made once per process and shared by every session."""
     return make_source(spec)
@@ -59,7 +53,7 @@ def cached_source(spec: WeightSpec) -> WeightSource:
 
 # A cached function is keyed by its arguments as passed (``f(x)`` and ``f(x, None)`` are two entries): the two
 # that take an upload are called through wrappers that always pass it; ``clear`` empties the cache behind each.
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=16)
 def _run(config: AttentionConfig, upload: Upload | None) -> AttentionRun:
     image = None if upload is None else upload.pixels
     return run_attention(config, cached_source(config.weight_spec), image)
@@ -77,7 +71,7 @@ def cached_run(config: AttentionConfig, upload: Upload | None = None) -> Attenti
 cached_run.clear = _run.clear  # type: ignore[attr-defined]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=16)
 def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[TorchCheck, BatchOrderCheck]:
     run = cached_run(config, upload)
     torch_mha = to_torch_mha(run.model)
@@ -101,7 +95,7 @@ def cached_check(config: AttentionConfig, upload: Upload | None = None) -> Torch
     return cached_torch_checks(config, upload)[0]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=16)
 def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
     """A pretrained run compared with the checkpoint's own forward pass (``PretrainedSource.compare``)."""
     run = cached_run(config)
@@ -109,14 +103,14 @@ def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
     return source.compare(config, run.trace.weights, run.trace.output, run.mask)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=8)
 def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
     """A checkpoint's tokens for ``text`` (an image checkpoint: a bundled image's name, ``PretrainedSource.input_of``)
     and every head's weights in every layer, (layers, H, L, L)."""
     return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=8)
 def cached_induction_scores(spec: WeightSpec) -> tuple[RepeatedSequence, Tensor]:
     """A checkpoint's repeated random sequence and every head's induction score on it, (layers, H)."""
     sequence, maps = cast(PretrainedSource, cached_source(spec)).induction_maps()
@@ -135,7 +129,7 @@ def cached_batch_order(config: AttentionConfig, upload: Upload | None = None) ->
     return cached_torch_checks(config, upload)[1]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=16)
 def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
     """The page's sentence and its first half as a padded batch (``None`` where it cannot be built)."""
     run = cached_run(config)
@@ -145,7 +139,7 @@ def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
         return None
 
 
-@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.shared(max_entries=16)
 def _image_analysis(config: AttentionConfig, upload: Upload | None) -> ImageAnalysis | None:
     image = cached_run(config, upload).image
     if image is None:

@@ -83,7 +83,7 @@ SHOTS = (
         needs_env="ATTN_PLAYGROUND_CHECKPOINTS",
     ),
     Shot("lab-scaling-en", {"lang": "en"}, path="/scaling"),
-    Shot("lab-masks-zh", {"lang": "zh"}, path="/mask_translator"),
+    Shot("lab-masks-zh", {"lang": "zh"}, path="/masks"),
     Shot(
         "teacher-en",
         {"lang": "en", "teacher": "1", "step": "2", "hide": "seed,device,positional,dtype"},

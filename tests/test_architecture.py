@@ -189,7 +189,7 @@ def test_the_default_page_does_not_load_heavy_optional_libraries():
     assert result.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("page", ["playground.py", "pages/12_onnx_export.py"])
+@pytest.mark.parametrize("page", ["playground.py", "pages/12_onnx.py"])
 def test_the_pages_never_load_onnx_or_onnxruntime(page):
     """The main page, and lab 12 itself even after an export and its checks (a child process does that work)."""
     export = "at.button(key='onnx_export').click().run(); " if "onnx" in page else ""
@@ -202,3 +202,16 @@ def test_the_pages_never_load_onnx_or_onnxruntime(page):
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_labs_page_file_is_named_after_the_lab():
+    """One name per lab: ``pages/<n>_<name>.py``, the name of its messages (``lab.<name>.*``) and of its module."""
+    from components.nav import LAB_PAGES
+
+    for number, (page, lab, _) in enumerate(LAB_PAGES, start=1):
+        assert page == f"pages/{number}_{lab}.py", page
+        assert (REPO / page).is_file()
+        module = "onnx_export" if lab == "onnx" else lab  # a module named onnx would read as the onnx package
+        assert (REPO / "components" / "labs" / f"{module}.py").is_file(), lab
+    listed = {page for page, _, _ in LAB_PAGES}
+    assert {str(path.relative_to(REPO)) for path in (REPO / "pages").glob("*.py")} == listed

@@ -140,7 +140,7 @@ def test_teacher_slide_heatmap_downloads_as_png_in_chinese(app_url, page):
 @pytest.mark.browser
 def test_lab_vega_heatmap_downloads_as_png_from_the_toolbar(app_url, page):
     # The labs draw their heatmaps with Vega-Lite (st.altair_chart): Streamlit's element toolbar exports them.
-    page.goto(f"{app_url}/mask_translator?lang=en")
+    page.goto(f"{app_url}/masks?lang=en")
     wait_for_app(page)
     drawn_charts(page)
     element = page.locator('[data-testid="stElementContainer"]:has([data-testid="stVegaLiteChart"])').first

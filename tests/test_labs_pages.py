@@ -94,7 +94,7 @@ def test_every_lab_runs_in_both_languages(page, lab, lang):
 
 def test_lab_pages_link_to_each_other_inside_the_app():
     at = AppTest.from_file(str(REPO / "playground.py"), default_timeout=60).run()
-    at.switch_page("pages/2_head_sweep.py").run()
+    at.switch_page("pages/2_heads.py").run()
     assert not at.exception, at.exception
     links = at.get("page_link")
     assert len(links) == 1 + len(LAB_PAGES)
@@ -141,7 +141,7 @@ def _colour_scales(node: object) -> list[dict]:
 
 
 def test_head_sweep_table_and_gain():
-    at = open_lab("pages/2_head_sweep.py")
+    at = open_lab("pages/2_heads.py")
     table = find_table(at, "lab.heads.col.h")
     assert table[column("lab.heads.col.h")].tolist() == [1, 2, 4, 8, 16]
     assert table[column("lab.heads.col.params")].nunique() == 1  # the same parameter count for every h
@@ -155,7 +155,7 @@ def test_head_sweep_table_and_gain():
 
 
 def test_heads_are_numbered_from_zero_in_every_lab():
-    heads = open_lab("pages/2_head_sweep.py")
+    heads = open_lab("pages/2_heads.py")
     panels = set(pd.concat(chart_data(heads))["panel"].dropna())
     assert t("lab.heads.panel", lang="en", h=16) in panels  # "h = 16, head 0"
     assert {t("lab.common.head", lang="en", n=n) for n in range(8)} <= panels  # the default h = 8: heads 0..7
@@ -163,13 +163,13 @@ def test_heads_are_numbered_from_zero_in_every_lab():
     entropy_dots = next(frame for frame in chart_data(heads) if "entropy" in frame).dropna(subset=["h", "head"])
     assert entropy_dots.groupby("h")["head"].min().eq(0).all()
     assert entropy_dots.groupby("h")["head"].max().tolist() == [h - 1 for h in sorted(entropy_dots["h"].unique())]
-    reshape = open_lab("pages/3_wrong_reshape.py")
+    reshape = open_lab("pages/3_reshape.py")
     columns = set(pd.concat(chart_data(reshape))["column"].dropna())
     assert t("lab.common.head", lang="en", n=0) in columns and t("lab.common.head", lang="en", n=4) not in columns
 
 
 def test_wrong_reshape_toggle_and_verdicts():
-    at = open_lab("pages/3_wrong_reshape.py")
+    at = open_lab("pages/3_reshape.py")
     (code,) = at.code  # the one split the page shows
     assert "view(B, H, L, d_k)" in code.value
     assert t("lab.reshape.weights_title_bug", lang="en") in text_of(at)
@@ -183,7 +183,7 @@ def test_wrong_reshape_toggle_and_verdicts():
 
 
 def test_mask_translator_fully_masked_row_and_presets():
-    at = open_lab("pages/4_mask_translator.py")
+    at = open_lab("pages/4_masks.py")
     runs = find_table(at, "lab.masks.col.implementation")
     implementation, gives = column("lab.masks.col.implementation"), column("lab.masks.col.masked_rows")
     behaviour = dict(zip(runs[implementation], runs[gives], strict=False))
@@ -201,7 +201,7 @@ def test_mask_translator_fully_masked_row_and_presets():
 
 def test_mask_translator_shows_the_second_tutorials_spelling_beside_the_others():
     for lang in ("en", "zh"):
-        at = open_lab("pages/4_mask_translator.py", lang)
+        at = open_lab("pages/4_masks.py", lang)
         header = t("lab.masks.col.spelling", lang=lang)
         table = next(md.value for md in at.markdown if md.value.startswith(f"| {header} |"))
         rows = {line.split(" | ")[0].strip("| "): line for line in table.splitlines()[2:]}
@@ -221,7 +221,7 @@ def _mixup_cells(at: AppTest, lang: str) -> pd.DataFrame:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_mask_translator_puts_the_first_tutorials_two_causal_masks_together(lang):
-    at = open_lab("pages/4_mask_translator.py", lang)
+    at = open_lab("pages/4_masks.py", lang)
     assert not at.exception, at.exception
     assert t("lab.masks.mixup.title", lang=lang) in [header.value for header in at.subheader]
     codes = [code.value for code in at.code]
@@ -268,12 +268,12 @@ def test_step_2_links_to_the_tutorials_causal_masks_only_when_the_mask_is_causal
         return [link for link in at.get("page_link") if link.proto.label == t("step2.causal_case", lang="en")]
 
     (link,) = case_links("causal")
-    assert link.proto.page == "mask_translator"
+    assert link.proto.page == "masks"
     assert case_links("none") == [] and case_links("window") == []
 
 
 def test_loop_vs_fused_measures_only_when_asked():
-    at = open_lab("pages/5_loop_vs_fused.py")
+    at = open_lab("pages/5_loop.py")
     assert not find_table(at, "lab.loop.col.params").empty
     with pytest.raises(KeyError):
         find_table(at, "lab.loop.col.ratio")
@@ -293,7 +293,7 @@ def test_loop_vs_fused_measures_only_when_asked():
 
 
 def test_loop_vs_fused_counts_the_second_tutorials_full_width_heads():
-    at = open_lab("pages/5_loop_vs_fused.py")
+    at = open_lab("pages/5_loop.py")
     at.select_slider(key="loop_d_model").set_value(128)
     at.select_slider(key="loop_heads").set_value(4).run()
     params = find_table(at, "lab.loop.col.params")
@@ -326,7 +326,7 @@ def test_complexity_measures_up_to_the_chosen_cap_and_extrapolates_the_rest():
 
 
 def test_cross_attention_shapes_follow_both_sentences():
-    at = open_lab("pages/7_cross_attention.py")
+    at = open_lab("pages/7_cross.py")
     scores = "Q Kᵀ / √d_k"
     shapes = find_table(at, "lab.cross.col.tensor").set_index(column("lab.cross.col.tensor"))
     assert shapes.loc[scores, column("lab.cross.col.shape")] == "[1, 4, 12, 5]"  # (B, H, L_q, L_k)
@@ -345,7 +345,7 @@ def test_pattern_sculpting_sharpness_scales_the_recipe():
         return {frame["panel"].iloc[0]: float(frame["value"].abs().max()) for frame in frames}
 
     w_q, w_k = t("lab.sculpt.panel.w_q", lang="en"), t("lab.sculpt.panel.w_k", lang="en")
-    at = open_lab("pages/8_pattern_sculpting.py")
+    at = open_lab("pages/8_sculpt.py")
     at.segmented_control(key="sculpt_pattern").set_value("self")
     at.slider(key="sculpt_sharpness").set_value(3.0).run()
     low = recipe(at)
@@ -359,7 +359,7 @@ def test_pattern_sculpting_sharpness_scales_the_recipe():
 
 
 def test_encoder_block_bert_base_preset_and_norm_placement():
-    at = open_lab("pages/9_encoder_block.py")
+    at = open_lab("pages/9_encoder.py")
     labels = ("lab.encoder.metric.formula", "lab.encoder.metric.ours", "lab.encoder.metric.torch")
     assert [metric(at, label) for label in labels] == ["49,984"] * 3
     at.radio(key="encoder_preset").set_value("bert_base").run()
@@ -399,7 +399,7 @@ def test_loop_verdict_turns_red_when_the_loop_differs_by_more_than_the_tolerance
         return lambda q, k, v: heads(q, k, v) + 1e-3
 
     monkeypatch.setattr(loop, "loop_from_fused", off_by_1e_3)
-    at = open_lab("pages/5_loop_vs_fused.py", lang)
+    at = open_lab("pages/5_loop.py", lang)
     green, (red,) = _verdicts(at, "lab.loop.equality_check", lang)
     assert not green and red.endswith(t("lab.common.max_diff_bad", lang=lang, diff=1e-3, tol=1e-4))  # 0.001 > 1e-04
 
@@ -411,7 +411,7 @@ def test_cross_verdict_turns_red_when_the_check_is_above_its_tolerance(monkeypat
         run = real(*args)
         return dataclasses.replace(run, check=dataclasses.replace(run.check, max_abs_output=2 * run.check.tolerance))
 
-    at = open_lab("pages/7_cross_attention.py")
+    at = open_lab("pages/7_cross.py")
     (green,), red = _verdicts(at, "lab.cross.check")
     assert not red and "≤ 1e-04: the same numbers" in green
     st.cache_data.clear()
@@ -431,7 +431,7 @@ def test_encoder_verdict_turns_red_when_the_torch_layer_computes_something_else(
         return layer
 
     monkeypatch.setattr(encoder, "to_torch_encoder_layer", shifted)
-    at = open_lab("pages/9_encoder_block.py")
+    at = open_lab("pages/9_encoder.py")
     green, (red,) = _verdicts(at, "lab.encoder.check")
     assert not green and "> 1e-04: different numbers" in red
 
@@ -444,7 +444,7 @@ def test_reshape_verdicts_follow_the_measured_difference_not_the_side(monkeypatc
         return dataclasses.replace(result, correct_check=result.wrong_check, wrong_check=result.correct_check)
 
     monkeypatch.setattr(reshape, "compare_reshapes", swapped)
-    at = open_lab("pages/3_wrong_reshape.py")
+    at = open_lab("pages/3_reshape.py")
     (green,), _ = _verdicts(at, "lab.reshape.wrong_check")
     _, (red,) = _verdicts(at, "lab.reshape.correct_check")
     assert "≤ 1e-04: the same numbers" in green and "> 1e-04: different numbers" in red
@@ -646,7 +646,7 @@ def test_attribution_a_bad_choice_from_the_main_page_is_an_error_not_a_traceback
 
 
 def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
-    at = open_with_session("pages/12_onnx_export.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
+    at = open_with_session("pages/12_onnx.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
     assert not at.exception, at.exception
     assert not at.dataframe  # nothing exported yet
     at.button(key="onnx_export").click().run()
@@ -663,7 +663,7 @@ def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
 def test_onnx_lab_reads_in_chinese_after_the_export():
     from test_languages import _own_text, leftover_english, shown_texts, user_tokens
 
-    at = open_with_session("pages/12_onnx_export.py", "zh", d_model=32, num_heads=4, tokens="小猫坐在垫子上")
+    at = open_with_session("pages/12_onnx.py", "zh", d_model=32, num_heads=4, tokens="小猫坐在垫子上")
     at.button(key="onnx_export").click().run()
     assert not at.exception, at.exception
     tokens = user_tokens(at)

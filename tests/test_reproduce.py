@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from mha.config import PRETRAINED, AttentionConfig, ConfigError
+from mha.config import DOMAINS, PRETRAINED, AttentionConfig, ConfigError
 from mha.export import export_basename, trace_npz, trace_pt
 from mha.pipeline import run_attention
 from mha.reproduce import OUTPUT_ENV, reproduce_script
@@ -45,6 +45,28 @@ CONFIGS = {
     ),
 }
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
+CONFIGS["words"] = AttentionConfig(d_model=8, num_heads=2, tokenizer="words", tokens="小明喜欢打球")
+#: Fields that do not change a run with random weights, each with its reason: every other field of AttentionConfig
+#: must be varied by one of CONFIGS above, so a new control cannot leave the script silently behind.
+NOT_IN_A_RANDOM_RUN = {
+    "weights": "the script's two paths: random weights rebuilt here, the others read from the page's .pt",
+    "task": "trained weights only (read from the .pt)",
+    "checkpoint": "pretrained weights only (read from the .pt)",
+    "hub_id": "pretrained weights only (read from the .pt)",
+    "layer": "a checkpoint's or a trained model's layer (read from the .pt)",
+    "device": "the script runs on the CPU (its header says so)",
+    "patch": "an image task's (trained weights)",
+    "image": "an image task's or a checkpoint's (their inputs read from the .pt)",
+}
+
+
+def test_every_field_of_the_config_is_in_the_script_or_said_not_to_matter():
+    default = AttentionConfig()
+    varied = {
+        name for config in CONFIGS.values() for name in DOMAINS if getattr(config, name) != getattr(default, name)
+    }
+    assert set(DOMAINS) == varied | set(NOT_IN_A_RANDOM_RUN), set(DOMAINS) - varied - set(NOT_IN_A_RANDOM_RUN)
+    assert not varied & set(NOT_IN_A_RANDOM_RUN) - {"weights"}
 
 
 #: Runs a file as __main__ with NumPy out of reach (``import numpy`` raises ImportError): PyTorch alone.

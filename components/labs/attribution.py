@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from components import runner
+from components import cache, runner
 from components.chart_style import FONT_SIZE
 from components.i18n import t
 from components.labs.charts import WIDTH_BUDGET_PX
@@ -37,7 +37,6 @@ __all__ = ["Prediction", "head_frame", "key_frame", "measure_bars", "render"]
 LAYER = -1  # the head selector's value for "all heads together"
 MEASURES = ("weight", "norm", "effect")
 MEASURE_COLORS = {"weight": "#2563eb", "norm": "#c2410c", "effect": "#16a34a"}
-_HASH_KEYS = {AttentionConfig: repr}
 
 
 @dataclass(frozen=True)
@@ -51,13 +50,13 @@ class Prediction:
     flips: tuple[bool, ...]  # per key: a prediction changes
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.results(max_entries=32)
 def _measures(config: AttentionConfig, query: int) -> KeyMeasures:
     run = runner.cached_run(config)
     return key_measures(run.model, run.x, run.mask, query)
 
 
-@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.results(max_entries=32)
 def _prediction(config: AttentionConfig, query: int, head: int, ablation: str) -> Prediction | None:
     """The trained model's prediction at ``query`` and each key's effect on it; ``None`` where the task scores
     no output there, or reads an image (its prediction is not rerun on the patches here)."""

@@ -6,6 +6,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import format_bytes, lab_header, show_chart
@@ -23,7 +24,7 @@ REFERENCE_FROM = 64
 EXAMPLE_LENGTH = 4096  # the length the note about the cap talks about
 
 
-@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+@cache.results(ttl=600, max_entries=16)
 def complexity_frame(cap: int, num_heads: int, head_dim: int, block: int, repeats: int) -> Measured[pd.DataFrame]:
     """Measured rows up to ``cap`` plus extrapolated rows up to 4096, measured in a child process.
 

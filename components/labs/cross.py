@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Grid, Titles, heatmap, matrix_frame
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
@@ -53,7 +54,7 @@ def shapes_frame(query_length: int, key_length: int, d_model: int, num_heads: in
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def _run(query: tuple[str, ...], key: tuple[str, ...], d_model: int, num_heads: int, seed: int) -> dict:
     run = run_cross_attention(query, key, d_model, num_heads, seed)
     return {

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Size, Titles, bar_chart
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
@@ -52,7 +53,7 @@ FORMULAS = {
 }
 
 
-@st.cache_resource(max_entries=2, show_spinner=False)
+@cache.shared(max_entries=2)
 def _block(preset: str, placement: str, activation: str, seed: int) -> EncoderBlock:
     """The block, read-only and shared by every session (BERT-base: 7 M parameters, 28 MB)."""
     return build_encoder(PRESETS[preset], placement == "pre", activation, seed)
@@ -73,7 +74,7 @@ def steps_frame(block: EncoderBlock, x: torch.Tensor) -> pd.DataFrame:
     )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cache.results(max_entries=16)
 def _run(preset: str, placement: str, activation: str, seed: int, tokens: tuple[str, ...]) -> dict:
     block = _block(preset, placement, activation, seed)
     layer = to_torch_encoder_layer(block)  # built for the check only, not kept

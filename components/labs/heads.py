@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Titles, attention_panels, dot_chart
 from components.labs.common import lab_header, show_chart, token_input
@@ -19,7 +20,7 @@ MAX_TOKENS = 16
 D_MODELS = (16, 32, 64, 128, 256)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def sweep_frames(
     tokens: tuple[str, ...], d_model: int, seed: int, query_gain: float
 ) -> tuple[pd.DataFrame, pd.DataFrame, dict[int, np.ndarray]]:

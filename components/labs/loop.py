@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import lab_header, show_chart, show_verdict
@@ -83,7 +84,7 @@ def _timing_rows(rows: list[TimingRow]) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
-@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+@cache.results(ttl=600, max_entries=16)
 def timing_frame(d_model: int, num_heads: int, repeats: int) -> Measured[pd.DataFrame]:
     """Measured times (see :func:`_timing_rows`), re-measured while they break their expected growth.
 
@@ -94,7 +95,7 @@ def timing_frame(d_model: int, num_heads: int, repeats: int) -> Measured[pd.Data
     return measured(steady, _timing_rows(steady.result))
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def _equality(d_model: int, num_heads: int) -> float:
     """max |loop - fused| on a 16-token input: the two are the same function."""
     model = build_model(d_model, num_heads, 0)

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from components import cache
 from components.i18n import t
 from components.labs import mixed_causal
 from components.labs.charts import Grid, Titles, attention_panels, mask_grid, matrix_frame
@@ -80,13 +81,13 @@ def runs_frame(tokens: tuple[str, ...], keep: np.ndarray, seed: int) -> pd.DataF
     )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.results(max_entries=64)
 def _cached_runs(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: int) -> pd.DataFrame:
     keep = np.frombuffer(keep_bytes, dtype=bool).reshape(length, length)
     return runs_frame(tokens, keep, seed)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.results(max_entries=64)
 def _our_weights(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: int) -> np.ndarray:
     keep = torch.tensor(np.frombuffer(keep_bytes, dtype=bool).reshape(length, length))
     model = build_model(D_MODEL, NUM_HEADS, seed)

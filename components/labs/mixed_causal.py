@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Titles, weights_marking_nan
 from components.labs.common import show_chart
@@ -29,7 +30,7 @@ __all__ = ["ANCHOR", "render"]
 ANCHOR = "tutorial1_causal"  # the case's heading, for links inside the lab's page
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.results(max_entries=64)
 def _cached_case(tokens: tuple[str, ...], d_model: int, num_heads: int, seed: int) -> MixedCausal:
     return mixed_causal(tokens, d_model, num_heads, seed)
 

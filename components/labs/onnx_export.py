@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import runner
+from components import cache, runner
 from components.i18n import t
 from components.labs.common import format_bytes, lab_header, table_height
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
@@ -17,7 +17,6 @@ from mha.experiments.onnx_isolated import ExportReport, IsolatedExportError, che
 
 __all__ = ["EXPORT_CODE", "length_frame", "render", "source_frame", "timing_frame"]
 
-_HASH_KEYS = {AttentionConfig: repr}
 _CHECKED = "onnx_checked"  # the config whose export the learner asked for
 
 # Code shown to the learner: what the lab runs (identifiers and shape comments only: nothing to translate).
@@ -32,14 +31,14 @@ session = onnxruntime.InferenceSession("layer.onnx", providers=["CPUExecutionPro
 output, weights = session.run(None, {"x": x.numpy(), "keep": keep.numpy()})"""
 
 
-@st.cache_data(max_entries=4, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.results(max_entries=4)
 def _checked(config: AttentionConfig) -> tuple[ExportReport, bytes]:
     """The export of the run's layer and its checks (a child process; cached and shared per layer and input)."""
     run = runner.cached_run(config)
     return check_export_isolated(run.model, run.x)
 
 
-@st.cache_data(ttl=600, max_entries=8, show_spinner=False, hash_funcs=_HASH_KEYS)
+@cache.results(ttl=600, max_entries=8)
 def timing_frame(config: AttentionConfig, repeats: int) -> Measured[pd.DataFrame]:
     """Both runtimes' times per length (columns ``L, runtime, ms, ms_low, ms_high``), kept only when they pass."""
     run = runner.cached_run(config)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Grid, Titles, heatmap, matrix_frame, source_grid
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
@@ -47,7 +48,7 @@ def sources_frame(tokens: list[str], num_heads: int, transpose: bool) -> pd.Data
     return pd.DataFrame(rows)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def _compare(tokens: tuple[str, ...], d_model: int, num_heads: int, seed: int) -> dict:
     model = build_model(d_model, num_heads, seed)
     result = compare_reshapes(model, token_inputs(tokens, d_model, seed))

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import SERIES_COLORS, Series, Size, Titles, attention_panels, line_chart
 from components.labs.common import lab_header, show_chart, token_input
@@ -32,7 +33,7 @@ def _series_label(mode: str, temperature: float) -> str:
     return t(f"lab.scaling.series.{mode}", tau=temperature)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def stats_frame(mode: str, temperature: float) -> pd.DataFrame:
     """The statistics of :func:`scaling_stats` for each of :func:`_compared_modes`.
 
@@ -44,7 +45,7 @@ def stats_frame(mode: str, temperature: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def _example_weights(tokens: tuple[str, ...], d_k: int, mode: str, temperature: float) -> np.ndarray:
     """(P, L, L): one weight matrix per compared mode."""
     return np.stack([example_weights(tokens, d_k, each, temperature).numpy() for each in _compared_modes(mode)])

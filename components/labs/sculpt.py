@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from components import cache
 from components.i18n import t
 from components.labs.charts import Grid, Titles, attention_panels, heatmap, matrix_frame
 from components.labs.common import lab_header, show_chart
@@ -17,7 +18,7 @@ D_K = D_MODEL // len(PATTERNS)
 FEATURE_CELL = 12  # px: the 64 feature columns of W_q and W_k (labels 0..63) within a 1280-px screen
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.results(max_entries=64)
 def _weights(length: int, sharpness: float, causal: bool) -> np.ndarray:
     """(4, L, L): one weight matrix per sculpted head."""
     return run_sculpted(length, D_MODEL, sharpness, causal).weights[0].numpy()

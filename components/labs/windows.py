@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from components import cache
 from components.chart_style import FONT_SIZE
 from components.i18n import t
 from components.image_names import image_name
@@ -107,7 +108,7 @@ def _grid_chart(frame: pd.DataFrame, title: str, small_text: bool) -> alt.Chart:
     return alt.layer(rect, text).properties(width=CELL * SIDE, height=CELL * SIDE)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cache.results(max_entries=16)
 def _image_uri(name: str) -> str:
     """The sample, RGB at the grid's pixel size, as a PNG data URI (the attention charts draw it underneath)."""
     from PIL import Image
@@ -156,7 +157,7 @@ def _attention_chart(uri: str, weights: np.ndarray, query: int, title: str, top:
     return alt.layer(picture, cells, marker, title=title).properties(width=CELL * SIDE, height=CELL * SIDE)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.results(max_entries=32)
 def _query_rows(image: str, window: int, shift: int, query: int, seed: int) -> np.ndarray:
     """(3, H, N): global, windows, shifted windows (see :func:`mha.experiments.windows.query_weights`)."""
     x = image_tokens(sample_image(image), SIDE, PATCH, D_MODEL, seed)
@@ -220,7 +221,7 @@ def _render_query(image: str, window: int, shift: int, seed: int) -> None:
     st.caption(t("lab.windows.query_caption", all=SIDE * SIDE, windows=seen[0], shifted=seen[1], query=query_label))
 
 
-@st.cache_data(ttl=600, max_entries=16, show_spinner=False)
+@cache.results(ttl=600, max_entries=16)
 def _timing_frame(window: int, repeats: int) -> Measured[pd.DataFrame]:
     steady = measure_windows_steady(MEASURED_SIDES, D_MODEL, NUM_HEADS, window, repeats)
     rows = steady.result
