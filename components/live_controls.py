@@ -21,7 +21,6 @@ box and timeline show the weights only.
 from __future__ import annotations
 
 import streamlit as st
-from streamlit import config as streamlit_config
 from streamlit.delta_generator import DeltaGenerator
 
 from components import controls
@@ -79,7 +78,7 @@ def values_changed() -> None:
 
 def _run_page_unless_followed() -> None:
     restore_choices()  # a change made while the page ran a language switch brings the old labels back
-    if streamlit_config.get_option("global.appTest") or _followed(controls.current_choices()) is None:
+    if st.get_option("global.appTest") or _followed(controls.current_choices()) is None:
         # AppTest's tree after a fragment-only run holds only what that run sent: there the page runs whole
         # (tests/test_panels.py checks that the parts filled alone equal a full run; the browser tests, this path).
         st.rerun()  # the whole page

@@ -215,3 +215,48 @@ def test_a_labs_page_file_is_named_after_the_lab():
         assert (REPO / "components" / "labs" / f"{module}.py").is_file(), lab
     listed = {page for page, _, _ in LAB_PAGES}
     assert {str(path.relative_to(REPO)) for path in (REPO / "pages").glob("*.py")} == listed
+
+
+#: Streamlit's modules the pages may import besides ``streamlit`` itself, each public: the type of a container, and
+#: the script-run context that Streamlit's multithreading guide documents (a thread outside a run has none).
+PUBLIC_STREAMLIT = {
+    "streamlit.delta_generator": {"DeltaGenerator"},
+    "streamlit.runtime.scriptrunner": {"get_script_run_ctx"},
+}
+
+
+def _ui_modules() -> list[Path]:
+    return [*(REPO / "components").rglob("*.py"), *(REPO / "pages").glob("*.py"), REPO / "playground.py"]
+
+
+def test_only_the_cache_room_calls_streamlits_caches():
+    """components/cache.py is the one place that caches engine work (ARCHITECTURE.md: "one cache room")."""
+    for path in _ui_modules():
+        if path == REPO / "components" / "cache.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in {"cache_data", "cache_resource", "cache"}:
+                raise AssertionError(f"{path.relative_to(REPO)}:{node.lineno} calls st.{node.attr}")
+
+
+def test_the_pages_touch_nothing_private_of_streamlit():
+    """Public Streamlit only: its modules from PUBLIC_STREAMLIT alone, and no ``._name`` on anything but the project's
+    own objects (``self``, ``cls``, or a name imported from ``mha`` or ``components``)."""
+    for path in _ui_modules():
+        tree = ast.parse(path.read_text())
+        own = {"self", "cls"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("streamlit"):
+                names = {alias.name for alias in node.names}
+                assert names <= PUBLIC_STREAMLIT.get(node.module, set()), f"{path.relative_to(REPO)}: {node.module}"
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in {"mha", "components"}:
+                own |= {alias.asname or alias.name for alias in node.names}
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert alias.name == "streamlit" or not alias.name.startswith("streamlit."), alias.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                root = node.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                assert isinstance(root, ast.Name) and root.id in own, f"{path.relative_to(REPO)}:{node.lineno}"
