@@ -80,7 +80,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             teacher.render_slide(view, Results(config, upload))
         else:
             parts = ValueParts()
-            parts.add(st, lambda results: controls.show_run_notes(results.run))
+            parts.add(st, lambda results: controls.show_run_notes(results.run) or st.empty())  # a part draws one
             parts.add_head_picker(st)
             color_scale = controls.select_color_scale()
             step1.render(parts)

@@ -78,9 +78,10 @@ def values_changed() -> None:
 
 def _run_page_unless_followed() -> None:
     restore_choices()  # a change made while the page ran a language switch brings the old labels back
-    if st.get_option("global.appTest") or _followed(controls.current_choices()) is None:
-        # AppTest's tree after a fragment-only run holds only what that run sent: there the page runs whole
-        # (tests/test_panels.py checks that the parts filled alone equal a full run; the browser tests, this path).
+    if not st.context.headers or _followed(controls.current_choices()) is None:
+        # A session with no browser behind it (no request headers: AppTest, whose tree after a fragment-only run
+        # holds only what that run sent) runs the page whole: tests/test_panels.py checks that the parts filled
+        # alone equal a full run, and the browser and room-bench tests drive the fragments (ARCHITECTURE.md).
         st.rerun()  # the whole page
 
 

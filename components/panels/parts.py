@@ -42,13 +42,14 @@ from mha.score_scale import ScoreSpread, score_spread
 from mha.vision.analysis import ImageAnalysis
 from mha.vision.upload import Upload
 
-__all__ = ["HEAD_SWITCH_CELLS", "Draw", "HeadChart", "Results", "ValueParts", "heads_fit"]
+__all__ = ["HEAD_SWITCH_CELLS", "PART_KEY", "Draw", "HeadChart", "Results", "ValueParts", "heads_fit"]
 
 #: The charts that follow the head send every head's panels (and the browser switches heads itself) up to
 #: this many cells in all, 256 KB a run as float32, about half that as the four decimals most panels go with:
 #: the default page (11 tokens x 8 heads) is 20 k, 24 tokens x 8 heads 51 k. Beyond, the bytes cost more than
 #: the instant switch saves, and the charts carry the shown head only (a pick then asks the server).
 HEAD_SWITCH_CELLS = 65_536
+PART_KEY = "value_part_"  # each part's place: value_part_0, value_part_1, ... in page order
 DROPOUT_P = 0.1  # the tutorials' usual attention dropout (step 2's example)
 DROPOUT_HEAD = 0  # the dropout example's head: the note says which, and it stays as the browser switches heads
 
@@ -141,8 +142,14 @@ class ValueParts:
         self._picker = box.empty()
 
     def add(self, box: DeltaGenerator, draw: Draw) -> None:
-        """Keep a place at the end of ``box`` for ``draw`` (any number of elements), drawn by :meth:`fill`."""
-        self._parts.append((box.container(), draw))
+        """Keep a place at the end of ``box`` for ``draw``, drawn by :meth:`fill`.
+
+        ``draw`` writes at least one element, an invisible ``st.empty()`` where it has nothing to show for these
+        values: a fragment's later runs can write only into the outside containers it wrote to in the last full run
+        (Streamlit reserves a slot there on the first write). Each place is keyed ``value_part_<n>``, so tests can
+        find it (``tests/test_panels.py`` checks that none is left empty).
+        """
+        self._parts.append((box.container(key=f"{PART_KEY}{len(self._parts)}"), draw))
 
     def add_fragment(self, box: DeltaGenerator, fragment: Draw) -> None:
         """Keep a place at the end of ``box`` for ``fragment``, an ``st.fragment`` with widgets of its own.
@@ -173,20 +180,12 @@ class ValueParts:
                 _follow_head(run, drawn, tuple(self._head_charts), self.hide_picker)
         for place, draw in self._parts:
             with place:
-                _keep_place()
                 draw(results)
 
 
 def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
     """Whether ``charts`` can hold every head of ``run`` (at most :data:`HEAD_SWITCH_CELLS` cells in all)."""
     return run.num_heads * sum(chart.cells(run) for chart in charts) <= HEAD_SWITCH_CELLS
-
-
-def _keep_place() -> None:
-    """Write an invisible ``st.empty`` first into a part's place, whatever the part draws after it: a fragment's later
-    runs can write only into the outside containers it wrote to in the last full run (Streamlit reserves a slot there
-    on the first write), and a part may draw nothing (a note that does not apply to these values)."""
-    st.empty()
 
 
 @st.fragment

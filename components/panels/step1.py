@@ -95,6 +95,8 @@ def _features_cut(results: Results) -> None:
     columns = frames.feature_budget(len(run.tokens), run.d_k, parts=3)
     if columns < run.d_k:
         st.caption(t("steps.features_cut", shown=columns, total=run.d_k))
+    else:
+        st.empty()  # nothing to say: the part keeps its place (ValueParts.add)
 
 
 @dataclass(frozen=True)
