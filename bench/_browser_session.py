@@ -14,7 +14,15 @@ It does what Streamlit's frontend does, without drawing anything:
   ``script_finished``;
 * changes a control as the browser does: a ``rerun_script`` whose ``WidgetStates`` hold the value
   of *every* widget on the page with the changed one replaced (and the fragment id when the
-  widget lives in a fragment).
+  widget lives in a fragment);
+* follows the change as the browser does, through every run the server starts for it: a run that
+  ends ``FINISHED_EARLY_FOR_RERUN`` stopped for a rerun the server has already queued (the page's own
+  ``st.rerun``, a callback's rerun of named fragments), so the change goes on with that run; it ends
+  at the first ``script_finished`` with another status (``FINISHED_SUCCESSFULLY``,
+  ``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``, ``FINISHED_WITH_COMPILE_ERROR``), after every
+  ``ForwardMsg`` of its runs (the server sends a run's messages before its ``script_finished``). A run
+  that starts after that, with no change sent, is counted (:attr:`BrowserSession.unasked_runs`): the
+  rule above would have ended a change too early.
 
 Messages are Streamlit's protobuf classes (``streamlit.proto``); the websocket is the
 ``websockets`` package that Streamlit itself depends on.
@@ -47,6 +55,8 @@ ASSET = re.compile(r'(?:src|href)="\./(static/[^"?#]+)"')
 XSRF_COOKIE = "_streamlit_xsrf"
 MESSAGE_CACHE_RUNS = 2  # a cached message not used in this many full runs is dropped
 FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+FINISHED_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN  # the server has queued the next run of the same change
+TEXT_ELEMENTS = {"markdown": "body", "alert": "body"}  # what a run's texts keep, by element
 HTTP_TIMEOUT_S = 30.0
 
 
@@ -56,12 +66,20 @@ class PageError(RuntimeError):
 
 @dataclass
 class RunResult:
-    """One script run as the tab saw it: seconds from the BackMsg sent to ``script_finished``."""
+    """One change (or the page's opening) as the tab saw it: every run the server made for it.
+
+    ``seconds``: from the BackMsg sent to the ``script_finished`` that ended the change (received);
+    ``status``: that message's status; ``runs``: the script runs of the change (a run that ended
+    ``FINISHED_EARLY_FOR_RERUN`` and the runs that followed it); ``texts``: what the change's last run
+    drew: the Markdown of its text elements and the JSON data of its components, in order.
+    """
 
     seconds: float
     status: int
     errors: list[str] = field(default_factory=list)
     received_bytes: int = 0
+    runs: int = 1
+    texts: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -173,7 +191,10 @@ class BrowserSession:
         self._finished: asyncio.Future | None = None
         self._run_errors: list[str] = []
         self._run_bytes = 0
+        self._runs = 0  # script_finished messages of the change in progress
+        self._texts: list[str] = []  # what the run in progress drew (RunResult.texts)
         self._lost = asyncio.Event()
+        self.unasked_runs = 0  # runs that started when no change was in progress (see the module's docstring)
 
     # ------------------------------------------------------------------ opening the page
     def _fetch_page(self) -> int:
@@ -258,7 +279,10 @@ class BrowserSession:
             kind = message.WhichOneof("type")
         elif message.metadata.cacheable:
             self._cache[message.hash] = (message, self._full_runs)
-        if kind == "new_session":
+        if kind == "new_session":  # a script run starts (a full run or a fragment run)
+            if self._finished is None or self._finished.done():
+                self.unasked_runs += 1
+            self._seen_this_run, self._texts = set(), []
             self._page_script_hash = message.new_session.page_script_hash
             if message.new_session.HasField("initialize"):
                 self.session_id = message.new_session.initialize.session_id
@@ -277,6 +301,10 @@ class BrowserSession:
         if kind == "alert" and element.alert.format == element.alert.ERROR:
             self._run_errors.append(f"st.error: {element.alert.body[:120]}")
             return
+        if kind in TEXT_ELEMENTS:
+            self._texts.append(getattr(getattr(element, kind), TEXT_ELEMENTS[kind]))
+        elif kind == "bidi_component" and element.bidi_component.WhichOneof("data") == "json":
+            self._texts.append(element.bidi_component.json)
         widget_id = getattr(getattr(element, kind), "id", "")
         if not widget_id.startswith("$$ID-"):
             return
@@ -296,8 +324,11 @@ class BrowserSession:
                 self._states.pop(gone, None)
             oldest = self._full_runs - MESSAGE_CACHE_RUNS
             self._cache = {h: (m, used) for h, (m, used) in self._cache.items() if used >= oldest}
+        self._runs += 1
+        if status == FINISHED_FOR_RERUN:  # the next run of this change is already queued on the server
+            return
         if self._finished is not None and not self._finished.done():
-            self._finished.set_result(status)
+            self._finished.set_result((status, time.perf_counter()))
 
     def _rerun_message(self, fragment_id: str, changed: WidgetState | None) -> BackMsg:
         message = BackMsg()
@@ -316,11 +347,13 @@ class BrowserSession:
         return message
 
     async def _run(self, fragment_id: str, timeout_s: float, changed: WidgetState | None = None) -> RunResult:
-        """Send a rerun and wait for its ``script_finished``; reconnect (and resend) if the socket drops."""
+        """Send a rerun and follow it to the end of the change: through every run that ends
+        ``FINISHED_EARLY_FOR_RERUN`` to the ``script_finished`` after which the server starts no other
+        run for it. Reconnect (and resend) if the socket drops."""
         attempts = 0
         while True:
             self._finished = asyncio.get_running_loop().create_future()
-            self._run_errors, self._run_bytes, self._seen_this_run = [], 0, set()
+            self._run_errors, self._run_bytes, self._runs = [], 0, 0
             start = time.perf_counter()
             try:
                 await self._ws.send(self._rerun_message(fragment_id, changed).SerializeToString())
@@ -330,16 +363,16 @@ class BrowserSession:
             done, _ = await asyncio.wait({self._finished, lost}, timeout=timeout_s, return_when="FIRST_COMPLETED")
             lost.cancel()
             if self._finished in done:
-                seconds = time.perf_counter() - start
-                status = self._finished.result()
+                status, finished_at = self._finished.result()
                 if changed is not None and status in FINISHED_OK:
                     self._states[changed.id] = changed
                 errors = list(self._run_errors)
                 if status not in FINISHED_OK:
                     errors.append(f"script_finished status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
-                return RunResult(seconds, status, errors, self._run_bytes)
+                seconds = finished_at - start
+                return RunResult(seconds, status, errors, self._run_bytes, self._runs, list(self._texts))
             if not done:
-                raise TimeoutError(f"no script_finished within {timeout_s:.0f} s")
+                raise TimeoutError(f"the change did not end within {timeout_s:.0f} s ({self._runs} runs finished)")
             attempts += 1  # the websocket dropped: reconnect with the session id, as the browser does
             if attempts > 3:
                 raise PageError("the websocket dropped three times in one run")

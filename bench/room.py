@@ -7,11 +7,18 @@ learned from the page's delta messages), not AppTest. The learners arrive over t
 assets it names, then the first run), and then change one control after another, thinking
 :data:`THINK_S` seconds (uniform) before each change, until the room's time is up.
 
+A change is followed as the browser follows it: through every run the server makes for it (a short run
+that ends ``FINISHED_EARLY_FOR_RERUN`` for the page's own ``st.rerun``, then the fragments' run or the
+page's run) to the ``script_finished`` that ends it (:mod:`bench._browser_session`). Then the learner checks
+that the change shows: the link the app wrote holds the new value, and the values the change's last run
+drew follow it (the head picker's heads and head, step 1's shapes ``Q [1, h, L, d_k]``).
+
 Measured per mix and room size: the seconds from a change (the ``rerun_script`` BackMsg sent)
-to its ``script_finished`` (p50, p95, max), the seconds to open the page, errors (exceptions,
-``st.error``, a run that did not finish, a change the app's URL does not show, a page that
-failed to open), websocket reconnects, and the server's CPU (busy cores, averaged over the
-room's time) and resident memory (peak), read with psutil. Each room gets a fresh server,
+to the ``script_finished`` that ends it (p50, p95, max), the seconds to open the page, errors (exceptions,
+``st.error``, a change that did not end, a change the link or the values do not show, a run the
+learner did not ask for, a page that failed to open), websocket reconnects, and the server's CPU (busy
+cores, averaged over the room's time) and resident memory (peak), read with psutil; the machine's
+1-minute load average just before the room (the warm-up's included). Each room gets a fresh server,
 opened once by a warm-up tab first ("open the app 10 minutes early", docs/DEPLOY.md), in the
 environment the container sets (:data:`SERVER_ENV`).
 
@@ -22,7 +29,10 @@ Mixes (:data:`MIXES`; one line each): everyone on the same link walking the same
 (the engine's caches hit), and everyone on their own seed and sentence (nothing is shared).
 Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
 :data:`TARGET_P95_S` or any error). Two setups: one server, and two replicas behind HAProxy on
-the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up).
+the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up). A third mix,
+:data:`CHECKPOINT_MIX`, walks a checkpoint's page: ``--checkpoint gpt2`` builds one of GPT-2 small's
+size with random weights (``tests/tiny_checkpoint.build_gpt2``: 768 wide, 12 layers, 12 heads, GPT-2's
+vocabulary) and lists it on the server.
 
 ``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms;
 ``--url http://127.0.0.1:8501`` runs them against a server (or a proxy) that is already up.
@@ -33,8 +43,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import re
 import statistics
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -46,7 +59,7 @@ from urllib.parse import urlencode
 from bench._browser_session import BrowserSession, PageError, RunResult
 from bench.table import Table, format_table
 
-TITLE = "Room: N learners on one server, Streamlit's websocket protocol (change -> script_finished)"
+TITLE = "Room: N learners on one server, Streamlit's websocket protocol (change -> the script_finished that ends it)"
 
 REQUIRED_SIZES = (10, 30, 60)
 LARGER_SIZES = (90, 120, 160, 200, 260, 330, 400)
@@ -54,6 +67,7 @@ QUICK_SIZES = (3,)
 RAMP_S, STEADY_S = 15.0, 45.0
 QUICK_RAMP_S, QUICK_STEADY_S = 1.0, 6.0
 THINK_S = (2.0, 8.0)  # seconds a learner reads before the next change (uniform; mean 5 s)
+QUICK_THINK_S = (1.0, 3.0)  # the quick room's: several changes per learner in its few seconds
 RUN_TIMEOUT_S = 30.0
 TARGET_P95_S = 1.0
 # The server runs as the container does (Dockerfile): one PyTorch thread per operation.
@@ -115,6 +129,24 @@ def own_step(learner: int, step: int) -> Step:
     return steps[step % len(steps)]
 
 
+CHECKPOINT = "bench-gpt2"  # the name the checkpoint room's server lists its checkpoint under
+
+
+def checkpoint_link(learner: int) -> dict[str, str]:
+    """The teacher's link to the checkpoint's page (the server lists it as :data:`CHECKPOINT`)."""
+    return {"lang": "en", "weights": "pretrained", "checkpoint": CHECKPOINT}
+
+
+def checkpoint_step(learner: int, step: int) -> Step:
+    """Another layer, another head, then a sentence of one's own: layers repeat (cache hits), sentences do not."""
+    steps: tuple[Step, ...] = (
+        ("layer", 1 + step // 3 % 11),
+        ("head_picker", {"head": (learner + step) % 12}),
+        ("tokens", own_sentence(learner, step + 1)),
+    )
+    return steps[step % len(steps)]
+
+
 @dataclass(frozen=True)
 class Mix:
     """What the room does: the link learner i opens, and learner i's change number k."""
@@ -129,6 +161,8 @@ MIXES = (
     Mix("same link", same_link, exercise_step),
     Mix("own seed and sentence", own_link, own_step),
 )
+# A checkpoint's page (its server needs the checkpoint listed: --checkpoint gpt2).
+CHECKPOINT_MIX = Mix("checkpoint page", checkpoint_link, checkpoint_step)
 
 
 @dataclass
@@ -143,6 +177,8 @@ class RoomResult:
     errors: Counter = field(default_factory=Counter)
     error_examples: dict[str, str] = field(default_factory=dict)
     reconnects: int = 0
+    runs: Counter = field(default_factory=Counter)  # script runs per change -> changes
+    load_before: float = 0.0  # the machine's 1-minute load average just before the room
     server_cores: float | None = None
     server_rss_peak_mib: float | None = None
     client_cores: float = 0.0
@@ -173,17 +209,60 @@ def _record_error(result: RoomResult, text: str) -> None:
     result.error_examples.setdefault(kind, text)
 
 
-def _check_applied(tab: BrowserSession, step: Step) -> str | None:
-    """A change the URL the app writes does not show (the app mirrors every control there)."""
+SHAPES = re.compile(r"`Q \[1, (\d+), (\d+), (\d+)\]`")  # step 1's shapes: Q (B, h, L, d_k)
+PICKER_DATA = {"count", "shown", "moves", "every"}  # the head picker's data (components/canvas.py)
+
+
+def _values_drawn(run: RunResult) -> tuple[dict | None, tuple[int, int, int] | None]:
+    """The head picker's data and step 1's (h, L, d_k) as the change's last run drew them (``None``: not drawn)."""
+    picker = shapes = None
+    for text in run.texts:
+        if text.startswith("{"):
+            data = json.loads(text)
+            if isinstance(data, dict) and data.keys() >= PICKER_DATA:
+                picker = data
+        elif shapes is None and (found := SHAPES.search(text)):
+            shapes = (int(found[1]), int(found[2]), int(found[3]))
+    return picker, shapes
+
+
+def _check_applied(tab: BrowserSession, step: Step, run: RunResult) -> str | None:
+    """A change the page does not show: not in the link the app writes (it mirrors every control there), or the
+    values the change's last run drew do not follow it (a change that ended before the page filled its parts).
+
+    The values: the head picker's heads and head (every change's last run draws the picker), and step 1's shapes
+    ``Q [1, h, L, d_k]`` (every change's but a head pick's, which reruns the picker's fragment alone: the charts
+    already hold every head).
+    """
     key, value = step
     if isinstance(value, dict):  # the head picker (a component): its state {"head": n}, the link's ``head``
         key, value = "head", value["head"]
     shown = tab.url_value(key)
-    return None if shown == str(value) else f"not applied: {key}={value!r} but the URL says {shown!r}"
+    if shown != str(value):
+        return f"not applied: {key}={value!r} but the URL says {shown!r}"
+    picker, shapes = _values_drawn(run)
+    if picker is None or (shapes is None and key != "head"):
+        missing = "head picker" if picker is None else "step 1's shapes"
+        return f"values not drawn: after {key}={value!r} the change's last run drew no {missing}"
+    checks = {"head": (picker["shown"], value if key == "head" else picker["shown"])}
+    if shapes is not None:
+        heads, _, d_k = shapes
+        checks["picker's heads"] = (picker["count"], heads)
+        checks["num_heads"] = (heads, value if key == "num_heads" else heads)
+        checks["d_model"] = (heads * d_k, value if key == "d_model" else heads * d_k)
+    wrong = [f"{name} {got} (want {want})" for name, (got, want) in checks.items() if got != want]
+    return f"values not applied: after {key}={value!r}: {', '.join(wrong)}" if wrong else None
 
 
 async def learner(
-    index: int, mix: Mix, base_url: str, arrive_at: float, end_at: float, result: RoomResult, executor
+    index: int,
+    mix: Mix,
+    base_url: str,
+    arrive_at: float,
+    end_at: float,
+    result: RoomResult,
+    executor,
+    think_s: tuple[float, float] = THINK_S,
 ) -> None:
     """One learner: arrive, open the link, then think and change a control until ``end_at``."""
     rng = random.Random(SEED * 100_003 + index)
@@ -198,34 +277,40 @@ async def learner(
                     seconds, run = await tab.open(RUN_TIMEOUT_S)
                 except (PageError, TimeoutError) as error:
                     _record_error(result, f"open failed: {error}")
-                    await asyncio.sleep(rng.uniform(*THINK_S))  # and the learner reloads
+                    await asyncio.sleep(rng.uniform(*think_s))  # and the learner reloads
                     continue
                 opened = True
                 result.open_s.append(seconds)
                 result.timeline.append((time.monotonic() - result.started, "open", seconds))
                 _count_run_errors(run, result)
                 continue
-            await asyncio.sleep(min(rng.uniform(*THINK_S), max(0.0, end_at - time.monotonic())))
+            await asyncio.sleep(min(rng.uniform(*think_s), max(0.0, end_at - time.monotonic())))
             if time.monotonic() >= end_at:
                 break
             change = mix.step(index, step)
             step += 1
             try:
                 run = await tab.change(*change, timeout_s=RUN_TIMEOUT_S)
-            except TimeoutError:
-                _record_error(result, f"run timed out: after {change}")
+            except TimeoutError as error:
+                _record_error(result, f"run timed out: after {change}: {error}")
                 continue
             except PageError as error:
                 _record_error(result, str(error))
                 continue
             result.change_s.append(run.seconds)
+            result.runs[run.runs] += 1
             result.timeline.append((time.monotonic() - result.started, change[0], run.seconds))
             _count_run_errors(run, result)
-            problem = _check_applied(tab, change)
+            problem = _check_applied(tab, change, run)
             if problem:
                 _record_error(result, problem)
     finally:
         result.reconnects += tab.reconnects
+        if tab.unasked_runs:
+            result.errors["run not asked for"] += tab.unasked_runs
+            result.error_examples.setdefault(
+                "run not asked for", "run not asked for: a run started after a change had ended (it ended too early)"
+            )
         await tab.close()
 
 
@@ -269,13 +354,14 @@ async def room(
     steady_s: float,
     server_pids: list[int] | None = None,
     replicas: int = 1,
+    think_s: tuple[float, float] = THINK_S,
 ) -> RoomResult:
     """Run one room against ``base_url``: ``learners`` arrive over ``ramp_s``, then ``steady_s`` more."""
     import resource
 
     import psutil
 
-    result = RoomResult(learners, replicas)
+    result = RoomResult(learners, replicas, load_before=os.getloadavg()[0])
     rng = random.Random(SEED)
     start = result.started
     end_at = start + ramp_s + steady_s
@@ -286,7 +372,7 @@ async def room(
     machine = psutil.cpu_times()
     with ThreadPoolExecutor(max_workers=min(learners, 16), thread_name_prefix="room-http") as executor:
         await asyncio.gather(
-            *(learner(i, mix, base_url, at, end_at, result, executor) for i, at in enumerate(arrivals))
+            *(learner(i, mix, base_url, at, end_at, result, executor, think_s) for i, at in enumerate(arrivals))
         )
     result.seconds = time.monotonic() - start
     used = resource.getrusage(resource.RUSAGE_SELF)
@@ -298,12 +384,13 @@ async def room(
     return result
 
 
-def _warm_up(base_url: str) -> None:
-    """One tab opens the default page and changes a control: imports, first forward, caches warm."""
+def _warm_up(base_url: str, link: dict[str, str] | None = None) -> None:
+    """One tab opens the room's link (default: the default page) and changes a control: imports, first forward
+    (a checkpoint loaded), caches warm."""
 
     async def visit() -> None:
-        tab = BrowserSession(base_url, urlencode({"lang": "en"}))
-        await tab.open(120.0)
+        tab = BrowserSession(base_url, urlencode(link or {"lang": "en"}))
+        await tab.open(180.0)
         await tab.change("seed", 1, timeout_s=60.0)
         await tab.close()
 
@@ -311,31 +398,54 @@ def _warm_up(base_url: str) -> None:
 
 
 def measure_room(
-    mix: Mix, learners: int, ramp_s: float, steady_s: float, env: dict[str, str] | None = None, replicas: int = 1
+    mix: Mix,
+    learners: int,
+    ramp_s: float,
+    steady_s: float,
+    env: dict[str, str] | None = None,
+    replicas: int = 1,
+    think_s: tuple[float, float] = THINK_S,
 ) -> RoomResult:
     """One room against a fresh ``streamlit run playground.py`` (environment: ``env``, else :data:`SERVER_ENV`).
 
     With ``replicas`` > 1, against ``deploy/run-local-cluster replicas PORT`` instead: that many
     servers behind HAProxy on this machine (CPU and RSS are then the replicas' and the proxy's).
-    Every server is warmed up first by a tab of its own.
+    Every server is warmed up first by a tab of its own, on the room's own link.
     """
     from tests.local_app import free_port, start_streamlit, stop_process
     from tests.local_cluster import LocalCluster
 
     env = SERVER_ENV if env is None else env
+    link = mix.link(0)
     if replicas > 1:
         with LocalCluster(replicas, extra_env=env) as cluster:
             for port in cluster.replica_ports.values():
-                _warm_up(f"http://127.0.0.1:{port}")
-            return asyncio.run(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas))
+                _warm_up(f"http://127.0.0.1:{port}", link)
+            return asyncio.run(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas, think_s))
     port = free_port()
     server = start_streamlit(port, extra_env=env)
     try:
         base_url = f"http://127.0.0.1:{port}"
-        _warm_up(base_url)
-        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, [server.pid]))
+        _warm_up(base_url, link)
+        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, [server.pid], think_s=think_s))
     finally:
         stop_process(server)
+
+
+def build_checkpoint(folder: Path) -> Path:
+    """A GPT-2 of GPT-2 small's size with random weights in ``folder`` (the checkpoint room's): 768 wide,
+    12 layers, 12 heads, GPT-2's 50,257-token embedding (``tests/tiny_checkpoint.build_gpt2``)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from tiny_checkpoint import build_gpt2
+
+    return build_gpt2(folder, 768, 12, 12, 50257)
+
+
+def checkpoint_env(folder: Path) -> dict[str, str]:
+    """The server's environment for the checkpoint room: :data:`SERVER_ENV`, the checkpoint listed, offline."""
+    return {**SERVER_ENV, "ATTN_PLAYGROUND_CHECKPOINTS": f"{CHECKPOINT}={folder}", "HF_HUB_OFFLINE": "1"}
 
 
 def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
@@ -347,18 +457,20 @@ def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
     opened = f"{_percentile(result.open_s, 95):.1f}" if result.open_s else "-"
     verdict = "breaks" if result.broken else "holds"
     setup = "1 server" if result.replicas == 1 else f"{result.replicas} replicas + HAProxy"
+    runs = sum(n * count for n, count in result.runs.items()) / len(changes) if changes else 0.0
     return (
         *(
             setup,
             mix.name,
             result.learners,
             len(changes),
+            f"{runs:.1f}",
             p(50),
             p(95),
             f"{max(changes) * 1e3:.0f}" if changes else "-",
         ),
         *(opened, errors, result.reconnects, cores, rss),
-        *(f"{result.client_cores:.2f}", f"{result.others_cores:.2f}", verdict),
+        *(f"{result.client_cores:.2f}", f"{result.others_cores:.2f}", f"{result.load_before:.2f}", verdict),
     )
 
 
@@ -367,6 +479,7 @@ COLUMNS = (
     "mix",
     "learners",
     "changes",
+    "runs per change",
     "p50 ms",
     "p95 ms",
     "max ms",
@@ -377,21 +490,28 @@ COLUMNS = (
     "server RSS peak MiB",
     "learners' CPU cores",
     "others' CPU cores",
+    "load before",
     "verdict",
 )
 
 
-def _notes(ramp_s: float, steady_s: float, env: dict[str, str] | None = None) -> tuple[str, ...]:
+def _notes(
+    ramp_s: float, steady_s: float, env: dict[str, str] | None = None, think_s: tuple[float, float] = THINK_S
+) -> tuple[str, ...]:
     shown = " ".join(f"{k}={v}" for k, v in (SERVER_ENV if env is None else env).items()) or "none"
     return (
         f"server: streamlit run playground.py with .streamlit/config.toml; environment: {shown}.",
-        f"change -> script_finished: from the rerun BackMsg sent to its script_finished received; learners arrive "
-        f"over {ramp_s:.0f} s and think {THINK_S[0]:.0f}-{THINK_S[1]:.0f} s (uniform) before each change, "
+        "change -> the script_finished that ends it: from the rerun BackMsg sent, through every run the server "
+        "made for the change (runs per change: a run that ended FINISHED_EARLY_FOR_RERUN for the page's own "
+        "st.rerun, then the fragments' or the page's run), to the script_finished of its last run received; then "
+        "the link and the values that run drew (head picker, step 1's shapes) must show the change. Learners "
+        f"arrive over {ramp_s:.0f} s and think {think_s[0]:.0f}-{think_s[1]:.0f} s (uniform) before each change, "
         f"for {ramp_s + steady_s:.0f} s in all; a fresh server per room, warmed up by one tab first.",
         "open: GET of the link and the assets index.html names, health, host-config, websocket, first run.",
         "server CPU: the server process's CPU seconds / wall seconds over the room (2 = both cores busy); "
         "learners' CPU: this process (the simulated tabs), which shares the cores with the server; "
-        "others': the rest of the machine's busy CPU over the room (other jobs; near 0 on a quiet machine).",
+        "others': the rest of the machine's busy CPU over the room (other jobs; near 0 on a quiet machine); "
+        "load before: the machine's 1-minute load average as the room began (the server's warm-up included).",
         f"breaks: p95 over {TARGET_P95_S:.0f} s or any error; rooms above 60 are tried until one breaks.",
     )
 
@@ -400,20 +520,31 @@ def _error_notes(mix: Mix, result: RoomResult) -> list[str]:
     return [f"{mix.name}, {result.learners} learners: {text}" for text in result.error_examples.values()]
 
 
+CHECKPOINT_LEARNERS = 30  # the checkpoint room's size (one server)
+
+
 def run(quick: bool) -> list[Table]:
-    """One row per setup (one server; two replicas behind HAProxy on the same cores), mix and room size."""
+    """One row per setup (one server; two replicas behind HAProxy on the same cores), mix and room size; then
+    the checkpoint room (one server, :data:`CHECKPOINT_LEARNERS` learners on a GPT-2 small-sized checkpoint)."""
     ramp_s, steady_s = (QUICK_RAMP_S, QUICK_STEADY_S) if quick else (RAMP_S, STEADY_S)
+    think_s = QUICK_THINK_S if quick else THINK_S
     rows, errors = [], []
     for replicas in (1, 2):
         for mix in MIXES:
             sizes = (*REQUIRED_SIZES, *LARGER_SIZES) if replicas == 1 else (*REQUIRED_SIZES[1:], *LARGER_SIZES)
             for learners in QUICK_SIZES if quick else sizes:
-                result = measure_room(mix, learners, ramp_s, steady_s, replicas=replicas)
+                result = measure_room(mix, learners, ramp_s, steady_s, replicas=replicas, think_s=think_s)
                 rows.append(_row(mix, result))
                 errors += _error_notes(mix, result)
                 if learners not in REQUIRED_SIZES and result.broken:
                     break
-    return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s), *errors))]
+    if not quick:
+        with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
+            env = checkpoint_env(build_checkpoint(Path(scratch)))
+            result = measure_room(CHECKPOINT_MIX, CHECKPOINT_LEARNERS, ramp_s, steady_s, env)
+            rows.append(_row(CHECKPOINT_MIX, result))
+            errors += _error_notes(CHECKPOINT_MIX, result)
+    return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s, think_s=think_s), *errors))]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -421,12 +552,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.room", description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server or proxy (default: start a fresh server per room)")
     parser.add_argument("--learners", default="30", help="room sizes, comma-separated")
-    parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in MIXES])
+    parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in (*MIXES, CHECKPOINT_MIX)])
     parser.add_argument(
         "--replicas", type=int, default=1, help="servers behind deploy/run-local-cluster's HAProxy (or at --url)"
     )
     parser.add_argument("--ramp", type=float, default=RAMP_S, help="seconds over which the learners arrive")
     parser.add_argument("--seconds", type=float, default=STEADY_S, help="seconds after the last arrival")
+    parser.add_argument(
+        "--think", default=f"{THINK_S[0]:g},{THINK_S[1]:g}", help="seconds a learner thinks before a change: LOW,HIGH"
+    )
     parser.add_argument(
         "--server-pid", type=int, action="append", help="with --url: a server process (or proxy) to read CPU and RSS of"
     )
@@ -436,20 +570,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--timeline", help="write every open and change (at, what, seconds) to this JSON file")
     args = parser.parse_args(argv)
-    mix = next(m for m in MIXES if m.name == args.mix)
-    rows, errors, timelines = [], [], {}
-    for learners in (int(n) for n in args.learners.split(",")):
-        if args.url:
-            result = asyncio.run(room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid, args.replicas))
-        else:
-            env = dict(item.split("=", 1) for item in args.env) if args.env else None
-            result = measure_room(mix, learners, args.ramp, args.seconds, env, args.replicas)
-        rows.append(_row(mix, result))
-        errors += _error_notes(mix, result)
-        timelines[learners] = result.timeline
-        print(format_table(Table(TITLE, COLUMNS, (rows[-1],)), "text"), flush=True)
+    mix = next(m for m in (*MIXES, CHECKPOINT_MIX) if m.name == args.mix)
+    low, high = (float(x) for x in args.think.split(","))
+    think_s = (low, high)
     env = dict(item.split("=", 1) for item in args.env) if args.env else None
-    notes = _notes(args.ramp, args.seconds, env) if not args.url else _notes(args.ramp, args.seconds, {})[1:]
+    rows, errors, timelines = [], [], {}
+    with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
+        if mix is CHECKPOINT_MIX and not args.url:  # its server lists a GPT-2 small-sized checkpoint built here
+            env = {**checkpoint_env(build_checkpoint(Path(scratch))), **(env or {})}
+        for learners in (int(n) for n in args.learners.split(",")):
+            if args.url:
+                result = asyncio.run(
+                    room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid, args.replicas, think_s)
+                )
+            else:
+                result = measure_room(mix, learners, args.ramp, args.seconds, env, args.replicas, think_s)
+            rows.append(_row(mix, result))
+            errors += _error_notes(mix, result)
+            timelines[learners] = result.timeline
+            print(format_table(Table(TITLE, COLUMNS, (rows[-1],)), "text"), flush=True)
+    notes = _notes(args.ramp, args.seconds, env, think_s)
+    notes = notes if not args.url else notes[1:]
     table = Table(TITLE, COLUMNS, tuple(rows), (*notes, *errors))
     print(format_table(table, "markdown" if args.markdown else "text"))
     if args.timeline:
