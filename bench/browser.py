@@ -352,19 +352,29 @@ def _choose(page: Any, key: str, index: int, before: Callable[[], None] = lambda
     return Change(act=page.locator("[role='option']").nth(index).click, prepare=open_list)
 
 
-def _open(browser: Any, url: str) -> tuple[Any, Any, Any]:
-    """A fresh tab with the probe on ``url``, drawn and quiet: the context, the page and its CDP session."""
-    from tests.local_app import wait_for_app
+def _open(browser: Any, url: str, page_errors: list[str] | None = None) -> tuple[Any, Any, Any]:
+    """A fresh tab with the probe on ``url``, drawn and quiet: the context, the page and its CDP session.
 
+    ``page_errors``: the page's uncaught errors are appended to it, from the first load on.
+    """
     context = browser.new_context(viewport=VIEWPORT, locale="en-US")
     context.add_init_script(PROBE_JS)
     page = context.new_page()
+    if page_errors is not None:
+        page.on("pageerror", lambda error: page_errors.append(str(error)))
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
+    _reopen(page, url)
+    return context, page, cdp
+
+
+def _reopen(page: Any, url: str) -> None:
+    """Load ``url`` in ``page`` and wait until the app is drawn and quiet."""
+    from tests.local_app import wait_for_app
+
     page.goto(url)
     wait_for_app(page, timeout_ms=120_000)
     page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
-    return context, page, cdp
 
 
 def _measure_training(page: Any, cdp: Any, change: Change, timeout_ms: int = 180_000) -> dict[str, Any]:
@@ -400,8 +410,6 @@ def time_size(
     """
     from urllib.parse import urlencode
 
-    from tests.local_app import wait_for_app
-
     url = f"{base_url}/?{urlencode(size.query())}"
     context, page, cdp = _open(browser, url)
     actions = _actions(page, size)
@@ -424,26 +432,31 @@ def time_size(
             if i > 0:
                 samples[names[name]].append(result)
             if name == CHANGES[9]:  # trained weights took their own sizes: the page size again for the next round
-                page.goto(url)
-                wait_for_app(page, timeout_ms=120_000)
-                page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
+                _reopen(page, url)
     context.close()
     return samples
 
 
+LAB_PATH = "/scaling"  # lab 1 (why √d_k)
+
+
+def lab_slider(page: Any, i: int) -> Change:
+    """Lab 1's d_k slider moved by one step: left, right, left, ... (its handle focused first, as a user does)."""
+    handle = page.locator(".st-key-scaling_d_k input[type=range]")
+
+    def focus() -> None:
+        handle.focus()
+        page.wait_for_timeout(FADE_WAIT_MS)
+
+    return Change(act=lambda: handle.press("ArrowRight" if i % 2 else "ArrowLeft"), prepare=focus)
+
+
 def time_lab(browser: Any, base_url: str, rounds: int) -> list[dict[str, Any]]:
     """Samples of lab 1's d_k slider moved by one step (a page of its own)."""
-    context, page, cdp = _open(browser, f"{base_url}/scaling")
-    handle = page.locator(".st-key-scaling_d_k input[type=range]")
+    context, page, cdp = _open(browser, f"{base_url}{LAB_PATH}")
     samples = []
     for i in range(rounds + 1):
-
-        def focus() -> None:
-            handle.focus()
-            page.wait_for_timeout(FADE_WAIT_MS)
-
-        change = Change(act=lambda i=i: handle.press("ArrowRight" if i % 2 else "ArrowLeft"), prepare=focus)
-        result = measure(page, cdp, change, browser)
+        result = measure(page, cdp, lab_slider(page, i), browser)
         if i > 0:
             samples.append(result)
     context.close()
@@ -587,6 +600,7 @@ def _sync_row(size: PageSize, results: list[dict[str, Any]]) -> tuple[object, ..
 
 
 def _load_average() -> str:
+    """The 1-minute load average (``/proc/loadavg``), or "n/a"."""
     try:
         with open("/proc/loadavg") as file:
             return file.read().split()[0]

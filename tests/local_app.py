@@ -46,8 +46,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_streamlit(port: int, script: str = "playground.py", extra_env: dict[str, str] | None = None):
-    """Start ``streamlit run`` on 127.0.0.1:port and wait for its health check; returns the process."""
+def start_streamlit(
+    port: int, script: str = "playground.py", extra_env: dict[str, str] | None = None, cwd: Path = REPO
+):
+    """Start ``streamlit run`` on 127.0.0.1:port and wait for its health check; returns the process.
+
+    ``cwd``: the checkout to serve (this one by default; ``bench.ab`` serves an older one beside it).
+    """
     env = {**os.environ, **(extra_env or {})}
     env.pop("PYTHONPATH", None)
     command = [
@@ -57,7 +62,7 @@ def start_streamlit(port: int, script: str = "playground.py", extra_env: dict[st
     ]  # fmt: skip
     ARTIFACTS.mkdir(exist_ok=True)
     log = (ARTIFACTS / f"streamlit-{port}.log").open("w")
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if process.poll() is not None:
