@@ -11,7 +11,7 @@ Each change is timed with :mod:`bench.browser`'s probe and trace (:func:`bench.b
 click -> the renderer's main thread settled) on one version, then at once on the other: before, now, before,
 now ... change after change, round after round (round 0 warms up), so that the load of a shared machine hits
 both alike. The way back from trained weights needs the trained page first: each round trains a seed of its
-own, untimed (:func:`bench.browser._measure_training`), then times weights -> random, then reopens the page
+own, untimed (:func:`bench.browser.measure_training`), then times weights -> random, then reopens the page
 at its size, as the browser section does. A change that cannot be made on a version (it did not settle, or
 its control is not there) is said on stderr, left out of that version's column, and named in the notes; so is a
 page that does not open at all, and every uncaught error a version's pages threw (Streamlit's or the app's).
@@ -40,33 +40,33 @@ from bench.app_rerun import SIZES
 from bench.browser import CHANGES as BROWSER_CHANGES
 from bench.browser import (
     LAB_PATH,
-    _abandon_trace,
-    _actions,
-    _load_average,
-    _measure_training,
-    _open,
-    _reopen,
+    abandon_trace,
     lab_slider,
     launch,
+    load_average,
     measure,
+    measure_training,
+    open_page,
+    page_actions,
+    reopen,
 )
 from bench.table import Table, format_table
 
 TITLE = "A/B: control change -> page settled, this tree against an earlier revision (Chromium), ms"
 
-#: The page before the day's changes: what ``--before`` compares with unless told another revision.
+#: The revision ``--before`` compares with by default.
 DEFAULT_BEFORE = "7d764d2"
 SIZE = SIZES[0]  # the default page: d_model 512, 8 heads, the default sentence
 ROUNDS, QUICK_ROUNDS = 7, 2
-TRAINED, RANDOM, LAB = BROWSER_CHANGES[8], BROWSER_CHANGES[9], BROWSER_CHANGES[10]
-CHANGES = (*BROWSER_CHANGES[0:1], *BROWSER_CHANGES[2:8], RANDOM, LAB)  # all but the head and the training
+TRAINED, BACK_TO_RANDOM, LAB = BROWSER_CHANGES[8], BROWSER_CHANGES[9], BROWSER_CHANGES[10]
+CHANGES = (*BROWSER_CHANGES[0:1], *BROWSER_CHANGES[2:8], BACK_TO_RANDOM, LAB)  # all but the head and the training
 QUICK_CHANGES = (CHANGES[0], CHANGES[3], LAB)  # the seed, d_model, the lab's slider
 #: Key press or click -> main thread settled on the default page (docs/PERFORMANCE.md).
 TARGETS_MS = {
     CHANGES[0]: 220.0,  # a new seed
     **dict.fromkeys(CHANGES[1:6], 300.0),  # the other live controls: mask, num_heads, d_model, example, typed
     CHANGES[6]: 450.0,  # the language: a full run, every element new
-    RANDOM: 450.0,  # the way back from trained weights: a full run too
+    BACK_TO_RANDOM: 450.0,  # the way back from trained weights: a full run too
     LAB: 300.0,
 }
 SKIP_AFTER = 2  # a change that failed this many times on a version, and never worked there, is not tried again
@@ -95,14 +95,14 @@ class Side:
         """Its two tabs; one that does not open is said (:attr:`unopened`) and its changes are not tried."""
         for tab, url in (("page", self.page_url), ("lab", f"{self.base_url}{LAB_PATH}")):
             try:
-                self.tabs[tab] = _open(browser, url, self.page_errors)
+                self.tabs[tab] = open_page(browser, url, self.page_errors)
             except Exception as error:  # the app at this version does not draw: said in the notes
                 self.unopened[tab] = f"{url} did not open: {type(error).__name__}: {error}".splitlines()[0][:300]
                 print(f"[bench.ab] {self.name}: {self.unopened[tab]}", file=sys.stderr)
                 continue
             self.tabs[tab][1].set_default_timeout(PAGE_TIMEOUT_MS)
         if "page" in self.tabs:
-            self.actions = _actions(self.tabs["page"][1], SIZE)
+            self.actions = page_actions(self.tabs["page"][1], SIZE)
 
     def gave_up(self, change: str) -> bool:
         if ("lab" if change == LAB else "page") in self.unopened:
@@ -121,13 +121,13 @@ def time_change(browser: Any, side: Side, change: str, i: int) -> float:
         _, page, cdp = side.tabs["lab"]
         return measure(page, cdp, lab_slider(page, i), browser)["settled"]
     _, page, cdp = side.tabs["page"]
-    if change != RANDOM:
+    if change != BACK_TO_RANDOM:
         return measure(page, cdp, side.actions[change](i), browser)["settled"]
     try:  # the trained page first (a seed trained for this round, untimed), then the way back, then the page again
-        _measure_training(page, cdp, side.actions[TRAINED](i))
-        return measure(page, cdp, side.actions[RANDOM](i), browser)["settled"]
+        measure_training(page, cdp, side.actions[TRAINED](i))
+        return measure(page, cdp, side.actions[BACK_TO_RANDOM](i), browser)["settled"]
     finally:
-        _reopen(page, side.page_url)
+        reopen(page, side.page_url)
 
 
 def run_rounds(browser: Any, sides: tuple[Side, ...], changes: tuple[str, ...], rounds: int) -> None:
@@ -140,11 +140,11 @@ def run_rounds(browser: Any, sides: tuple[Side, ...], changes: tuple[str, ...], 
                 try:
                     settled = time_change(browser, side, change, i)
                 except Exception as error:  # a change this version cannot make: said, and left out
-                    _abandon_trace(browser)
+                    abandon_trace(browser)
                     side.failures.setdefault(change, []).append(f"{type(error).__name__}: {error}"[:300])
                     print(f"[bench.ab] {side.name}, round {i}: {change!r} failed: {error!r}"[:400], file=sys.stderr)
                     with contextlib.suppress(Exception):  # back to a known page for the next change
-                        _reopen(side.tabs["page"][1], side.page_url)
+                        reopen(side.tabs["page"][1], side.page_url)
                     continue
                 if i > 0:
                     side.samples.setdefault(change, []).append(settled)
@@ -247,7 +247,7 @@ def compare(before_rev: str = DEFAULT_BEFORE, rounds: int = ROUNDS, changes: tup
             server = start_streamlit(port, extra_env=_server_env(), cwd=tree)
             stack.callback(stop_process, server)
             sides.append(Side(name, label, f"http://127.0.0.1:{port}"))
-        load_before = _load_average()
+        load_before = load_average()
         with sync_playwright() as playwright:
             browser = launch(playwright)
             try:
@@ -258,7 +258,7 @@ def compare(before_rev: str = DEFAULT_BEFORE, rounds: int = ROUNDS, changes: tup
                 for side in sides:
                     side.close()
                 browser.close()
-        load_after = _load_average()
+        load_after = load_average()
     return table(sides[0], sides[1], changes, rounds, (load_before, load_after))
 
 

@@ -185,7 +185,7 @@ def _stop_trace(browser: Any, result: dict[str, Any]) -> None:
         result["trace"] = trace
 
 
-def _abandon_trace(browser: Any) -> None:
+def abandon_trace(browser: Any) -> None:
     """Stop a trace that a failed change left recording (Chromium refuses to start a second one)."""
     with contextlib.suppress(Exception):  # no trace was recording: nothing to stop
         browser.stop_tracing()
@@ -263,7 +263,7 @@ class Change:
     prepare: Callable[[], None] = lambda: None
 
 
-def _actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
+def page_actions(page: Any, size: PageSize) -> dict[str, Callable[[int], Change]]:
     def type_into(key: str, value: int) -> Change:
         box = page.locator(f".st-key-{key} input")
 
@@ -352,7 +352,7 @@ def _choose(page: Any, key: str, index: int, before: Callable[[], None] = lambda
     return Change(act=page.locator("[role='option']").nth(index).click, prepare=open_list)
 
 
-def _open(browser: Any, url: str, page_errors: list[str] | None = None) -> tuple[Any, Any, Any]:
+def open_page(browser: Any, url: str, page_errors: list[str] | None = None) -> tuple[Any, Any, Any]:
     """A fresh tab with the probe on ``url``, drawn and quiet: the context, the page and its CDP session.
 
     ``page_errors``: the page's uncaught errors are appended to it, from the first load on.
@@ -364,11 +364,11 @@ def _open(browser: Any, url: str, page_errors: list[str] | None = None) -> tuple
         page.on("pageerror", lambda error: page_errors.append(str(error)))
     cdp = context.new_cdp_session(page)
     cdp.send("Performance.enable")
-    _reopen(page, url)
+    reopen(page, url)
     return context, page, cdp
 
 
-def _reopen(page: Any, url: str) -> None:
+def reopen(page: Any, url: str) -> None:
     """Load ``url`` in ``page`` and wait until the app is drawn and quiet."""
     from tests.local_app import wait_for_app
 
@@ -377,7 +377,7 @@ def _reopen(page: Any, url: str) -> None:
     page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
 
 
-def _measure_training(page: Any, cdp: Any, change: Change, timeout_ms: int = 180_000) -> dict[str, Any]:
+def measure_training(page: Any, cdp: Any, change: Change, timeout_ms: int = 180_000) -> dict[str, Any]:
     """Trained weights chosen, Train clicked as soon as it shows, the trained page drawn and quiet: wall time from
     the choice (the training is in it, so no trace: "settled" is the page drawn and quiet)."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -411,8 +411,8 @@ def time_size(
     from urllib.parse import urlencode
 
     url = f"{base_url}/?{urlencode(size.query())}"
-    context, page, cdp = _open(browser, url)
-    actions = _actions(page, size)
+    context, page, cdp = open_page(browser, url)
+    actions = page_actions(page, size)
     page.wait_for_selector(".attn-head-picker[data-local]", timeout=120_000)
     local = bool(page.evaluate(HEAD_LOCAL_JS))
     names = {name: HEAD_MODES[local] if name == CHANGES[1] else name for name in changes}
@@ -421,18 +421,18 @@ def time_size(
         for name in changes:
             try:
                 if name == CHANGES[8]:
-                    result = _measure_training(page, cdp, actions[name](i))
+                    result = measure_training(page, cdp, actions[name](i))
                 else:
                     local_change = local and name == CHANGES[1]
                     result = measure(page, cdp, actions[name](i), browser, categories, local=local_change)
             except Exception as error:  # a change that never settled: said, and left out of the table
                 print(f"[bench] {size.name}, round {i}: {name!r} did not settle: {error!r}"[:400], file=sys.stderr)
-                _abandon_trace(browser)
+                abandon_trace(browser)
                 continue
             if i > 0:
                 samples[names[name]].append(result)
             if name == CHANGES[9]:  # trained weights took their own sizes: the page size again for the next round
-                _reopen(page, url)
+                reopen(page, url)
     context.close()
     return samples
 
@@ -453,7 +453,7 @@ def lab_slider(page: Any, i: int) -> Change:
 
 def time_lab(browser: Any, base_url: str, rounds: int) -> list[dict[str, Any]]:
     """Samples of lab 1's d_k slider moved by one step (a page of its own)."""
-    context, page, cdp = _open(browser, f"{base_url}{LAB_PATH}")
+    context, page, cdp = open_page(browser, f"{base_url}{LAB_PATH}")
     samples = []
     for i in range(rounds + 1):
         result = measure(page, cdp, lab_slider(page, i), browser)
@@ -474,7 +474,7 @@ def time_image(browser: Any, base_url: str, rounds: int) -> dict[str, list[dict[
     panel) and another query patch in the patches panel (its fragment alone)."""
     from urllib.parse import urlencode
 
-    context, page, cdp = _open(browser, f"{base_url}/?{urlencode(IMAGE_QUERY)}")
+    context, page, cdp = open_page(browser, f"{base_url}/?{urlencode(IMAGE_QUERY)}")
     page.wait_for_selector(".st-key-patch_query", timeout=240_000)  # trained: the panel is there
     page.wait_for_function(f"() => performance.now() - window.__bench.paint > {QUIET_MS}", timeout=120_000)
     samples: dict[str, list[dict[str, Any]]] = {name: [] for name in IMAGE_CHANGES}
@@ -537,7 +537,7 @@ def run(quick: bool) -> list[Table]:
     server = start_streamlit(port)
     base_url = f"http://127.0.0.1:{port}"
     rows = []
-    load = _load_average()
+    load = load_average()
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
@@ -557,7 +557,7 @@ def run(quick: bool) -> list[Table]:
             browser.close()
     finally:
         stop_process(server)
-    load_after = _load_average()
+    load_after = load_average()
     notes = (
         f"median of {'2' if quick else '7 (5 at 128 tokens)'} rounds after one warm-up round, changes in turn; "
         f"viewport {VIEWPORT['width']}x{VIEWPORT['height']}, headless Chromium {CHROMIUM_ARGS[:2]}..., one tab.",
@@ -599,7 +599,7 @@ def _sync_row(size: PageSize, results: list[dict[str, Any]]) -> tuple[object, ..
     )
 
 
-def _load_average() -> str:
+def load_average() -> str:
     """The 1-minute load average (``/proc/loadavg``), or "n/a"."""
     try:
         with open("/proc/loadavg") as file:

@@ -15,7 +15,7 @@ import statistics
 
 from bench._trace import GROUPS, PROFILE_CATEGORIES, breakdown_ms
 from bench.app_rerun import SIZES
-from bench.browser import CHANGES, _load_average, launch, time_size
+from bench.browser import CHANGES, launch, load_average, time_size
 from bench.table import Table
 
 TITLE = "Browser profile: renderer main thread per rerun, scripting / rendering / painting (Chromium trace), ms"
@@ -33,7 +33,7 @@ def run(quick: bool) -> list[Table]:
     port = free_port()
     server = start_streamlit(port)
     rows = []
-    load = _load_average()
+    load = load_average()
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
@@ -51,7 +51,7 @@ def run(quick: bool) -> list[Table]:
         f"median of {rounds} traced rounds after one warm-up round. settled: key press -> the main thread settled "
         "(as in the browser section); busy: its task time over that span, split into the four groups (self time "
         "of each trace event; an event of no known kind counts as its parent's).",
-        f"Load average (1 min) before / after: {load} / {_load_average()}.",
+        f"Load average (1 min) before / after: {load} / {load_average()}.",
     )
     columns = ("page", "change", "settled ms", "busy ms", *(f"{group} ms" for group in GROUPS))
     return [Table(TITLE, columns, tuple(rows), notes)]

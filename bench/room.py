@@ -7,11 +7,12 @@ learned from the page's delta messages), not AppTest. The learners arrive over t
 assets it names, then the first run), and then change one control after another, thinking
 :data:`THINK_S` seconds (uniform) before each change, until the room's time is up.
 
-A change is followed as the browser follows it: through every run the server makes for it (a short run
-that ends ``FINISHED_EARLY_FOR_RERUN`` for the page's own ``st.rerun``, then the fragments' run or the
-page's run) to the ``script_finished`` that ends it (:mod:`bench._browser_session`). Then the learner checks
-that the change shows: the link the app wrote holds the new value, and the values the change's last run
-drew follow it (the head picker's heads and head, step 1's shapes ``Q [1, h, L, d_k]``).
+A change is followed as the browser follows it: through every run the server makes for it (a live control's change:
+one run of the fragments; where a callback runs the page, as a checkpoint's new sentence does, a short run that
+ends ``FINISHED_EARLY_FOR_RERUN``, then the page's run) to the ``script_finished`` that ends it
+(:mod:`bench._browser_session`). Then the learner checks that the change shows: the link the app wrote holds the
+new value, and the values the change's last run drew follow it (the head picker's heads and head, step 1's
+shapes ``Q [1, h, L, d_k]``).
 
 Measured per mix and room size: the seconds from a change (the ``rerun_script`` BackMsg sent)
 to the ``script_finished`` that ends it (p50, p95, max), the seconds to open the page, errors (exceptions,
@@ -30,7 +31,7 @@ Mixes (:data:`MIXES`; one line each): everyone on the same link walking the same
 Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
 :data:`TARGET_P95_S` or any error). Two setups: one server, and two replicas behind HAProxy on
 the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up). A third mix,
-:data:`CHECKPOINT_MIX`, walks a checkpoint's page: ``--checkpoint gpt2`` builds one of GPT-2 small's
+:data:`CHECKPOINT_MIX`, walks a checkpoint's page: ``--mix "checkpoint page"`` builds one of GPT-2 small's
 size with random weights (``tests/tiny_checkpoint.build_gpt2``: 768 wide, 12 layers, 12 heads, GPT-2's
 vocabulary) and lists it on the server.
 
@@ -161,7 +162,7 @@ MIXES = (
     Mix("same link", same_link, exercise_step),
     Mix("own seed and sentence", own_link, own_step),
 )
-# A checkpoint's page (its server needs the checkpoint listed: --checkpoint gpt2).
+# A checkpoint's page (its server lists the checkpoint: run() and --mix "checkpoint page" build it).
 CHECKPOINT_MIX = Mix("checkpoint page", checkpoint_link, checkpoint_step)
 
 
@@ -502,9 +503,10 @@ def _notes(
     return (
         f"server: streamlit run playground.py with .streamlit/config.toml; environment: {shown}.",
         "change -> the script_finished that ends it: from the rerun BackMsg sent, through every run the server "
-        "made for the change (runs per change: a run that ended FINISHED_EARLY_FOR_RERUN for the page's own "
-        "st.rerun, then the fragments' or the page's run), to the script_finished of its last run received; then "
-        "the link and the values that run drew (head picker, step 1's shapes) must show the change. Learners "
+        "made for the change (runs per change: a live control's change is one run of the fragments; where a "
+        "callback runs the page, a run that ended FINISHED_EARLY_FOR_RERUN, then the page's run), to the "
+        "script_finished of its last run received; then the link and the values that run drew (head picker, "
+        "step 1's shapes) must show the change. Learners "
         f"arrive over {ramp_s:.0f} s and think {think_s[0]:.0f}-{think_s[1]:.0f} s (uniform) before each change, "
         f"for {ramp_s + steady_s:.0f} s in all; a fresh server per room, warmed up by one tab first.",
         "open: GET of the link and the assets index.html names, health, host-config, websocket, first run.",

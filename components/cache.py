@@ -8,7 +8,7 @@ Two decorators, each Streamlit's own with the hashing the project's frozen recor
 - :func:`results` (``st.cache_data``): a value each caller gets its own copy of -- a lab's tables and numbers.
 
 A config, a spec or an upload is a frozen dataclass of plain values: its repr names it. Streamlit's own hashing
-walks the dataclass field by field (~0.5 ms a call here, several calls per run); hashing the repr takes ~0.03 ms.
+walks the dataclass field by field, several calls per run; hashing the repr is much cheaper.
 An upload's repr is its file's SHA-256 (its pixels are left out: the same file, the same pixels).
 ``tests/test_architecture.py`` checks that no other module calls Streamlit's cache decorators.
 """

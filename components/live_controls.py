@@ -8,7 +8,7 @@ sizes, the mask and the text (or the image), then calls the values' fragment, wh
 fills the parts for the page's config. A change reruns only what it needs, in one run: a run setting is in the
 values' fragment, whose own rerun follows it (a new seed changes nothing else); another size, mask or text
 reruns the controls' fragment (the d_k under the heads follows it, the window's field opens), and with it the
-values nested in it (a keyed ``st.rerun`` of both from the callback cost a run of its own before theirs). The
+values nested in it. The
 page around them (headings, explanations, code, the other controls) is not sent again. Where the page cannot
 follow a change that way, the callback runs the page: the change touched a control outside ``LIVE_KEYS`` (an
 example that opens a checkpoint), the new values do not run (the page shows why), or the page has no parts to
@@ -30,9 +30,8 @@ from mha.config import RANDOM, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.vision.upload import Upload
 
-__all__ = ["CONTROLS", "VALUES", "controls_changed", "render", "values_changed"]
+__all__ = ["controls_changed", "render", "values_changed"]
 
-CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
 _FRAME = "_live_frame"  # session: (values, config) the page's last full run drew parts for, or None
 
 
@@ -83,7 +82,7 @@ def _run_page_unless_followed() -> None:
         st.rerun()  # the whole page
 
 
-@st.fragment(key=CONTROLS)
+@st.fragment
 def _controls(
     hidden: frozenset[str],
     drawn: controls.Choices,
@@ -99,7 +98,7 @@ def _controls(
     _values(hidden, drawn, drawn_upload, config, parts, run)
 
 
-@st.fragment(key=VALUES)
+@st.fragment
 def _values(
     hidden: frozenset[str],
     drawn: controls.Choices,

@@ -35,16 +35,17 @@ LAB_PAGES = (
 )
 
 
-def linkable(page: str, entry_script: str) -> bool:
-    """Whether ``page`` (relative to the app's root) exists next to the running entry script.
+def linkable(page: str, running: str) -> bool:
+    """Whether ``page`` (relative to the app's root) exists next to the running entry script ``running``.
 
     A page run on its own (``streamlit run pages/1_scaling.py``, or ``AppTest`` of one page)
     knows no other page, and ``st.page_link`` would raise for them: they are left out.
     """
-    return (Path(entry_script).parent / page).is_file()
+    return (Path(running).parent / page).is_file()
 
 
-def _entry_script() -> str:
+def entry_script() -> str:
+    """The script the app was started with (``playground.py``, or a lab page run on its own)."""
     ctx = get_script_run_ctx()
     return ctx.main_script_path if ctx is not None else HOME_PAGE
 
@@ -54,8 +55,8 @@ def render_lab_links(container: st.delta_generator.DeltaGenerator, labs: Sequenc
 
     Labs that cannot be linked from the running entry script are left out; with none left, nothing is drawn.
     """
-    entry_script = _entry_script()
-    pages = {lab: (page, icon) for page, lab, icon in LAB_PAGES if linkable(page, entry_script)}
+    running = entry_script()
+    pages = {lab: (page, icon) for page, lab, icon in LAB_PAGES if linkable(page, running)}
     shown = [lab for lab in labs if lab in pages]
     if not shown:
         return
@@ -72,9 +73,9 @@ def render_lab_case_link(container: st.delta_generator.DeltaGenerator, lab: str,
     Streamlit's page links cannot point inside a page, so the label names the case. Nothing is drawn when the
     lab cannot be linked from the running entry script.
     """
-    entry_script = _entry_script()
+    running = entry_script()
     for page, name, icon in LAB_PAGES:
-        if name == lab and linkable(page, entry_script):
+        if name == lab and linkable(page, running):
             container.page_link(page, label=label, icon=icon)
 
 
@@ -84,9 +85,9 @@ def render_nav() -> None:
     Pages that cannot be linked from the running entry script (see :func:`linkable`) are left
     out; with none left, nothing is drawn.
     """
-    entry_script = _entry_script()
-    labs = [(page, lab, icon) for page, lab, icon in LAB_PAGES if linkable(page, entry_script)]
-    home = linkable(HOME_PAGE, entry_script)
+    running = entry_script()
+    labs = [(page, lab, icon) for page, lab, icon in LAB_PAGES if linkable(page, running)]
+    home = linkable(HOME_PAGE, running)
     if not (home or labs):
         return
     with st.sidebar:

@@ -28,6 +28,7 @@ from mha.config import PRETRAINED, AttentionConfig
 from mha.head_finder import find_token, head_weights, rank_heads, rank_table
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
+from mha.sources.base import IMAGE
 from mha.sources.pretrained import PretrainedSource
 
 __all__ = [
@@ -201,9 +202,9 @@ def render_head_finder(run: AttentionRun) -> None:
     tokens, maps = runner.cached_attention_maps(config.weight_spec, source.input_of(config))
     box = st.container(border=True)
     heading(box, t("finder.title"))
-    what = "finder.what_causal" if causal else "finder.what_image" if source.modality == "image" else "finder.what"
+    what = "finder.what_causal" if causal else "finder.what_image" if source.modality == IMAGE else "finder.what"
     box.markdown(t(what, checkpoint=md_escape(config.pretrained_name)))
-    _load_pair(tokens, source.modality == "image")
+    _load_pair(tokens, source.modality == IMAGE)
     labels = [f"{i}:{token}" for i, token in enumerate(tokens)]
     left, right = box.columns(2)
     options = list(range(len(tokens)))

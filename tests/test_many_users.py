@@ -105,7 +105,7 @@ def _sessions() -> list[dict[str, str]]:
 
 
 def test_a_cached_run_is_keyed_by_every_field_of_its_config():
-    """The caches hash a config by its repr (``runner._HASH_KEYS``): every field is in it, and runs follow it."""
+    """The caches hash a config by its repr (``cache.HASH_KEYS``): every field is in it, and runs follow it."""
     config = AttentionConfig(d_model=16, num_heads=2, tokens="a b c")
     shown = repr(config)
     assert all(field.repr and f"{field.name}=" in shown for field in dataclasses.fields(AttentionConfig))

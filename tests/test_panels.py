@@ -106,13 +106,13 @@ def _trained(params: dict[str, str]) -> None:
     assert job is None or job.finished.wait(120)
 
 
-@pytest.mark.usefixtures("short_trainings")
 def test_every_live_control_has_a_change_here():
     assert set(CHANGES_BY_KEY) == set(controls.LIVE_KEYS)
     changed = {key for change in CHANGES + IMAGE_CHANGES for key in change}
     assert set(controls.LIVE_KEYS) <= changed
 
 
+@pytest.mark.usefixtures("short_trainings")
 @pytest.mark.parametrize("change", IMAGE_CHANGES, ids=lambda change: ",".join(f"{k}={v}" for k, v in change.items()))
 def test_an_image_runs_live_change_fills_the_parts_as_a_full_run_draws_the_page(change, monkeypatch):
     assert set(change) <= set(controls.LIVE_KEYS)

@@ -43,9 +43,9 @@ CONFIGS = {
     "float64_all_pad": AttentionConfig(
         d_model=6, num_heads=3, mask_type="padding", dtype="float64", tokens="[PAD] [PAD] [PAD]"
     ),
+    "words": AttentionConfig(d_model=8, num_heads=2, tokenizer="words", tokens="小明喜欢打球"),
 }
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
-CONFIGS["words"] = AttentionConfig(d_model=8, num_heads=2, tokenizer="words", tokens="小明喜欢打球")
 #: Fields that do not change a run with random weights, each with its reason: every other field of AttentionConfig
 #: must be varied by one of CONFIGS above, so a new control cannot leave the script silently behind.
 NOT_IN_A_RANDOM_RUN = {

@@ -25,6 +25,9 @@ def test_a_small_room_sees_every_change_applied(mix):
     assert len(result.change_s) >= 2 * LEARNERS, (len(result.change_s), result.error_examples)  # not vacuous
     assert not result.errors, result.error_examples
     assert result.reconnects == 0
+    assert set(result.runs) == {1}, (
+        result.runs
+    )  # a live change is one run: the values' fragment nested in the controls'
 
 
 def test_a_small_room_follows_changes_of_more_than_one_run(tiny_gpt2):

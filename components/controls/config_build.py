@@ -1,4 +1,4 @@
-"""Choices -> a config that runs: every problem shown as a translated message, a checkpoint that cannot be made here
+"""Choices -> a config that runs: the first problem shown as a translated message, a checkpoint that cannot be made here
 replaced by random weights."""
 
 from __future__ import annotations

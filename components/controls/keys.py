@@ -37,7 +37,8 @@ def nearest_divisors(d_model: int, num_heads: int, high: int = LIMITS.num_heads_
     return below, above
 
 
-#: the values (and, where it shows there, this section of the sidebar), not the page. The others run the page.
+#: The controls whose change redraws only the values (and, where it shows there, this section of the sidebar),
+#: not the page. The others run the page.
 LIVE_KEYS = (
     *("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
     *("positional", "device", "dtype", "image"),

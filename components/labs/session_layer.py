@@ -12,12 +12,11 @@ from __future__ import annotations
 import dataclasses
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components import runner
 from components.controls import error_message, source_message
 from components.i18n import t
-from components.nav import HOME_PAGE, linkable
+from components.nav import HOME_PAGE, entry_script, linkable
 from components.safe_text import md_escape
 from mha.config import PRETRAINED, RANDOM, TRAINED, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
@@ -89,10 +88,5 @@ def show_layer_caption(run: AttentionRun) -> None:
         )
     )
     st.text_input(t("lab.layer.text"), value=config.tokens, disabled=True, help=t("lab.layer.text_help"))
-    if linkable(HOME_PAGE, _entry_script()):
+    if linkable(HOME_PAGE, entry_script()):
         st.page_link(HOME_PAGE, label=t("lab.layer.change"), icon=":material/tune:")
-
-
-def _entry_script() -> str:
-    ctx = get_script_run_ctx()
-    return ctx.main_script_path if ctx is not None else HOME_PAGE

@@ -32,11 +32,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点“{name}”还没有下载到本服务器；重新运行页面即可下载。改为显示随机权重。",
     },
     "source.not_supported": {
-        "en": "“{name}” is a {model_type} model: this page reads one layer of a BERT-family encoder, a GPT-2-family "
-        "language model or a ViT image encoder (model types {supported}) and no other architecture. Showing random "
-        "weights.",
-        "zh": "“{name}”是 {model_type} 模型：本页只读取 BERT 系列编码器、GPT-2 系列语言模型或 ViT 图像编码器"
-        "（模型类型 {supported}）的一层，不支持其他结构。改为显示随机权重。",
+        "en": "“{name}” is a {model_type} model: this page reads one layer of the model types {supported} and no "
+        "other architecture. Showing random weights.",
+        "zh": "“{name}”是 {model_type} 模型：本页只读取模型类型 {supported} 中的一层，不支持其他结构。"
+        "改为显示随机权重。",
     },
     # ------------------------------------------------------------ a learner's own hub checkpoint (hub_id)
     "source.any_off": {

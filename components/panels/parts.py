@@ -7,8 +7,9 @@ chart, a note quoting a number, a measured difference) is a *part*: a function o
 config (:meth:`ValueParts.fill`):
 
 - on the main page, the values' fragment fills them (:mod:`components.live_controls`): in every
-  full run, and alone when a control that changes only values changed (a seed, the mask, the sizes, the
-  text), so such a change sends the parts and not the page around them;
+  full run, and in a fragment run when a control that changes only values changed (the values' fragment alone
+  for a seed; the controls' fragment, the values nested in it, for the mask, the sizes, the text), so such a
+  change sends the parts and not the page around them;
 - on a teacher's slide, the slide fills them at once, in the same run.
 
 So a value can only reach the page through a part, and a part only reads the run it is given: nothing
