@@ -17,7 +17,7 @@ It does what Streamlit's frontend does, without drawing anything:
   widget lives in a fragment);
 * follows the change as the browser does, through every run the server starts for it: a run that
   ends ``FINISHED_EARLY_FOR_RERUN`` stopped for a rerun the server has already queued (a callback's
-  ``st.rerun`` of the page), so the change goes on with that run; it ends
+  ``st.rerun`` of the page or of named fragments), so the change goes on with that run; it ends
   at the first ``script_finished`` with another status (``FINISHED_SUCCESSFULLY``,
   ``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``, ``FINISHED_WITH_COMPILE_ERROR``), after every
   ``ForwardMsg`` of its runs (the server sends a run's messages before its ``script_finished``). A run

@@ -7,9 +7,10 @@ learned from the page's delta messages), not AppTest. The learners arrive over t
 assets it names, then the first run), and then change one control after another, thinking
 :data:`THINK_S` seconds (uniform) before each change, until the room's time is up.
 
-A change is followed as the browser follows it: through every run the server makes for it (a live control's change:
-one run of the fragments; where a callback runs the page, as a checkpoint's new sentence does, a short run that
-ends ``FINISHED_EARLY_FOR_RERUN``, then the page's run) to the ``script_finished`` that ends it
+A change is followed as the browser follows it: through every run the server makes for it (a run setting: one run
+of the values' fragment; a size, mask or text: a short run that ends ``FINISHED_EARLY_FOR_RERUN`` for the
+callback's ``st.rerun`` of the two live fragments, then their run; where a callback runs the page, as a
+checkpoint's new sentence does, a short run, then the page's) to the ``script_finished`` that ends it
 (:mod:`bench._browser_session`). Then the learner checks that the change shows: the link the app wrote holds the
 new value, and the values the change's last run drew follow it (the head picker's heads and head, step 1's
 shapes ``Q [1, h, L, d_k]``).
@@ -51,10 +52,11 @@ import statistics
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from bench._browser_session import BrowserSession, PageError, RunResult
@@ -395,7 +397,17 @@ def _warm_up(base_url: str, link: dict[str, str] | None = None) -> None:
         await tab.change("seed", 1, timeout_s=60.0)
         await tab.close()
 
-    asyncio.run(visit())
+    _run_loop(visit())
+
+
+T = TypeVar("T")
+
+
+def _run_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(coroutine)`` on a thread of its own: the caller's thread may already run an event loop (a
+    test process where Playwright's synchronous API has run one)."""
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, coroutine).result()
 
 
 def measure_room(
@@ -422,13 +434,13 @@ def measure_room(
         with LocalCluster(replicas, extra_env=env) as cluster:
             for port in cluster.replica_ports.values():
                 _warm_up(f"http://127.0.0.1:{port}", link)
-            return asyncio.run(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas, think_s))
+            return _run_loop(room(cluster.url, mix, learners, ramp_s, steady_s, cluster.pids(), replicas, think_s))
     port = free_port()
     server = start_streamlit(port, extra_env=env)
     try:
         base_url = f"http://127.0.0.1:{port}"
         _warm_up(base_url, link)
-        return asyncio.run(room(base_url, mix, learners, ramp_s, steady_s, [server.pid], think_s=think_s))
+        return _run_loop(room(base_url, mix, learners, ramp_s, steady_s, [server.pid], think_s=think_s))
     finally:
         stop_process(server)
 
@@ -503,8 +515,8 @@ def _notes(
     return (
         f"server: streamlit run playground.py with .streamlit/config.toml; environment: {shown}.",
         "change -> the script_finished that ends it: from the rerun BackMsg sent, through every run the server "
-        "made for the change (runs per change: a live control's change is one run of the fragments; where a "
-        "callback runs the page, a run that ended FINISHED_EARLY_FOR_RERUN, then the page's run), to the "
+        "made for the change (runs per change: a run that ended FINISHED_EARLY_FOR_RERUN for a callback's "
+        "st.rerun of the live fragments or of the page, then theirs; a run setting, one run), to the "
         "script_finished of its last run received; then the link and the values that run drew (head picker, "
         "step 1's shapes) must show the change. Learners "
         f"arrive over {ramp_s:.0f} s and think {think_s[0]:.0f}-{think_s[1]:.0f} s (uniform) before each change, "
@@ -582,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
             env = {**checkpoint_env(build_checkpoint(Path(scratch))), **(env or {})}
         for learners in (int(n) for n in args.learners.split(",")):
             if args.url:
-                result = asyncio.run(
+                result = _run_loop(
                     room(args.url, mix, learners, args.ramp, args.seconds, args.server_pid, args.replicas, think_s)
                 )
             else:

@@ -1,14 +1,14 @@
 """The live controls: the sidebar's sizes, mask, text (or image) and run settings
 (:data:`components.controls.LIVE_KEYS`), and the page's parts (:class:`components.panels.parts.ValueParts`) that
-follow them, as two fragments, the values' nested in the controls'.
+follow them, as two fragments.
 
 In a full run both are drawn last, in the live controls' place in the sidebar: the controls' fragment draws the
-sizes, the mask and the text (or the image), then calls the values' fragment, which draws the run's settings
+sizes, the mask and the text (or the image); the values' fragment under it draws the run's settings
 (:data:`components.controls.RUN_KEYS`: the seed, positional encoding, device, number type), writes the link and
 fills the parts for the page's config. A change reruns only what it needs, in one run: a run setting is in the
 values' fragment, whose own rerun follows it (a new seed changes nothing else); another size, mask or text
-reruns the controls' fragment (the d_k under the heads follows it, the window's field opens), and with it the
-values nested in it. The
+reruns the controls (the d_k under the heads follows it, the window's field opens) and the values, which its
+callback (:func:`controls_changed`) asks for with the fragments' keys, in place of the controls' own rerun. The
 page around them (headings, explanations, code, the other controls) is not sent again. Where the page cannot
 follow a change that way, the callback runs the page: the change touched a control outside ``LIVE_KEYS`` (an
 example that opens a checkpoint), the new values do not run (the page shows why), or the page has no parts to
@@ -30,8 +30,9 @@ from mha.config import RANDOM, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.vision.upload import Upload
 
-__all__ = ["controls_changed", "render", "values_changed"]
+__all__ = ["CONTROLS", "VALUES", "controls_changed", "render", "values_changed"]
 
+CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
 _FRAME = "_live_frame"  # session: (values, config) the page's last full run drew parts for, or None
 
 
@@ -58,13 +59,15 @@ def render(
     follows = parts is not None and not parts.empty and config is not None
     st.session_state[_FRAME] = (drawn, config) if follows else None
     with place:
-        _controls(hidden, drawn, drawn_upload, config, parts, run)
+        _controls(hidden)
+        _values(hidden, drawn, drawn_upload, config, parts, run)
 
 
 def controls_changed() -> None:
-    """The callback of a live control in the controls' fragment: its own rerun follows (the controls and, nested in
-    them, the values), or the page runs where its parts cannot show the change (see the module's docstring)."""
+    """The callback of a live control in the controls' fragment: the controls and the values rerun, or the page
+    where its parts cannot show the change (see the module's docstring)."""
     _run_page_unless_followed()
+    st.rerun([CONTROLS, VALUES])
 
 
 def values_changed() -> None:
@@ -82,23 +85,14 @@ def _run_page_unless_followed() -> None:
         st.rerun()  # the whole page
 
 
-@st.fragment
-def _controls(
-    hidden: frozenset[str],
-    drawn: controls.Choices,
-    drawn_upload: Upload | None,
-    config: AttentionConfig | None,
-    parts: ValueParts | None,
-    run: AttentionRun | None,
-) -> None:
-    """The live controls but the run's settings, where the page is drawing (their place in the sidebar), then the
-    values' fragment nested in it: a rerun of the controls is one run of both."""
+@st.fragment(key=CONTROLS)
+def _controls(hidden: frozenset[str]) -> None:
+    """The live controls but the run's settings, where the page is drawing (their place in the sidebar)."""
     restore_choices()
     controls.render_live_controls(controls_changed, hidden)
-    _values(hidden, drawn, drawn_upload, config, parts, run)
 
 
-@st.fragment
+@st.fragment(key=VALUES)
 def _values(
     hidden: frozenset[str],
     drawn: controls.Choices,

@@ -9,6 +9,7 @@ their own (the head picker, the grid's stage, the downloads) must work on the ne
 
 from __future__ import annotations
 
+import difflib
 import io
 from pathlib import Path
 from urllib.parse import quote
@@ -202,3 +203,29 @@ def test_a_new_seed_updates_the_page_in_place_and_builds_nothing_anew(app_url, p
     )
     assert tagged > 1000 and page.locator('[data-testid="stMain"] canvas').count() >= 5
     assert replaced == []
+
+
+def test_the_controls_and_the_values_fragments_in_turn_leave_the_page_a_fresh_link_draws(app_url, page):
+    """A size or window change reruns the controls' and the values' fragments, a seed the values' alone. After each
+    in turn the page must read as a fresh page of its link: no note, number or chart left stale or twice (a run
+    note comes and goes with the window covering every key). The values' fragment nested in the controls' fails
+    here: its runs after the controls' left their earlier elements on the page."""
+    fresh = page.context.new_page()
+    open_seed_page(page, app_url, 0, QUERY.replace("mask_type=causal", "mask_type=window"))
+    covers_all = t("notes.window_covers_all", window=20, count=len(SIX.split()))
+    for action, expected_note in (
+        (lambda: type_number(page, "window", 20), True),  # the controls' fragment: the note appears
+        (lambda: new_seed(page, 7), True),  # the values' fragment alone
+        (lambda: type_number(page, "window", 1), False),  # the controls' again: the note goes
+        (lambda: new_seed(page, 8), False),
+    ):
+        action()
+        page.wait_for_timeout(300)
+        drawn = drawn_charts(page)
+        fresh.goto(page.url)
+        wait_for_app(fresh)
+        assert drawn_charts(fresh) == drawn
+        mine, theirs = page.evaluate(MAIN_TEXT), fresh.evaluate(MAIN_TEXT)
+        assert mine == theirs, "\n".join(difflib.unified_diff(theirs.splitlines(), mine.splitlines(), lineterm="", n=1))
+        assert (covers_all in page.evaluate(MAIN_TEXT)) is expected_note
+    assert console_errors(page) == []

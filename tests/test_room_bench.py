@@ -3,7 +3,7 @@
 ``python -m bench.room`` (``bench/room.py``, ``bench/_browser_session.py``) times a change from the learner's
 BackMsg to the ``script_finished`` that ends it and then checks that the link and the values show the change.
 A change on the page may be more than one run (a short run that ends ``FINISHED_EARLY_FOR_RERUN`` for a
-callback's ``st.rerun`` of the whole page, then that run: a checkpoint's page follows the text that way), so a
+callback's ``st.rerun`` of the live fragments, or of the whole page on a checkpoint's page, then that run), so a
 learner that read the first ``script_finished`` as the end would see the change unapplied and report errors here.
 The room is small (3 learners, about 10 s, each mix): it checks what the bench reads, not what the server holds.
 """
@@ -25,9 +25,8 @@ def test_a_small_room_sees_every_change_applied(mix):
     assert len(result.change_s) >= 2 * LEARNERS, (len(result.change_s), result.error_examples)  # not vacuous
     assert not result.errors, result.error_examples
     assert result.reconnects == 0
-    assert set(result.runs) == {1}, (
-        result.runs
-    )  # a live change is one run: the values' fragment nested in the controls'
+    # A size, mask or text change is a short run, then the live fragments' run: the bench followed it to the end.
+    assert max(result.runs) >= 2, result.runs
 
 
 def test_a_small_room_follows_changes_of_more_than_one_run(tiny_gpt2):

@@ -8,7 +8,7 @@ config (:meth:`ValueParts.fill`):
 
 - on the main page, the values' fragment fills them (:mod:`components.live_controls`): in every
   full run, and in a fragment run when a control that changes only values changed (the values' fragment alone
-  for a seed; the controls' fragment, the values nested in it, for the mask, the sizes, the text), so such a
+  for a seed; the controls' and the values' for the mask, the sizes, the text), so such a
   change sends the parts and not the page around them;
 - on a teacher's slide, the slide fills them at once, in the same run.
 
