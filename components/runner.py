@@ -141,10 +141,10 @@ def cached_padding(config: AttentionConfig) -> PaddingCheck | None:
 
 @cache.shared(max_entries=16)
 def _image_analysis(config: AttentionConfig, upload: Upload | None) -> ImageAnalysis | None:
-    image = cached_run(config, upload).image
+    run = cached_run(config, upload)
+    image = run.image
     if image is None:
         return None
-    run = cached_run(config, upload)
     patched = image.image
     weights = run.trace.attend.weights[0]  # (H, L, L): the shown layer
     return analyse_image(image.layer_weights, image.layer_rows, weights, patched.grid, patched.patch, patched.prefix)
