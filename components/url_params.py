@@ -145,6 +145,10 @@ def _parse_choice(key: str, raw: str, choices: Sequence[str]) -> tuple[str, Prob
     return default, Problem(key, "unknown_choice", {"value": raw, "choices": ", ".join(choices), "used": default})
 
 
+#: Old links' on/off ``positional`` (before RoPE): on = the sinusoids, off = no positions.
+_OLD_POSITIONAL = {**dict.fromkeys(_TRUE, "sinusoidal"), **dict.fromkeys(_FALSE, "none")}
+
+
 def _parse_bool(key: str, raw: str, default: bool) -> tuple[bool, Problem | None]:
     value = raw.strip().lower()
     if value in _TRUE:
@@ -209,10 +213,13 @@ def parse_query_params(
         domain = _DOMAINS[key]
         if domain.kind == "int":
             low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
-            values[key], problem = _parse_int(key, raw, low, high, cast(int, DEFAULTS[key]))
+            default = values.get("num_heads", num_heads) if key == "num_kv_heads" else DEFAULTS[key]
+            values[key], problem = _parse_int(key, raw, low, high, cast(int, default))
             if problem is None and domain.values and values[key] not in domain.values:
                 values[key], problem = _parse_choice(key, raw, tuple(map(str, domain.values)))
                 values[key] = int(values[key])
+        elif key == "positional" and raw.strip().lower() in _OLD_POSITIONAL:
+            values[key] = _OLD_POSITIONAL[raw.strip().lower()]
         elif domain.kind == "choice":
             values[key], problem = _parse_choice(key, raw, tuple(devices) if key == "device" else domain.options())
         elif domain.kind == "bool":
@@ -231,7 +238,8 @@ def parse_query_params(
 def to_query_params(values: Mapping[str, object]) -> dict[str, str | None]:
     """Control values -> query strings, the inverse of :func:`parse_query_params` for valid values.
 
-    An empty ``hub_id`` (no checkpoint of the learner's own) is ``None``: the name leaves the link.
+    An empty ``hub_id`` (no checkpoint of the learner's own) is ``None``: the name leaves the link, as does a
+    ``num_kv_heads`` equal to ``num_heads`` (the tutorials' layer: a link without it means as many).
     """
     out: dict[str, str | None] = {}
     for key in URL_KEYS:
@@ -240,6 +248,8 @@ def to_query_params(values: Mapping[str, object]) -> dict[str, str | None]:
             out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
     if out.get("hub_id") == "":
         out["hub_id"] = None
+    if "num_kv_heads" in out and out["num_kv_heads"] in (out.get("num_heads"), "None"):
+        out["num_kv_heads"] = None
     return out
 
 

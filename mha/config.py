@@ -23,8 +23,10 @@ __all__ = [
     "IMAGE_TASKS",
     "LIMITS",
     "PATCH_SIZES",
+    "POSITIONAL",
     "PRETRAINED",
     "RANDOM",
+    "ROPE_BASE",
     "TASKS",
     "TRAINED",
     "WEIGHT_SOURCES",
@@ -71,6 +73,11 @@ WEIGHT_SOURCES = (RANDOM, TRAINED, PRETRAINED)
 TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
 #: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
 IMAGE_TASKS = frozenset({"digits"})
+#: Where positions come from (``positional``): sinusoids added to the input (the 2017 paper; a trained model learns
+#: its own position vectors instead), none, or q and k rotated by position inside attention (RoPE, Llama's).
+POSITIONAL = ("sinusoidal", "none", "rope")
+#: RoPE's base for the layers made here (Llama 2's; a checkpoint brings its own ``rope_theta``).
+ROPE_BASE = 10000.0
 #: Patch sizes a learner may choose for the 8 × 8 digits: 2 (4 × 4 = 16 patches) or 4 (2 × 2 = 4).
 PATCH_SIZES = (2, 4)
 
@@ -123,6 +130,8 @@ class WeightSpec:
     checkpoint: str | None = None
     hub_id: str | None = None  # a learner's own hub checkpoint (``owner/name``), where the server allows one
     patch: int | None = None  # the patch size an image task trains with (``digits``)
+    num_kv_heads: int | None = None  # key/value heads where fewer than ``num_heads`` (GQA); None: as many
+    rope_base: float | None = None  # RoPE's base where the layer rotates q and k; None: no rotation
 
 
 @dataclass(frozen=True)
@@ -146,7 +155,7 @@ class Domain:
         return tuple(self.choices()) if self.choices is not None else ()
 
 
-def _int(default: int, low: int, high: int, values: tuple[int, ...] = ()) -> Any:
+def _int(default: int | None, low: int, high: int, values: tuple[int, ...] = ()) -> Any:
     return field(default=default, metadata={"domain": Domain("int", low, high, values=values)})
 
 
@@ -187,19 +196,24 @@ class AttentionConfig:
     layer: int = _int(0, 0, LIMITS.layers_max - 1)
     d_model: int = _int(512, LIMITS.d_model_min, LIMITS.d_model_max)
     num_heads: int = _int(8, 1, LIMITS.num_heads_max)
+    num_kv_heads: int = _int(None, 1, LIMITS.num_heads_max)  # None (the default): as many as num_heads
     mask_type: str = _choice("none", lambda: MASK_TYPES)
     window: int = _int(2, 0, LIMITS.tokens_max)
     block_pad: bool = _bool(False)  # also block [PAD] keys under a causal or window mask
     tokenizer: str = _choice("characters", lambda: TOKENIZERS)
     tokens: str = _text("The animal didn't cross the street because it was too tired", LIMITS.text_chars_max)
     seed: int = _int(0, 0, LIMITS.seed_max)
-    positional: bool = _bool(True)
+    positional: str = _choice("sinusoidal", lambda: POSITIONAL)
     device: str = _choice("auto", lambda: DEVICE_CHOICES)
     dtype: str = _choice("float32", lambda: DTYPES)
     patch: int = _int(2, min(PATCH_SIZES), max(PATCH_SIZES), PATCH_SIZES)
     image: str = _choice(DEFAULT_IMAGE, lambda: SAMPLE_NAMES)
 
     def __post_init__(self) -> None:
+        if self.num_kv_heads is None:  # the tutorials' layer: one key/value head per query head
+            object.__setattr__(self, "num_kv_heads", self.num_heads)
+        if isinstance(self.positional, bool):  # the old on/off switch: sinusoids or nothing
+            object.__setattr__(self, "positional", "sinusoidal" if self.positional else "none")
         self.validate()
 
     @property
@@ -240,13 +254,36 @@ class AttentionConfig:
         self._validate_weights()
 
     def _validate_sizes(self) -> None:
-        if self.d_model % self.num_heads and self.weights != PRETRAINED:  # a checkpoint brings its own sizes
+        if self.weights == PRETRAINED:  # a checkpoint brings its own sizes and positions
+            return
+        if self.d_model % self.num_heads:
             raise ConfigError(
                 "num_heads",
                 "not_divisible",
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}",
                 d_model=self.d_model,
                 num_heads=self.num_heads,
+            )
+        if self.num_heads % self.num_kv_heads:
+            divisors = ", ".join(str(h) for h in range(1, self.num_heads + 1) if self.num_heads % h == 0)
+            raise ConfigError(
+                "num_kv_heads",
+                "not_dividing",
+                f"num_kv_heads={self.num_kv_heads} does not divide num_heads={self.num_heads}; "
+                f"choose one of {divisors}",
+                num_kv_heads=self.num_kv_heads,
+                num_heads=self.num_heads,
+                divisors=divisors,
+            )
+        if self.positional == "rope" and self.d_k % 2:
+            raise ConfigError(
+                "positional",
+                "rope_odd",
+                f"RoPE turns pairs of features, so d_k must be even, got d_k = {self.d_model} / {self.num_heads} "
+                f"= {self.d_k}",
+                d_model=self.d_model,
+                num_heads=self.num_heads,
+                d_k=self.d_k,
             )
 
     def _validate_text(self) -> None:
@@ -351,8 +388,8 @@ def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
     the source's sizes).
 
     Args:
-        choices: the config's fields by name (``weights``, ``d_model``, ``num_heads``, ``seed``, ``task``,
-            ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``).
+        choices: the config's fields by name (``weights``, ``d_model``, ``num_heads``, ``num_kv_heads``,
+            ``positional``, ``seed``, ``task``, ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``).
     """
     weights, hub_id = choices["weights"], str(choices.get("hub_id", "")).strip()
     if weights == PRETRAINED:
@@ -362,10 +399,15 @@ def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
             else WeightSpec(PRETRAINED, checkpoint=choices["checkpoint"])
         )
     sizes = (choices["d_model"], choices["num_heads"], choices["seed"])
+    kv_heads = choices.get("num_kv_heads")
+    today = {  # GQA and RoPE, named only where the layer has them: the tutorials' layer keeps its cache key
+        "num_kv_heads": kv_heads if kv_heads not in (None, choices["num_heads"]) else None,
+        "rope_base": ROPE_BASE if choices.get("positional") == "rope" else None,
+    }
     task = choices["task"]
     if trains_on_images(weights, task):
-        return WeightSpec(TRAINED, *sizes, task=task, patch=choices["patch"])
+        return WeightSpec(TRAINED, *sizes, task=task, patch=choices["patch"], **today)
     if weights == TRAINED:
         text = " ".join(tokenize(str(choices["tokens"]), choices["tokenizer"])) if task == "unscramble" else None
-        return WeightSpec(TRAINED, *sizes, task=task, text=text)
-    return WeightSpec(RANDOM, *sizes)
+        return WeightSpec(TRAINED, *sizes, task=task, text=text, **today)
+    return WeightSpec(RANDOM, *sizes, **today)

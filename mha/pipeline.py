@@ -102,7 +102,10 @@ def run_attention(
     source = make_source(config.weight_spec) if source is None else source
     device = resolve_device(config.device)
     inputs = _prepare(source, config, device.device, image)
-    effective = dataclasses.replace(config, d_model=source.d_model, num_heads=source.num_heads)
+    model = inputs.model
+    effective = dataclasses.replace(
+        config, d_model=source.d_model, num_heads=source.num_heads, num_kv_heads=model.num_kv_heads
+    )
     if inputs.causal:
         effective = causal_config(effective)
     mask = build_mask(

@@ -294,10 +294,10 @@ def reproduce_script(run: AttentionRun) -> str:
     settings.append("L = len(TOKENS)")
     if seeded:
         inputs = "\n\nx = embed_tokens(TOKENS, D_MODEL, SEED)  # (L, D)\n"
-        if config.positional:
+        if config.positional == "sinusoidal":
             inputs += "x = x + positional_encoding(L, D_MODEL)  # (L, D)\n"
         inputs += "x = x.unsqueeze(0)  # (1, L, D): a batch of one sentence\n"
-        parts = [_EMBEDDINGS, _POSITIONAL if config.positional else "", inputs]
+        parts = [_EMBEDDINGS, _POSITIONAL if config.positional == "sinusoidal" else "", inputs]
     else:
         parts = [_FROM_PT.replace("WEIGHTS_ORIGIN", _origin(run))]
     return "".join(

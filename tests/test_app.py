@@ -304,11 +304,14 @@ def test_seed_changes_the_numbers_and_the_url():
     assert at.query_params["seed"] == "1"
 
 
-def test_positional_encoding_toggle():
+@pytest.mark.parametrize("positional", ["none", "rope"])
+def test_the_positions_control(positional):
     at = open_page(**SMALL)
-    at.toggle(key="positional").set_value(False).run()
+    before = heatmaps(at)[1].panels[0].values
+    at.radio(key="positional").set_value(positional).run()
     no_problems(at)
-    assert at.query_params["positional"] == "false"
+    assert at.query_params["positional"] == positional
+    assert abs(heatmaps(at)[1].panels[0].values - before).max() > 1e-4  # other positions: other scores
     assert at.success  # still matches PyTorch
 
 

@@ -205,7 +205,7 @@ def test_bad_numbers_in_the_link(params, field, used):
         ("mask_type", "<script>alert(1)</script>", "none"),
         ("mask_type", "diagonal", "none"),
         ("device", "tpu", "auto"),
-        ("positional", "maybe", True),
+        ("positional", "maybe", "sinusoidal"),
     ],
 )
 def test_unknown_choices_in_the_link(key, raw, used):
@@ -214,7 +214,7 @@ def test_unknown_choices_in_the_link(key, raw, used):
     assert runs(at)
     (message,) = messages(at, key)
     assert md_escape(raw, limit=40) in message  # the bad value, escaped, in the message
-    widget = at.toggle(key=key) if key == "positional" else at.selectbox(key=key)
+    widget = at.radio(key=key) if key == "positional" else at.selectbox(key=key)
     assert widget.value == used
 
 

@@ -22,7 +22,7 @@ def test_valid_values_parse_to_plain_values_without_problems():
         "window": "3",
         "tokens": "小明喜欢打球",
         "seed": "7",
-        "positional": "false",
+        "positional": "none",
         "device": "cpu",
         "head": "2",
     }
@@ -35,7 +35,7 @@ def test_valid_values_parse_to_plain_values_without_problems():
         "window": 3,
         "tokens": "小明喜欢打球",
         "seed": 7,
-        "positional": False,
+        "positional": "none",
         "device": "cpu",
         "head": 2,
     }
@@ -108,15 +108,30 @@ def test_device_not_offered_here_is_refused():
     assert _codes(parsed) == {"device": "unknown_choice"}
 
 
-@pytest.mark.parametrize("key", ["positional", "block_pad"])
 @pytest.mark.parametrize(("raw", "expected"), [("true", True), ("0", False), ("OFF", False), (" yes ", True)])
-def test_booleans(key, raw, expected):
-    parsed = parse_query_params({key: raw})
-    assert parsed.values[key] is expected
+def test_booleans(raw, expected):
+    parsed = parse_query_params({"block_pad": raw})
+    assert parsed.values["block_pad"] is expected
     assert parsed.problems == []
 
 
-@pytest.mark.parametrize("key", ["positional", "block_pad"])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [("true", "sinusoidal"), ("0", "none"), ("OFF", "none"), (" yes ", "sinusoidal"), ("rope", "rope"), ("none", "none")],
+)
+def test_old_on_off_links_of_positional_keep_working(raw, expected):
+    parsed = parse_query_params({"positional": raw})
+    assert parsed.values["positional"] == expected
+    assert parsed.problems == []
+
+
+def test_a_bad_positional_falls_back_to_sinusoidal():
+    parsed = parse_query_params({"positional": "maybe"})
+    assert parsed.values["positional"] == "sinusoidal"
+    assert _codes(parsed) == {"positional": "unknown_choice"}
+
+
+@pytest.mark.parametrize("key", ["block_pad"])
 def test_bad_boolean_falls_back_to_the_default(key):
     parsed = parse_query_params({key: "maybe"})
     assert parsed.values[key] is DEFAULTS[key]
@@ -158,10 +173,22 @@ def test_too_many_chinese_tokens_keeps_the_same_tokens():
 
 
 def test_round_trip_of_valid_values():
-    values = {key: DEFAULTS[key] for key in URL_KEYS} | {"positional": False, "mask_type": "window", "head": 3}
+    values = {key: DEFAULTS[key] for key in URL_KEYS} | {"positional": "rope", "mask_type": "window", "head": 3}
     values |= {"weights": "pretrained", "checkpoint": checkpoint_names()[-1], "layer": 2, "tokenizer": "words"}
+    values |= {"num_heads": 8, "num_kv_heads": 2}
     assert parse_query_params(to_query_params(values)).values == values
-    assert to_query_params({"positional": True})["positional"] == "true"
+    assert to_query_params({"positional": "none"})["positional"] == "none"
+
+
+def test_num_kv_heads_leaves_the_link_when_it_equals_num_heads():
+    assert to_query_params({"num_heads": 4, "num_kv_heads": 4})["num_kv_heads"] is None
+    assert to_query_params({"num_heads": 4, "num_kv_heads": 2})["num_kv_heads"] == "2"
+
+
+def test_a_bad_num_kv_heads_in_a_link_falls_back_to_the_links_num_heads():
+    parsed = parse_query_params({"num_heads": "6", "num_kv_heads": "two"})
+    assert parsed.values["num_kv_heads"] == 6
+    assert _codes(parsed) == {"num_kv_heads": "not_integer"}
 
 
 # ---------------------------------------------------------------- where the weights come from

@@ -66,7 +66,8 @@ CONTROLS = [
     ("block_pad", "true", True, False, "false"),
     ("tokens", "a b c", "a b c", "小明喜欢打球", "小明喜欢打球"),
     ("seed", "7", 7, 11, "11"),
-    ("positional", "false", False, True, "true"),
+    ("positional", "false", "none", "rope", "rope"),
+    ("num_kv_heads", "2", 2, 1, "1"),
     ("device", "cpu", "cpu", "auto", "auto"),
     ("dtype", "float64", "float64", "float32", "float32"),
     ("tokenizer", "words", "words", "characters", "characters"),
@@ -181,7 +182,7 @@ def test_a_link_written_by_one_session_opens_the_same_page_in_another():
     first.number_input(key="window").set_value(1).run()
     first.text_area(key="tokens").set_value("Thinking Machines think").run()
     first.number_input(key="seed").set_value(3).run()
-    first.toggle(key="positional").set_value(False).run()
+    first.radio(key="positional").set_value("none").run()
     first.selectbox(key="device").set_value("cpu").run()
     HeadPicker(first).set_value(5).run()
     first.multiselect(key="hide").set_value(["seed"]).run()

@@ -45,13 +45,13 @@ def _config(query: dict[str, str]) -> AttentionConfig:
         if name in INT_KEYS:
             assert re.fullmatch(r"\d+", raw), f"{name}={raw!r} is not a whole number"
             values[name] = int(raw)
-        elif name in {"positional", "block_pad"}:
+        elif name == "block_pad":
             assert raw in BOOLEANS, f"{name}={raw!r} is not true/false"
             values[name] = BOOLEANS[raw]
         elif name == "mask_type":
             assert raw in MASK_TYPES, f"mask_type={raw!r}"
             values[name] = raw
-        elif name in {"tokens", "weights", "task"}:
+        elif name in {"tokens", "weights", "task", "positional"}:
             values[name] = raw
     if values.get("weights") == "pretrained":
         values["checkpoint"] = checkpoint_names()[0]  # the link leaves the server's default checkpoint

@@ -25,7 +25,7 @@ def current_choices() -> Choices:
         if domain.kind == "choice" and state.get(key) not in options(key):
             state[key] = (options(key) or ("",))[0]
         if domain.kind == "int" and not isinstance(state.get(key), int):  # an emptied field: its default
-            state[key] = DEFAULTS[key]
+            state[key] = state["num_heads"] if key == "num_kv_heads" else DEFAULTS[key]
     choices = {key: state[key] for key in DOMAINS}
     choices["tokens"] = clean_text(str(state["tokens"]))[0]
     choices["hub_id"] = str(state["hub_id"]).strip()

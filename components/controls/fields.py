@@ -16,10 +16,15 @@ from components.url_params import (
 _RESTORED = "_restored_numbers"  # number fields put back to their defaults in this rerun's callbacks
 
 
+def default_of(key: str) -> object:
+    """The value an emptied field gets: its default (``num_kv_heads``: as many as the query heads)."""
+    return st.session_state.get("num_heads") if key == "num_kv_heads" else DEFAULTS[key]
+
+
 def restore_default(key: str) -> None:
     """An emptied number field (or one sent a value outside its range) gets its default back, with a note."""
     if st.session_state.get(key) is None:
-        st.session_state[key] = DEFAULTS[key]
+        st.session_state[key] = default_of(key)
         st.session_state[_RESTORED] = [*st.session_state.get(_RESTORED, []), key]
 
 
@@ -31,8 +36,8 @@ def show_restored_numbers(keys: Collection[str]) -> None:
     if len(shown) < len(restored):
         st.session_state[_RESTORED] = [key for key in restored if key not in shown]
     for key in shown:
-        st.warning(t("input.empty_number", name=key, used=DEFAULTS[key]))
-        st.session_state[key] = DEFAULTS[key]
+        st.warning(t("input.empty_number", name=key, used=default_of(key)))
+        st.session_state[key] = default_of(key)
 
 
 def int_field(

@@ -40,7 +40,7 @@ def nearest_divisors(d_model: int, num_heads: int, high: int = LIMITS.num_heads_
 #: The controls whose change redraws only the values (and, where it shows there, this section of the sidebar),
 #: not the page. The others run the page.
 LIVE_KEYS = (
-    *("d_model", "num_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
+    *("d_model", "num_heads", "num_kv_heads", "mask_type", "window", "block_pad", "tokenizer", "tokens", "seed"),
     *("positional", "device", "dtype", "image"),
 )
 #: The live controls whose change shows nowhere else in the sidebar (:func:`render_run_controls`).

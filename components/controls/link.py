@@ -33,6 +33,8 @@ def load_url_state() -> list[Problem]:
     changed = changed_in_link(URL_KEYS)
     parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
     problems = parsed.problems + _sizes_for_trained_link(parsed.values, set(st.query_params.to_dict()))
+    if "num_heads" in parsed.values and "num_kv_heads" not in st.query_params:  # a link without it: as many
+        parsed.values["num_kv_heads"] = parsed.values["num_heads"]
     for key, value in parsed.values.items():
         st.session_state[key] = value
     if HEAD_KEY in parsed.values:  # the link chose the head: the page shows it over the browser's pick
@@ -40,6 +42,8 @@ def load_url_state() -> list[Problem]:
     for key in URL_KEYS:
         if key not in st.session_state:
             st.session_state[key] = DEFAULTS[key]
+    if st.session_state["num_kv_heads"] is None:  # the default: one key/value head per query head
+        st.session_state["num_kv_heads"] = st.session_state["num_heads"]
     names = checkpoint_names()
     if names and st.session_state["checkpoint"] not in names:
         st.session_state["checkpoint"] = names[0]

@@ -49,6 +49,9 @@ def _on_weights_change() -> None:
     restore_choices()  # a callback may run in the first run after a language switch
     if st.session_state.get("weights") == TRAINED:
         st.session_state["d_model"], st.session_state["num_heads"] = TRAINED_SIZES
+        if st.session_state["num_heads"] % st.session_state.get("num_kv_heads", 1):
+            st.session_state["num_kv_heads"] = st.session_state["num_heads"]
+        _follow_heads()
         _on_task_change()
 
 
@@ -136,11 +139,37 @@ def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
     if "num_heads" in hidden:
         return
     help_text = t("controls.num_heads_help", high=h_high)
-    num_heads = int_field("num_heads", 1, LIMITS.num_heads_max, help_text, changed=changed)
+    num_heads = int_field("num_heads", 1, LIMITS.num_heads_max, help_text, changed=after(changed, _follow_heads))
     if d_model % num_heads == 0:
         st.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
     else:
         st.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
+    st.session_state[_HEADS_SEEN] = num_heads
+    if "num_kv_heads" not in hidden:
+        _render_kv_heads(num_heads, changed)
+
+
+_HEADS_SEEN = "_num_heads_drawn"  # the head count the controls last showed (num_kv_heads follows it from there)
+
+
+def _follow_heads() -> None:
+    """A layer with one K/V head per query head keeps it when the head count changes (MHA stays MHA)."""
+    if st.session_state.get("num_kv_heads") == st.session_state.get(_HEADS_SEEN):
+        st.session_state["num_kv_heads"] = st.session_state["num_heads"]
+
+
+def _render_kv_heads(num_heads: int, changed: Changed) -> None:
+    help_text = t("controls.num_kv_heads_help")
+    kv_heads = int_field("num_kv_heads", 1, LIMITS.num_heads_max, help_text, changed=changed)
+    if kv_heads is None:
+        return
+    if num_heads % kv_heads == 0:
+        kind = "MHA" if kv_heads == num_heads else ("MQA" if kv_heads == 1 else "GQA")
+        group = num_heads // kv_heads
+        st.caption(t("controls.kv_groups", num_heads=num_heads, num_kv_heads=kv_heads, group=group, kind=kind))
+    else:
+        divisors = ", ".join(str(h) for h in range(1, num_heads + 1) if num_heads % h == 0)
+        st.caption(t("controls.kv_groups_bad", num_heads=num_heads, num_kv_heads=kv_heads, divisors=divisors))
 
 
 def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
@@ -217,11 +246,16 @@ def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:
         help_text = t("controls.seed_help" if weights == RANDOM else f"controls.seed_help_{weights}")
         int_field("seed", 0, LIMITS.seed_max, help_text, disabled=weights == PRETRAINED, changed=changed)
     if "positional" not in hidden:
-        st.toggle(
+        st.radio(
             t("controls.positional"),
+            options("positional"),
             key="positional",
+            horizontal=True,
+            format_func=choice_labels(
+                "positional", options("positional"), lambda name, lang: t(f"positional.{name}", lang=lang)
+            ),
             help=t("controls.positional_help"),
-            disabled=weights != RANDOM,
+            disabled=weights == PRETRAINED,
             on_change=after(changed),
             persist_state=PERSIST,
         )

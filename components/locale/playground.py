@@ -58,10 +58,31 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Same seed, same weights and embeddings.",
         "zh": "相同的种子，相同的权重和词向量。",
     },
-    "controls.positional": {"en": "Positional encoding", "zh": "位置编码"},
+    "controls.positional": {"en": "Positions", "zh": "位置信息"},
     "controls.positional_help": {
-        "en": "Add the sinusoidal positional encoding to the token embeddings.",
-        "zh": "把正弦位置编码加到词向量上。",
+        "en": "sinusoidal: add the 2017 paper's sinusoidal encoding to the token vectors. none: no positions at all. "
+        "RoPE: add nothing to the input; rotate every head's q and k by their positions inside attention "
+        "(Llama, Qwen, Mistral).",
+        "zh": "正弦：把 2017 年论文的正弦位置编码加到词向量上。无：完全没有位置信息。RoPE：输入不加任何东西，"
+        "而在注意力里按位置旋转每个头的 q 和 k（Llama、Qwen、Mistral 的做法）。",
+    },
+    "positional.sinusoidal": {"en": "sinusoidal", "zh": "正弦"},
+    "positional.none": {"en": "none", "zh": "无"},
+    "positional.rope": {"en": "RoPE", "zh": "RoPE"},
+    "controls.num_kv_heads": {"en": "num_kv_heads (h_kv)", "zh": "K/V 头数 num_kv_heads (h_kv)"},
+    "controls.num_kv_heads_help": {
+        "en": "Key/value heads, dividing num_heads. Equal to num_heads: the tutorials' layer (MHA). Fewer: each K/V "
+        "head serves a group of query heads (grouped-query attention, GQA; 1 is multi-query, MQA).",
+        "zh": "K/V 头的个数，必须整除 num_heads。等于 num_heads：教程里的层（MHA）。更少：每个 K/V 头服务一组查询头"
+        "（分组查询注意力 GQA；1 个即多查询注意力 MQA）。",
+    },
+    "controls.kv_groups": {
+        "en": "{num_heads} query heads share {num_kv_heads} K/V heads: **{group}** query heads per K/V head ({kind})",
+        "zh": "{num_heads} 个查询头共用 {num_kv_heads} 个 K/V 头：每个 K/V 头服务 **{group}** 个查询头（{kind}）",
+    },
+    "controls.kv_groups_bad": {
+        "en": "{num_kv_heads} does not divide {num_heads}: choose one of {divisors}",
+        "zh": "{num_kv_heads} 不能整除 {num_heads}：请选 {divisors} 之一",
     },
     "controls.device": {"en": "Device", "zh": "设备"},
     "controls.device_used": {"en": "Computed on **{device}** in {dtype}.", "zh": "在 **{device}** 上以 {dtype} 计算。"},
@@ -139,6 +160,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Choose a head count that divides {d_model}, for example {suggestions}.",
         "zh": "d_model = {d_model} 不能被头数 {num_heads} 整除：每个头将分到 {d_model} / {num_heads} = {ratio} 维，"
         "而每个头的维度必须是整数。请选择能整除 {d_model} 的头数，例如 {suggestions}。",
+    },
+    "error.num_kv_heads.not_dividing": {
+        "en": "num_kv_heads = {num_kv_heads} does not divide num_heads = {num_heads}: every key/value head serves the "
+        "same number of query heads. Choose one of {divisors} ({num_heads} is the tutorials' layer, 1 is multi-query).",
+        "zh": "K/V 头数 num_kv_heads = {num_kv_heads} 不能整除 num_heads = {num_heads}：每个 K/V 头服务的查询头数必须"
+        "相同。请选 {divisors} 之一（{num_heads} 即教程里的层，1 即多查询注意力）。",
+    },
+    "error.num_kv_heads.out_of_range": {
+        "en": "num_kv_heads must be a whole number from {low} to {high}, got {value}.",
+        "zh": "num_kv_heads 必须是 {low} 到 {high} 之间的整数，收到的是 {value}。",
+    },
+    "error.positional.rope_odd": {
+        "en": "RoPE turns pairs of features, so d_k must be even, but d_k = {d_model} / {num_heads} = {d_k}. "
+        "Choose d_model and num_heads with an even d_k, or another kind of positions.",
+        "zh": "RoPE 按特征对旋转，所以 d_k 必须是偶数，但 d_k = {d_model} / {num_heads} = {d_k}。"
+        "请选择使 d_k 为偶数的 d_model 和 num_heads，或换一种位置信息。",
+    },
+    "error.positional.unknown": {
+        "en": "positional must be one of {choices}, got {value}.",
+        "zh": "positional 必须是 {choices} 之一，收到的是 {value}。",
     },
     "error.or": {"en": " or ", "zh": " 或 "},
     "error.mask_type.unknown": {

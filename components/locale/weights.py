@@ -60,8 +60,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点的权重与随机种子无关。",
     },
     "controls.positional_trained": {
-        "en": "A trained model learns its own position vectors.",
-        "zh": "训练的模型会学习自己的位置向量。",
+        "en": "A trained model learns its own position vectors (sinusoidal and none train the same model); RoPE trains "
+        "one that rotates q and k instead and has no position vectors.",
+        "zh": "训练的模型会学习自己的位置向量（正弦和无训练的是同一个模型）；RoPE 训练的模型改为旋转 q 和 k，"
+        "没有位置向量。",
     },
     "controls.positional_pretrained": {
         "en": "The checkpoint brings its own position embeddings.",
