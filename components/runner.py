@@ -19,6 +19,7 @@ from mha.config import AttentionConfig, ConfigError, WeightSpec
 from mha.head_patterns import HeadPatterns, RepeatedSequence, head_patterns, induction_scores
 from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
+from mha.reference_today import compare_with_sdpa
 from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 from mha.vision.analysis import ImageAnalysis, analyse_image
@@ -72,8 +73,11 @@ cached_run.clear = _run.clear  # type: ignore[attr-defined]
 
 
 @cache.shared(max_entries=16)
-def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[TorchCheck, BatchOrderCheck]:
+def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[TorchCheck, BatchOrderCheck | None]:
     run = cached_run(config, upload)
+    if not run.model.is_plain:  # grouped K/V heads or RoPE: a layer nn.MultiheadAttention cannot hold
+        trace = run.trace
+        return compare_with_sdpa(run.model, run.x, run.x, run.x, run.mask, trace.output, trace.weights), None
     torch_mha = to_torch_mha(run.model)
     check = compare_with_torch(
         run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights, torch_mha=torch_mha
@@ -81,9 +85,13 @@ def _torch_checks(config: AttentionConfig, upload: Upload | None) -> tuple[Torch
     return check, batch_order_check(run.model, run.x, torch_mha=torch_mha)
 
 
-def cached_torch_checks(config: AttentionConfig, upload: Upload | None = None) -> tuple[TorchCheck, BatchOrderCheck]:
+def cached_torch_checks(
+    config: AttentionConfig, upload: Upload | None = None
+) -> tuple[TorchCheck, BatchOrderCheck | None]:
     """The page's run in ``torch.nn.MultiheadAttention`` holding the model's own weights, one copy for both
-    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes."""
+    checks: the live check, and the page's input fed to it in its default [L, B, E] order and the two fixes.
+    A layer with grouped K/V heads or RoPE is checked against ``F.scaled_dot_product_attention`` instead
+    (:func:`mha.reference_today.compare_with_sdpa`), with no [L, B, E] pitfall (``None``)."""
     return _torch_checks(config, upload)
 
 
@@ -124,8 +132,9 @@ def cached_head_patterns(spec: WeightSpec, text: str) -> HeadPatterns:
     return head_patterns(maps, sequence, induction)
 
 
-def cached_batch_order(config: AttentionConfig, upload: Upload | None = None) -> BatchOrderCheck:
-    """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes."""
+def cached_batch_order(config: AttentionConfig, upload: Upload | None = None) -> BatchOrderCheck | None:
+    """The page's input fed to ``nn.MultiheadAttention`` in its default [L, B, E] order, and the two fixes
+    (``None`` for a layer it cannot hold: grouped K/V heads or RoPE)."""
     return cached_torch_checks(config, upload)[1]
 
 

@@ -11,7 +11,15 @@ from dataclasses import dataclass
 
 from torch import nn
 
-__all__ = ["StepCost", "count_parameters", "projection_parameters", "step_costs", "total_parameters"]
+__all__ = [
+    "StepCost",
+    "count_parameters",
+    "kv_cache_numbers",
+    "layer_parameters",
+    "projection_parameters",
+    "step_costs",
+    "total_parameters",
+]
 
 
 @dataclass(frozen=True)
@@ -24,14 +32,28 @@ class StepCost:
     score_bytes: int = 0
 
 
-def projection_parameters(d_model: int, bias: bool = True) -> int:
-    """Parameters of one ``nn.Linear(d_model, d_model)``: d² weights + d biases."""
-    return d_model * d_model + (d_model if bias else 0)
+def projection_parameters(d_model: int, bias: bool = True, out_features: int | None = None) -> int:
+    """Parameters of one ``nn.Linear(d_model, out)``: d·out weights + out biases (out = d_model by default;
+    W_k and W_v of grouped-query attention have out = h_kv·d_k)."""
+    out = d_model if out_features is None else out_features
+    return d_model * out + (out if bias else 0)
+
+
+def layer_parameters(d_model: int, kv_width: int | None = None, bias: bool = True) -> int:
+    """W_q, W_k, W_v and W_o: 2·d² + 2·d·w + (2·d + 2·w with biases), w = h_kv·d_k the width of K and V
+    (w = d: 4·d² + 4·d, the tutorials' layer)."""
+    width = d_model if kv_width is None else kv_width
+    return 2 * projection_parameters(d_model, bias) + 2 * projection_parameters(d_model, bias, width)
+
+
+def kv_cache_numbers(layers: int, kv_heads: int, d_k: int) -> int:
+    """Numbers a KV cache keeps per token: K and V, in every layer, for every key/value head: 2·layers·h_kv·d_k."""
+    return 2 * layers * kv_heads * d_k
 
 
 def total_parameters(d_model: int, bias: bool = True) -> int:
-    """W_q, W_k, W_v and W_o together: 4·d² + 4·d with biases -- independent of the head count."""
-    return 4 * projection_parameters(d_model, bias)
+    """W_q, W_k, W_v and W_o of the tutorials' layer: 4·d² + 4·d with biases -- independent of the head count."""
+    return layer_parameters(d_model, bias=bias)
 
 
 def count_parameters(module: nn.Module) -> int:
@@ -47,6 +69,7 @@ def step_costs(
     batch: int = 1,
     bias: bool = True,
     itemsize: int = 4,
+    num_kv_heads: int | None = None,
 ) -> list[StepCost]:
     """Parameters, matmul FLOPs and score-tensor bytes of the four steps.
 
@@ -56,13 +79,18 @@ def step_costs(
         batch: B.
         bias: whether the projections have biases.
         itemsize: bytes per element of the score tensor (4 for float32).
+        num_kv_heads: key/value heads (default H); fewer make W_k and W_v, and their FLOPs, smaller.
+            Step 2's FLOPs do not change: every query head still scores every key (RoPE's rotation, a few
+            operations per number, is left out like the softmax).
     """
     length_k = length_q if length_k is None else length_k
+    kv_width = d_model if num_kv_heads is None else num_kv_heads * (d_model // num_heads)
     one = projection_parameters(d_model, bias)
-    project_flops = 2 * batch * d_model * d_model * (length_q + 2 * length_k)  # Q from Lq rows, K and V from Lk rows
+    kv_one = projection_parameters(d_model, bias, kv_width)
+    project_flops = 2 * batch * d_model * (d_model * length_q + 2 * kv_width * length_k)  # Q from Lq rows, K, V Lk
     attend_flops = 2 * 2 * batch * length_q * length_k * d_model  # QKᵀ and weights·V, summed over heads (H·Dh = D)
     return [
-        StepCost(1, 3 * one, project_flops),
+        StepCost(1, one + 2 * kv_one, project_flops),
         StepCost(2, 0, attend_flops, batch * num_heads * length_q * length_k * itemsize),
         StepCost(3, 0, 0),
         StepCost(4, one, 2 * batch * length_q * d_model * d_model),

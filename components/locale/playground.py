@@ -294,16 +294,128 @@ MESSAGES: dict[str, dict[str, str]] = {
     "step1.shapes": {
         "en": "- `x {x}` (B, L, d_model)\n- → `Q = x W_qᵀ + b_q` `{q}`\n"
         "- → `.view({view_args})` `{view}` (B, L, h, d_k)\n"
-        "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)\n\nK and V: the same shapes.",
+        "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)",
         "zh": "- `x {x}` (B, L, d_model)\n- → `Q = x W_qᵀ + b_q` `{q}`\n"
         "- → `.view({view_args})` `{view}` (B, L, h, d_k)\n"
-        "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)\n\nK 和 V 的形状相同。",
+        "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)",
     },
     "step1.params": {
         "en": "**Parameters:** W_q, W_k, W_v, each {d}² + {d} = {one}: **{total}** in all.",
         "zh": "**参数量：** W_q、W_k、W_v 各 {d}² + {d} = {one}，共 **{total}**。",
     },
     "step1.chart": {"en": "{name} of head {head} [{length} × {d_k}]", "zh": "头 {head} 的 {name} [{length} × {d_k}]"},
+    "step1.shapes_same": {"en": "K and V: the same shapes.", "zh": "K 和 V 的形状相同。"},
+    "step1.shapes_kv": {
+        "en": "K and V: `{kv_width}` outputs each (h_kv · d_k = {kv} · {d_k}), so `.view({kv_view_args})` → "
+        "`.transpose(1, 2)` gives `{k_heads}` (B, h_kv, L, d_k): {kv} K/V heads for {h} query heads.",
+        "zh": "K 和 V：各 `{kv_width}` 个输出（h_kv · d_k = {kv} · {d_k}），所以 `.view({kv_view_args})` → "
+        "`.transpose(1, 2)` 得到 `{k_heads}` (B, h_kv, L, d_k)：{h} 个查询头共用 {kv} 个 K/V 头。",
+    },
+    "step1.shapes_rope": {
+        "en": "RoPE then turns q and k by position (step 1b below): the shapes stay the same.",
+        "zh": "随后 RoPE 按位置旋转 q 和 k（见下方 1b）：形状不变。",
+    },
+    "step1.params_kv": {
+        "en": "**Parameters:** W_q {q_formula} = {q}; W_k and W_v each {kv_formula} = {kv} (their outputs are "
+        "h_kv · d_k = {width}, not d_model = {d}): **{total}** in all. With W_o, the layer holds "
+        "2·d² + 2·d·h_kv·d_k{bias_terms} = **{layer}**.",
+        "zh": "**参数量：** W_q {q_formula} = {q}；W_k、W_v 各 {kv_formula} = {kv}（输出是 h_kv · d_k = {width}，"
+        "不是 d_model = {d}）：共 **{total}**。加上 W_o，整层是 2·d² + 2·d·h_kv·d_k{bias_terms} = **{layer}**。",
+    },
+    "step1.params_nobias": {
+        "en": "**Parameters:** W_q, W_k, W_v, each {d}² = {one} (no biases): **{total}** in all.",
+        "zh": "**参数量：** W_q、W_k、W_v 各 {d}² = {one}（无偏置），共 **{total}**。",
+    },
+    "step1.chart_kv": {
+        "en": "{name} of K/V head {kv}, read by head {head} [{length} × {d_k}]",
+        "zh": "头 {head} 读取的 K/V 头 {kv} 的 {name} [{length} × {d_k}]",
+    },
+    # ------------------------------------------------------------ step 1b: today's attention
+    "today.hint": {
+        "en": "This is the 2017 layer, as the tutorials write it. Today's large models (Llama, Qwen, Mistral) change "
+        "this step: set **num_kv_heads** below num_heads (grouped-query attention) or **Positions** to RoPE.",
+        "zh": "这是 2017 年的层，与教程写法一致。如今的大模型（Llama、Qwen、Mistral）改变了这一步："
+        "把 **num_kv_heads** 设得比 num_heads 小（分组查询注意力），或把 **位置信息** 设为 RoPE。",
+    },
+    "today.title": {
+        "en": "1b · What today's large models add to this step",
+        "zh": "1b · 如今的大模型在这一步加了什么",
+    },
+    "today.code": {"en": "The code of step 1b", "zh": "1b 这一步的代码"},
+    "today.gqa.GQA": {
+        "en": "**Grouped-query attention:** {h} query heads share {kv} K/V heads, {group} per group. K and V are "
+        "computed once per K/V head, `{k}`, and each is repeated for its group (`repeat_kv`) to `{expanded}` just "
+        "before the scores: the scores and weights are still one [L × L] matrix per query head.",
+        "zh": "**分组查询注意力：** {h} 个查询头共用 {kv} 个 K/V 头，每组 {group} 个。K 和 V 按 K/V 头只算一次，"
+        "`{k}`，在打分之前才为组内每个查询头复制一份（`repeat_kv`），变成 `{expanded}`：得分和权重仍是每个查询头"
+        "一个 [L × L] 矩阵。",
+    },
+    "today.gqa.MQA": {
+        "en": "**Multi-query attention:** all {h} query heads read the one K/V head, `{k}`, repeated to "
+        "`{expanded}` just before the scores: the scores and weights are still one [L × L] matrix per query head.",
+        "zh": "**多查询注意力：** 全部 {h} 个查询头读取同一个 K/V 头 `{k}`，在打分之前复制成 `{expanded}`："
+        "得分和权重仍是每个查询头一个 [L × L] 矩阵。",
+    },
+    "today.gqa.caption": {
+        "en": "Top: query heads q0, q1, … Bottom: the K/V heads they read (one colour per group). Heads of one group "
+        "differ only in their queries: they read the same keys and values.",
+        "zh": "上排：查询头 q0、q1……下排：它们读取的 K/V 头（每组一种颜色）。"
+        "同组的头只有查询不同：读取的键和值完全相同。",
+    },
+    "today.rope.what": {
+        "en": "**RoPE** (rotary position embedding): nothing is added to the input. Instead every head's q and k "
+        "are turned by their position: the d_k = {d_k} features form {pairs} pairs (feature i with i + d_k/2, "
+        "as Hugging Face's Llama pairs them), and pair i of the token at position m turns by m · θ_i, with "
+        "θ_i = {base}^(−2i/d_k).",
+        "zh": "**RoPE**（旋转位置编码）：输入上什么也不加，而是按位置旋转每个头的 q 和 k：d_k = {d_k} 个特征组成 "
+        "{pairs} 对（特征 i 与 i + d_k/2 配对，与 Hugging Face 的 Llama 相同），位置 m 的词元的第 i 对旋转 "
+        "m · θ_i，θ_i = {base}^(−2i/d_k)。",
+    },
+    "today.rope.pair": {"en": "pair {pair} (θ = {theta} rad)", "zh": "第 {pair} 对（θ = {theta} 弧度）"},
+    "today.rope.turn_caption": {
+        "en": "Head {head}'s q, two feature pairs: each token's point before RoPE and after it, joined by a dashed "
+        "line. A turn keeps the distance to the cross (0, 0); the token at position m turns by m · θ.",
+        "zh": "头 {head} 的 q，两对特征：每个词元旋转前后的点，用虚线相连。旋转不改变到十字 (0, 0) 的距离；位置 m 的"
+        "词元转过 m · θ。",
+    },
+    "today.rope.angles_caption": {
+        "en": "Pair 0 turns {fastest} rad per position; the last pair needs about {slowest} positions for one full "
+        "turn. Fast pairs tell near positions apart, slow ones far ones.",
+        "zh": "第 0 对每个位置转 {fastest} 弧度；最后一对大约要 {slowest} 个位置才转满一圈。转得快的对区分相近的"
+        "位置，转得慢的区分相距远的位置。",
+    },
+    "today.offset.what": {
+        "en": "**Why rotate?** Turning q by m·θ and k by n·θ leaves their dot product depending on n − m only. Your "
+        "tokens “{query_token}” (as the query) and “{key_token}” (as the key), put at other positions, in head {head}:",
+        "zh": "**为什么要旋转？** q 转 m·θ、k 转 n·θ 之后，两者的点积只取决于 n − m。"
+        "把你的词元“{query_token}”（作查询）和“{key_token}”（作键）放到别的位置上，在头 {head} 里：",
+    },
+    "today.offset.positions": {"en": "positions (m, n)", "zh": "位置 (m, n)"},
+    "today.offset.offset": {"en": "offset n − m", "zh": "偏移 n − m"},
+    "today.offset.rope": {"en": "score with RoPE", "zh": "RoPE 下的得分"},
+    "today.offset.sinusoidal": {
+        "en": "score with sinusoids added to x instead",
+        "zh": "改为在 x 上加正弦编码时的得分",
+    },
+    "today.offset.verdict": {
+        "en": "The first {count} rows have the same offset ({offset:+d}): with RoPE their scores differ by {rope_gap} "
+        "(rounding), so a head can learn “the word 3 places back” once, for every position. With the sinusoids added "
+        "to the same vectors, the same rows differ by {sinusoidal_gap}.",
+        "zh": "前 {count} 行的偏移相同（{offset:+d}）：RoPE 下它们的得分只差 {rope_gap}（舍入误差），"
+        "所以一个头只需学一次“往前数第 3 个词”，在每个位置都适用。"
+        "若改为在同样的向量上加正弦编码，这几行相差 {sinusoidal_gap}。",
+    },
+    "today.chart.head": {"en": "head", "zh": "头"},
+    "today.chart.kv_head": {"en": "K/V head", "zh": "K/V 头"},
+    "today.chart.token": {"en": "token", "zh": "词元"},
+    "today.chart.stage": {"en": "stage", "zh": "阶段"},
+    "today.chart.before": {"en": "before RoPE", "zh": "旋转前"},
+    "today.chart.after": {"en": "after RoPE", "zh": "旋转后"},
+    "today.chart.pair": {"en": "feature pair", "zh": "特征对"},
+    "today.chart.first": {"en": "feature i", "zh": "特征 i"},
+    "today.chart.second": {"en": "feature i + d_k/2", "zh": "特征 i + d_k/2"},
+    "today.chart.angle": {"en": "angle per position (rad)", "zh": "每个位置的转角（弧度）"},
+    "today.chart.wavelength": {"en": "positions per full turn", "zh": "转满一圈所需位置数"},
     # ------------------------------------------------------------ step 2
     "step2.title": {"en": "2 · Scaled dot-product attention", "zh": "2 · 缩放点积注意力"},
     "step2.what": {
@@ -420,11 +532,38 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Counted in the model's tensors: {counted} {ok}",
         "zh": "模型张量中实际数到：{counted} {ok}",
     },
+    "summary.total_gqa": {
+        "en": "Total: 2·d² + 2·d·h_kv·d_k + biases = 2·{d}² + 2·{d}·{kv}·{d_k} + {biases} = **{total}**",
+        "zh": "合计：2·d² + 2·d·h_kv·d_k + 偏置 = 2·{d}² + 2·{d}·{kv}·{d_k} + {biases} = **{total}**",
+    },
+    "summary.total_gqa_nobias": {
+        "en": "Total (no biases): 2·d² + 2·d·h_kv·d_k = 2·{d}² + 2·{d}·{kv}·{d_k} = **{total}**",
+        "zh": "合计（无偏置）：2·d² + 2·d·h_kv·d_k = 2·{d}² + 2·{d}·{kv}·{d_k} = **{total}**",
+    },
+    "summary.kv_title": {
+        "en": "Fewer key/value heads: parameters and the KV cache per token",
+        "zh": "更少的 K/V 头：参数量与每个词元的 KV 缓存",
+    },
+    "summary.kv.heads": {"en": "h_kv", "zh": "h_kv"},
+    "summary.kv.wkv": {"en": "W_k + W_v", "zh": "W_k + W_v"},
+    "summary.kv.total": {"en": "layer", "zh": "整层"},
+    "summary.kv.numbers": {"en": "cache numbers / token", "zh": "每词元缓存的数"},
+    "summary.kv.fp32": {"en": "float32", "zh": "float32"},
+    "summary.kv.bf16": {"en": "bfloat16", "zh": "bfloat16"},
+    "summary.kv_note": {
+        "en": "A decoder that generates keeps every earlier token's K and V (the KV cache): 2 · layers · h_kv · d_k "
+        "numbers per token, here for {layers} layer(s). Fewer K/V heads shrink it by h / h_kv; the scores do not "
+        "get cheaper (every query head still scores every key). This page's row is in bold.",
+        "zh": "逐词生成的解码器会保留之前每个词元的 K 和 V（KV 缓存）：每个词元 2 · 层数 · h_kv · d_k 个数，"
+        "这里按 {layers} 层计。更少的 K/V 头让它缩小为 h_kv / h；打分并不因此更便宜（每个查询头仍要给每个键打分）。"
+        "本页的那一行加粗。",
+    },
     "summary.by_heads": {"en": "Does the head count matter?", "zh": "头数会改变参数量吗？"},
     "summary.by_heads_note": {
-        "en": "No: for d_model = {d} the total is the same for every h. Splitting into heads reshapes the same "
-        "four matrices; it adds no weights.",
-        "zh": "不会：d_model = {d} 时，无论 h 取多少，合计都一样。拆分成多头只是改变同样四个矩阵的形状，并不增加权重。",
+        "en": "No, while every query head has its own K/V head (the table): for d_model = {d} the total is the "
+        "same for every h. Splitting into heads reshapes the same four matrices; it adds no weights.",
+        "zh": "不会，只要每个查询头都有自己的 K/V 头（见表）：d_model = {d} 时，无论 h 取多少，合计都一样。"
+        "拆分成多头只是改变同样四个矩阵的形状，并不增加权重。",
     },
     # ------------------------------------------------------------ live check
     "check.title": {"en": "Live check against PyTorch", "zh": "与 PyTorch 实时核对"},
@@ -461,6 +600,23 @@ MESSAGES: dict[str, dict[str, str]] = {
         "`masked_fill_(mask, -inf)` 也是如此。所以传给 PyTorch 之前先取反（~mask）。实验 4 把四种写法并排列出。",
     },
     "check.code": {"en": "How the weights are copied", "zh": "权重是如何复制的"},
+    "check.what_today": {
+        "en": "`torch.nn.MultiheadAttention` has one K/V head per query head and no rotation, so it cannot hold "
+        "this layer. The same weights run through PyTorch's own pieces instead: `F.linear` for the projections, "
+        "RoPE written another way (each feature pair as a complex number turned by `torch.polar`), and "
+        "`F.scaled_dot_product_attention(..., enable_gqa=True)`, which repeats the K/V heads itself; its weights "
+        "come from the same call with the identity as the values. Outputs and per-head weights are compared "
+        "number by number.",
+        "zh": "`torch.nn.MultiheadAttention` 每个查询头只有一个自己的 K/V 头，也不做旋转，装不下这一层。于是把同样的"
+        "权重交给 PyTorch 自己的组件：投影用 `F.linear`，RoPE 换一种写法（每对特征看作复数，用 `torch.polar` "
+        "旋转），注意力用 `F.scaled_dot_product_attention(..., enable_gqa=True)`，由它自己复制 K/V 头；权重来自同一"
+        "调用、以单位矩阵作为 V。逐个数字比较输出和每个头的权重。",
+    },
+    "check.code_today": {"en": "The reference it is compared with", "zh": "用来比较的参照实现"},
+    "check.order_not_here": {
+        "en": "Shown on a layer `nn.MultiheadAttention` can hold (num_kv_heads = num_heads, no RoPE).",
+        "zh": "只在 `nn.MultiheadAttention` 装得下的层上演示（num_kv_heads = num_heads，且不用 RoPE）。",
+    },
     # ============================================================ lessons from the tutorials
     # ------------------------------------------------------------ shared by the steps
     "steps.labs": {"en": "Try it in a lab:", "zh": "去实验室试一试："},

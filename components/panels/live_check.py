@@ -13,6 +13,7 @@ from components.panels.frame import shape
 from components.panels.parts import Results, ValueParts
 from components.panels.source_code import method_source
 from mha.reference import to_torch_mha
+from mha.reference_today import sdpa_attention
 
 __all__ = ["CHECK_LABS", "render"]
 
@@ -26,17 +27,24 @@ mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)  # or: [B, L, 
 
 
 def render(parts: ValueParts) -> None:
-    """The live check's panel; the measured differences and the pitfall's numbers are ``parts``."""
+    """The live check's panel; what it compares with, the measured differences and the pitfall's numbers are
+    ``parts`` (a layer with grouped K/V heads or RoPE is compared with ``F.scaled_dot_product_attention``)."""
     box = st.container(border=True)
     heading(box, t("check.title"))
-    box.markdown(t("check.what"))
+    parts.add(box, _what)
     parts.add(box, _result)
-    with box.expander(t("check.code")):
-        st.code(method_source(to_torch_mha), language="python")
     box.markdown(f"**{t('check.order_title')}**")
     parts.add(box, _batch_order)
     box.code(_ORDER_CODE, language="python")
     render_lab_links(box, CHECK_LABS)
+
+
+def _what(results: Results) -> None:
+    """What the layer is compared with, and its code."""
+    plain = results.run.model.is_plain
+    st.markdown(t("check.what" if plain else "check.what_today"))
+    with st.expander(t("check.code" if plain else "check.code_today")):
+        st.code(method_source(to_torch_mha if plain else sdpa_attention), language="python")
 
 
 def _result(results: Results) -> None:
@@ -60,6 +68,9 @@ def _result(results: Results) -> None:
 def _batch_order(results: Results) -> None:
     """``nn.MultiheadAttention``'s default [L, B, E] fed our [B, L, E]: the shapes and differences, measured."""
     order = results.batch_order
+    if order is None:
+        st.caption(t("check.order_not_here"))
+        return
     numbers = {
         "x": shape(order.input_shape),
         "out": shape(order.wrong_output_shape),

@@ -72,12 +72,12 @@ class Results:
 
     @cached_property
     def check(self) -> TorchCheck:
-        """The live check against ``torch.nn.MultiheadAttention``."""
+        """The live check against ``torch.nn.MultiheadAttention`` (GQA or RoPE: ``F.scaled_dot_product_attention``)."""
         return runner.cached_check(self.config, self.upload)
 
     @cached_property
-    def batch_order(self) -> BatchOrderCheck:
-        """The [L, B, E] pitfall, measured."""
+    def batch_order(self) -> BatchOrderCheck | None:
+        """The [L, B, E] pitfall, measured (``None`` where ``nn.MultiheadAttention`` cannot hold the layer)."""
         return runner.cached_batch_order(self.config, self.upload)
 
     @cached_property
@@ -93,8 +93,10 @@ class Results:
     @cached_property
     def score_spread(self) -> ScoreSpread:
         """The spreads behind step 2's "why divide by √d_k", over every head."""
-        p, a = self.run.trace.project, self.run.trace.attend
-        return score_spread(p.q_heads[0], p.k_heads[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
+        a = self.run.trace.attend
+        queries, keys = a.queries, a.keys  # what the scores read: after RoPE, K/V heads repeated (GQA)
+        assert queries is not None and keys is not None  # the engine's traced forward always fills them
+        return score_spread(queries[0], keys[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
 
     @cached_property
     def dropout_example(self) -> DropoutExample:

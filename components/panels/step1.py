@@ -9,10 +9,11 @@ import streamlit as st
 
 from components import frames, heatmap
 from components.i18n import t
+from components.panels import today
 from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
 from components.safe_text import md_escape
-from mha.counting import projection_parameters
+from mha.counting import layer_parameters, projection_parameters
 from mha.pipeline import AttentionRun
 
 __all__ = ["QKV_CHART", "render"]
@@ -31,6 +32,7 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     parts.add_head_chart(box, QKV_CHART)
     if slide:
         parts.add(box, _token_line)
+    parts.add(box, today.draw)
     finish(box, 1, slide)
 
 
@@ -54,12 +56,48 @@ def _facts(results: Results) -> tuple[str, str]:
         heads=shape(p.q_heads),
         view_args=f"{batch}, {length}, {num_heads}, {d_k}",
     )
-    one = projection_parameters(d_model)
-    params = t("step1.params", d=d_model, one=count(one), total=count(3 * one))
+    kv_heads = p.num_kv_heads
+    if kv_heads == num_heads:
+        shapes += "\n\n" + t("step1.shapes_same")
+    else:
+        shapes += "\n\n" + t(
+            "step1.shapes_kv",
+            kv_width=kv_heads * d_k,
+            kv=kv_heads,
+            d_k=d_k,
+            h=num_heads,
+            kv_view_args=f"{batch}, {length}, {kv_heads}, {d_k}",
+            k_heads=shape(p.k_heads),
+        )
+    if run.model.rope_base is not None:
+        shapes += "\n\n" + t("step1.shapes_rope")
+    params = _params(run, d_model, kv_heads * d_k)
     if run.image is None:
         return shapes, params
     patch_shapes, patch_params = _patch_facts(run)
     return f"{patch_shapes}\n\n{shapes}", f"{patch_params}\n\n{params}"
+
+
+def _params(run: AttentionRun, d_model: int, kv_width: int) -> str:
+    """W_q, W_k and W_v's parameters: the tutorials' 3·(d² + d), or with smaller W_k and W_v (GQA), or no biases."""
+    bias = run.model.W_q.bias is not None
+    if kv_width == d_model:
+        one = projection_parameters(d_model, bias)
+        key = "step1.params" if bias else "step1.params_nobias"
+        return t(key, d=d_model, one=count(one), total=count(3 * one))
+    q, kv = projection_parameters(d_model, bias), projection_parameters(d_model, bias, kv_width)
+    return t(
+        "step1.params_kv",
+        d=d_model,
+        width=kv_width,
+        q_formula=f"{d_model}² + {d_model}" if bias else f"{d_model}²",
+        kv_formula=f"{d_model}·{kv_width} + {kv_width}" if bias else f"{d_model}·{kv_width}",
+        q=count(q),
+        kv=count(kv),
+        total=count(q + 2 * kv),
+        bias_terms=" + 2·d + 2·h_kv·d_k" if bias else "",
+        layer=count(layer_parameters(d_model, kv_width, bias)),
+    )
 
 
 def _patch_facts(run: AttentionRun) -> tuple[str, str]:
@@ -113,13 +151,20 @@ class _QKVChart:
         p = run.trace.project
         length, d_k = len(run.tokens), run.d_k
         columns = frames.feature_budget(length, d_k, parts=3)
-        named = (("Q", p.q_heads), ("K", p.k_heads), ("V", p.v_heads))
+        named = (("Q", p.q_heads, False), ("K", p.k_heads, True), ("V", p.v_heads, True))
         pictures = thumbnails(run)
+        kv_of = p.kv_head_of or tuple(range(run.num_heads))
+        grouped = p.num_kv_heads != run.num_heads
         figures = [
             heatmap.feature_figure(
                 [
-                    (t("step1.chart", name=name, head=head, length=length, d_k=d_k), tensor[0, head, :, :columns])
-                    for name, tensor in named
+                    (
+                        t("step1.chart_kv", name=name, kv=kv_of[head], head=head, length=length, d_k=d_k)
+                        if shared and grouped
+                        else t("step1.chart", name=name, head=head, length=length, d_k=d_k),
+                        tensor[0, kv_of[head] if shared else head, :, :columns],
+                    )
+                    for name, tensor, shared in named
                 ],
                 frames.token_labels(run.tokens),
                 range(columns),

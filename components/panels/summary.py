@@ -1,8 +1,10 @@
-"""The summary: parameters per matrix and per step, the total 4d²+4d, and that it does not depend on h."""
+"""The summary: parameters per matrix and per step, the total 4d²+4d (2d² + 2d·h_kv·d_k with grouped K/V heads), that
+it does not depend on h, and what fewer K/V heads save: parameters and the KV cache per token."""
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -12,7 +14,7 @@ from components.nav import render_lab_links
 from components.panels.frame import count
 from components.panels.parts import ValueParts
 from components.safe_text import markdown_rows
-from mha.counting import projection_parameters, step_costs, total_parameters
+from mha.counting import kv_cache_numbers, layer_parameters, projection_parameters, step_costs
 from mha.pipeline import AttentionRun
 
 __all__ = ["SUMMARY_LABS", "render", "render_counts"]
@@ -38,51 +40,136 @@ def render_counts(d_model: int) -> None:
     render_lab_links(box, SUMMARY_LABS)
 
 
+@dataclass(frozen=True)
+class _Layer:
+    """What the counts depend on: the sizes, K and V's heads, whether there are biases, the layers a cache spans."""
+
+    d_model: int
+    num_heads: int | None = None
+    length: int | None = None
+    num_kv_heads: int | None = None
+    bias: bool = True
+    layers: int = 1
+
+
+def _layer_of(d_model: int, run: AttentionRun | None) -> _Layer:
+    if run is None:
+        return _Layer(d_model)
+    model = run.model
+    bias = model.W_q.bias is not None
+    return _Layer(d_model, run.num_heads, len(run.tokens), model.num_kv_heads, bias, run.num_layers)
+
+
 def _counts(d_model: int, run: AttentionRun | None = None, counted: int | None = None) -> None:
-    """Parameters per matrix and the total, per step (with a run), and per head count.
+    """Parameters per matrix and the total, per step (with a run), per head count, and per number of K/V heads
+    with the KV cache they make.
 
     Args:
         d_model: the width D (enough for every count here).
-        run: the page's run, for the per-step FLOPs.
+        run: the page's run, for the per-step FLOPs, its K/V heads and biases.
         counted: parameters actually held by the model, shown next to the formula when given.
     """
-    per_matrix, per_step, by_heads = _tables(
-        d_model, None if run is None else run.num_heads, None if run is None else len(run.tokens), current_language()
-    )
+    layer = _layer_of(d_model, run)
+    per_matrix, per_step, by_heads, by_kv_heads = _tables(layer, current_language())
     left, right = st.columns(2)
     left.markdown(per_matrix)
     if counted is not None:
-        total = total_parameters(d_model)
+        total = layer_parameters(d_model, _kv_width(layer, layer.num_kv_heads), layer.bias)
         left.caption(t("summary.counted", counted=count(counted), ok="✓" if counted == total else "✗"))
+    if by_kv_heads:
+        left.markdown(by_kv_heads)
+        left.caption(t("summary.kv_note", layers=layer.layers))
     if per_step:
         right.markdown(per_step)
     right.markdown(by_heads)
     right.caption(t("summary.by_heads_note", d=d_model))
 
 
+def _kv_width(layer: _Layer, kv_heads: int | None) -> int:
+    """h_kv·d_k, the width of K and V (d_model when every query head has its own)."""
+    if layer.num_heads is None or kv_heads is None:
+        return layer.d_model
+    return kv_heads * (layer.d_model // layer.num_heads)
+
+
+def _kind(kv_heads: int, num_heads: int) -> str:
+    return "MHA" if kv_heads == num_heads else ("MQA" if kv_heads == 1 else "GQA")
+
+
 @functools.lru_cache(maxsize=64)
-def _tables(d_model: int, num_heads: int | None, length: int | None, lang: str) -> tuple[str, str, str]:
-    """The three tables as Markdown, each under its title: per matrix (and the total), per step (with a run's
-    heads and length; else ``""``), per head count. The same for every seed: computed once per sizes."""
-    one, total = projection_parameters(d_model), total_parameters(d_model)
-    rows = [[name, count(d_model * d_model), count(d_model), count(one)] for name in ("W_q", "W_k", "W_v", "W_o")]
-    rows.append([t("summary.total_row", lang=lang), count(4 * d_model * d_model), count(4 * d_model), count(total)])
+def _tables(layer: _Layer, lang: str) -> tuple[str, str, str, str]:
+    """The tables as Markdown, each under its title: per matrix (and the total), per step (with a run's heads and
+    length; else ``""``), per head count, per number of K/V heads (with a run; else ``""``). The same for every
+    seed: computed once per sizes."""
+    d = layer.d_model
+    width = _kv_width(layer, layer.num_kv_heads)
+    rows = []
+    for name, out in (("W_q", d), ("W_k", width), ("W_v", width), ("W_o", d)):
+        rows.append(
+            [name, count(d * out), count(out if layer.bias else 0), count(projection_parameters(d, layer.bias, out))]
+        )
+    total = layer_parameters(d, width, layer.bias)
+    weights, biases = 2 * d * d + 2 * d * width, (2 * d + 2 * width) if layer.bias else 0
+    rows.append([t("summary.total_row", lang=lang), count(weights), count(biases), count(total)])
     header = [t(f"summary.{name}", lang=lang) for name in ("matrix", "weights", "biases", "params")]
     per_matrix = markdown_rows(header, rows)
-    total_line = t("summary.total", lang=lang, d=d_model, total=count(total))
+    if width == d and layer.bias:
+        total_line = t("summary.total", lang=lang, d=d, total=count(total))
+    else:
+        kv_heads, d_k = width // _d_k(layer), _d_k(layer)
+        formula = "summary.total_gqa" if layer.bias else "summary.total_gqa_nobias"
+        total_line = t(formula, lang=lang, d=d, kv=kv_heads, d_k=d_k, biases=count(biases), total=count(total))
     per_step = ""
-    if num_heads is not None and length is not None:
-        costs = step_costs(d_model, num_heads, length)
+    if layer.num_heads is not None and layer.length is not None:
+        costs = step_costs(d, layer.num_heads, layer.length, bias=layer.bias, num_kv_heads=layer.num_kv_heads)
         header = [t(f"summary.{name}", lang=lang) for name in ("step", "params", "flops")]
         rows = [[t(f"step{cost.step}.title", lang=lang), count(cost.params), count(cost.flops)] for cost in costs]
         per_step = f"**{t('summary.per_step', lang=lang)}**\n\n{markdown_rows(header, rows)}"
-    chosen = {num_heads} if num_heads is not None else set()  # e.g. 12 at 768: always in the table
-    heads = sorted({h for h in HEAD_COUNTS if d_model % h == 0} | chosen)
+    chosen = {layer.num_heads} if layer.num_heads is not None else set()  # e.g. 12 at 768: always in the table
+    heads = sorted({h for h in HEAD_COUNTS if d % h == 0} | chosen)
+    mha_total = layer_parameters(d, bias=layer.bias)
     by_heads = markdown_rows(
-        ["h", "d_k", t("summary.params", lang=lang)], ([h, d_model // h, count(total)] for h in heads)
+        ["h", "d_k", t("summary.params", lang=lang)], ([h, d // h, count(mha_total)] for h in heads)
     )
     return (
         f"**{t('summary.per_matrix', lang=lang)}**\n\n{per_matrix}\n\n{total_line}",
         per_step,
         f"**{t('summary.by_heads', lang=lang)}**\n\n{by_heads}",
+        _by_kv_heads(layer, lang),
     )
+
+
+def _d_k(layer: _Layer) -> int:
+    return layer.d_model // (layer.num_heads or 1)
+
+
+def _by_kv_heads(layer: _Layer, lang: str) -> str:
+    """Each number of K/V heads that divides h: its kind, W_k + W_v, the layer's total and the KV cache per token
+    (numbers, and bytes in float32 and bfloat16); the page's own row in bold. ``""`` without a run."""
+    if layer.num_heads is None:
+        return ""
+    h, d_k = layer.num_heads, _d_k(layer)
+    rows = []
+    for kv_heads in sorted((g for g in range(1, h + 1) if h % g == 0), reverse=True):
+        width = kv_heads * d_k
+        numbers = kv_cache_numbers(layer.layers, kv_heads, d_k)
+        row = [
+            f"{kv_heads} ({_kind(kv_heads, h)})",
+            count(2 * projection_parameters(layer.d_model, layer.bias, width)),
+            count(layer_parameters(layer.d_model, width, layer.bias)),
+            count(numbers),
+            _bytes(4 * numbers),
+            _bytes(2 * numbers),
+        ]
+        rows.append([f"**{cell}**" for cell in row] if kv_heads == layer.num_kv_heads else row)
+    header = [t(f"summary.kv.{name}", lang=lang) for name in ("heads", "wkv", "total", "numbers", "fp32", "bf16")]
+    return f"**{t('summary.kv_title', lang=lang)}**\n\n{markdown_rows(header, rows)}"
+
+
+def _bytes(size: int) -> str:
+    """``12 KiB``, ``768 B``: a size in bytes, binary units."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024**2:
+        return f"{size / 1024:g} KiB"
+    return f"{size / 1024**2:.3g} MiB"

@@ -1,0 +1,120 @@
+"""The page with grouped K/V heads and RoPE: shapes, counts, the grouping, the offset table, the live check, the
+controls and their bad values, in both languages. Every expected number is computed here from the formulas or
+from an engine run of the same config, never copied from the page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import heatmaps
+from test_app import SMALL, no_problems, open_page, page_text
+
+from components.i18n import t
+from mha.config import AttentionConfig
+from mha.counting import kv_cache_numbers, layer_parameters
+from mha.pipeline import run_attention
+
+TODAY = {**SMALL, "num_kv_heads": "2", "positional": "rope"}  # d_model 64, 4 query heads, 2 K/V heads, L = 6
+
+
+def _offset_rows(at) -> list[list[str]]:
+    header = t("today.offset.positions", lang="en")
+    (table,) = [m.value for m in at.markdown if m.value.startswith(f"| {header}")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+
+
+def test_a_gqa_rope_page_shows_every_shape_and_count_change():
+    at = open_page(**TODAY)
+    no_problems(at)
+    text = page_text(at)
+    length, d_k = 6, 64 // 4
+    assert f"`[1, 4, {length}, {d_k}]` (B, h, L, d_k)" in text  # Q split into the 4 query heads
+    assert f"`[1, 2, {length}, {d_k}]` (B, h_kv, L, d_k)" in text  # K and V into the 2 K/V heads
+    width = 2 * d_k
+    assert f"**{layer_parameters(64, width):,}**" in text  # the layer: 2·d² + 2·d·h_kv·d_k + biases
+    assert f"{64 * width + width:,}" in text  # W_k (and W_v): d·h_kv·d_k + h_kv·d_k
+    bold_row = [line for line in text.splitlines() if line.startswith("| **2 (GQA)**")]
+    assert bold_row and f"**{kv_cache_numbers(1, 2, d_k):,}**" in bold_row[0]  # this page's cache row
+    assert f"| 4 (MHA) | {2 * (64 * 64 + 64):,} | {layer_parameters(64):,} | {kv_cache_numbers(1, 4, d_k):,} |" in text
+    assert at.success and "Matches PyTorch" in at.success[0].value  # against F.scaled_dot_product_attention
+    assert t("check.what_today", lang="en") in text
+
+
+def test_the_k_and_v_panels_show_the_k_v_head_each_query_head_reads():
+    at = open_page(**TODAY)
+    run = run_attention(
+        AttentionConfig(d_model=64, num_heads=4, num_kv_heads=2, positional="rope", tokens=SMALL["tokens"])
+    )
+    (step1,) = [figure for figure in heatmaps(at) if any(p.title.startswith("Q of head") for p in figure.panels)]
+    shared = [re.match(r"(K|V) of K/V head (\d), read by head (\d)", panel.title) for panel in step1.panels]
+    shared = [found for found in shared if found]
+    assert {found.group(1) for found in shared} == {"K", "V"}
+    for found in shared:
+        kv, head = int(found.group(2)), int(found.group(3))
+        assert kv == run.trace.project.kv_head_of[head] == head // 2
+
+
+def test_the_offset_table_shows_the_same_score_for_the_same_offset_with_the_learners_tokens():
+    at = open_page(**TODAY)
+    rows = _offset_rows(at)
+    same = [row for row in rows if row[1] == "-3"]
+    assert len(same) == 3 and len({row[2] for row in same}) == 1  # RoPE: one score for one offset
+    assert len({row[3] for row in same}) == 3  # the sinusoids added instead: three scores
+    assert "“the” (as the query) and “sat” (as the key)" in page_text(at)  # tokens 0 and 2 of the learner's text
+
+
+def test_the_tutorials_layer_points_to_the_two_controls_and_keeps_its_counts():
+    at = open_page(**SMALL)
+    no_problems(at)
+    text = page_text(at)
+    assert t("today.hint", lang="en") in text
+    assert t("today.title", lang="en") not in text
+    assert "K and V: the same shapes." in text
+    assert t("check.what", lang="en") in text
+
+
+def test_the_num_kv_heads_control_follows_the_head_count_only_while_it_equals_it():
+    at = open_page(**SMALL)
+    assert at.number_input(key="num_kv_heads").value == 4
+    at.number_input(key="num_heads").set_value(8).run()
+    assert at.number_input(key="num_kv_heads").value == 8  # MHA stays MHA
+    at.number_input(key="num_kv_heads").set_value(2).run()
+    no_problems(at)
+    assert at.query_params["num_kv_heads"] == "2"
+    at.number_input(key="num_heads").set_value(4).run()
+    assert at.number_input(key="num_kv_heads").value == 2  # 2 divides 4: kept
+    no_problems(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_num_kv_heads_that_does_not_divide_gets_a_message_naming_the_divisors(lang):
+    at = open_page(**SMALL, num_kv_heads="3", lang=lang)
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert error == t("error.num_kv_heads.not_dividing", lang=lang, num_kv_heads=3, num_heads=4, divisors="1, 2, 4")
+    assert t("summary.title", lang=lang) in page_text(at)  # the page keeps teaching what it can
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_rope_with_an_odd_d_k_gets_a_message_naming_d_k(lang):
+    at = open_page(d_model="12", num_heads="4", positional="rope", lang=lang)
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert error == t("error.positional.rope_odd", lang=lang, d_model=12, num_heads=4, d_k=3)
+
+
+def test_a_chinese_gqa_rope_page_runs_in_chinese():
+    at = open_page(**TODAY, lang="zh")
+    no_problems(at)
+    text = page_text(at)
+    assert t("today.title", lang="zh") in text and "分组查询注意力" in text
+    assert t("today.offset.rope", lang="zh") in text
+
+
+def test_old_positional_links_still_open_their_page():
+    at = open_page(**SMALL, positional="false")
+    no_problems(at)
+    assert at.radio(key="positional").value == "none"
+    assert not at.warning
+    assert at.query_params["positional"] == "none"
