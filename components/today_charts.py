@@ -24,7 +24,7 @@ GROUPS = "groups"  # dataset name of every chart here
 _PALETTE = "category10"
 _CONFIG: Spec = {
     "font": FONT,
-    "axis": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 2, "grid": False},
+    "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "grid": False},
     "legend": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 2},
     "header": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 2},
     "view": {"strokeWidth": 0},

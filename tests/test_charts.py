@@ -1,14 +1,18 @@
-"""The one Vega-Lite chart of the main page (the per-head summary bars), read as data and checked against the schema."""
+"""The Vega-Lite charts of the main page (the per-head summary bars; step 1b's grouping, turns and angles), read as
+data and checked against the schema."""
 
 from __future__ import annotations
 
 import json
+import math
 
 import altair as alt
 import jsonschema
+import pandas as pd
+import pytest
 import torch
 
-from components import charts, frames
+from components import charts, frames, today_charts
 
 
 def _summary_spec() -> dict:
@@ -41,3 +45,43 @@ def test_the_summary_is_valid_vega_lite_of_the_version_altair_ships():
     rows = {name: json.loads(frame.to_json(orient="records")) for name, frame in spec["datasets"].items()}
     errors = [error.message for error in validator.iter_errors({**spec, "datasets": rows})]
     assert not errors, errors[:3]
+
+
+# ---------------------------------------------------------------- today's attention (components/today_charts.py)
+def _valid(spec: dict) -> list[str]:
+    validator = jsonschema.Draft7Validator(alt.vegalite.v6.schema.core.load_schema())
+    rows = {name: json.loads(frame.to_json(orient="records")) for name, frame in spec["datasets"].items()}
+    return [error.message for error in validator.iter_errors({**spec, "datasets": rows})]
+
+
+def test_the_grouping_chart_joins_each_query_head_to_the_kv_head_it_reads():
+    spec = today_charts.grouping_chart((0, 0, 0, 1, 1, 1))
+    assert not _valid(spec)
+    frame = spec["datasets"][today_charts.GROUPS]
+    queries, kv = frame[frame["row"] == "q"], frame[frame["row"] == "kv"]
+    assert list(queries["label"]) == [f"q{h}" for h in range(6)] and list(kv["label"]) == ["kv0", "kv1"]
+    centers = dict(zip(kv["kv"], kv["x"], strict=True))
+    for _, head in queries.iterrows():
+        assert head["x2"] == centers[head["kv"]] and head["kv"] == head["x"] // 3  # its edge ends at its K/V head
+
+
+def test_the_turn_chart_draws_each_pair_on_one_scale_for_both_axes():
+    rows = [
+        {"pair": name, "token": f"{i}:t", "order": order, "stage": stage, "a": a, "b": b}
+        for name, a, b in (("pair 0", 0.5, -2.0), ("pair 4", 0.1, 0.3))
+        for i in range(3)
+        for order, stage in enumerate(("before RoPE", "after RoPE"))
+    ]
+    spec = today_charts.turn_chart(pd.DataFrame(rows))
+    assert not _valid(spec)
+    first, second = spec["hconcat"]
+    x, y = (first["layer"][1]["encoding"][axis]["scale"]["domain"] for axis in ("x", "y"))
+    assert x == y == [-2.2, 2.2]  # the largest |value| of its pair, on both axes: a turn looks like a turn
+    assert second["layer"][1]["encoding"]["x"]["scale"]["domain"] == pytest.approx([-0.33, 0.33])
+
+
+def test_the_angles_chart_is_valid_and_gives_each_pairs_full_turn():
+    spec = today_charts.angles_chart([1.0, 0.1, 0.01])
+    assert not _valid(spec)
+    frame = spec["datasets"][today_charts.GROUPS]
+    assert frame["wavelength"].tolist() == pytest.approx([2 * math.pi, 20 * math.pi, 200 * math.pi])

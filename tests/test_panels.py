@@ -30,13 +30,14 @@ BASE = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat [PA
 CHANGES_BY_KEY: dict[str, list[dict[str, str]]] = {
     "d_model": [{"d_model": "128", "num_heads": "8"}],
     "num_heads": [{"num_heads": "2"}],
+    "num_kv_heads": [{"num_kv_heads": "2"}, {"num_kv_heads": "1", "positional": "rope"}],
     "mask_type": [{"mask_type": "causal"}, {"mask_type": "padding"}],
     "window": [{"mask_type": "window", "window": "1"}],
     "block_pad": [{"mask_type": "causal", "block_pad": "true"}],
     "tokenizer": [{"tokens": "小明喜欢打球", "tokenizer": "words"}],
     "tokens": [{"tokens": " ".join(f"w{i}" for i in range(40))}],  # beyond the cells that follow the head
     "seed": [{"seed": "7"}],
-    "positional": [{"positional": "false"}],
+    "positional": [{"positional": "false"}, {"positional": "rope"}],
     "device": [{"device": "cpu"}],  # a choice every machine has
     "dtype": [{"dtype": "float64"}],
     "image": [],  # the text page has no image: IMAGE_CHANGES below

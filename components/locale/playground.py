@@ -610,7 +610,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "`torch.nn.MultiheadAttention` 每个查询头只有一个自己的 K/V 头，也不做旋转，装不下这一层。于是把同样的"
         "权重交给 PyTorch 自己的组件：投影用 `F.linear`，RoPE 换一种写法（每对特征看作复数，用 `torch.polar` "
         "旋转），注意力用 `F.scaled_dot_product_attention(..., enable_gqa=True)`，由它自己复制 K/V 头；权重来自同一"
-        "调用、以单位矩阵作为 V。逐个数字比较输出和每个头的权重。",
+        "调用、以单位矩阵作为 V。逐元素比较输出和每个头的权重。",
     },
     "check.code_today": {"en": "The reference it is compared with", "zh": "用来比较的参照实现"},
     "check.order_not_here": {
