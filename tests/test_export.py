@@ -15,12 +15,18 @@ from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
 from components.panels.export import SCRIPT_KEY, downloads
-from mha.config import AttentionConfig
+from mha.config import ROPE_BASE, AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import run_attention
 
 SMALL = {"d_model": 8, "num_heads": 2, "device": "cpu"}
 ODD_TEXT = 'He said "hi, there" — 小明,\\ it\'s [PAD]'
+#: Pages of today's layers: grouped-query heads (fewer key/value heads: k_heads has 1 head, q_heads 2) and/or RoPE.
+TODAY = [
+    {"num_kv_heads": 1, "positional": "rope", "mask_type": "causal", "tokens": "the cat sat on the mat"},
+    {"num_kv_heads": 1, "mask_type": "padding", "tokens": ODD_TEXT},
+    {"positional": "rope", "mask_type": "none", "tokens": "小明喜欢打球", "dtype": "float64"},
+]
 
 
 def _run(**overrides):
@@ -38,6 +44,7 @@ def _numpy(tensor):
         {"mask_type": "causal", "tokens": "the cat sat on the mat"},
         {"mask_type": "padding", "tokens": ODD_TEXT},
         {"mask_type": "window", "window": 1, "tokens": "小明喜欢打球", "dtype": "float64"},
+        *TODAY,
     ],
 )
 def test_npz_round_trip(overrides):
@@ -45,7 +52,10 @@ def test_npz_round_trip(overrides):
     tensors = run.trace.tensors()
     with np.load(io.BytesIO(trace_npz(run)), allow_pickle=False) as data:
         weights = {f"model.{name}.{part}" for name in ("W_q", "W_k", "W_v", "W_o") for part in ("weight", "bias")}
-        assert set(data.files) == set(tensors) | weights | {"attend.scale", "tokens", "config"}
+        rope = {"model.rope_base"} if run.config.positional == "rope" else set()
+        assert set(data.files) == set(tensors) | weights | {"attend.scale", "tokens", "config"} | rope
+        if rope:
+            assert data["model.rope_base"].dtype == np.float64 and float(data["model.rope_base"]) == ROPE_BASE
         for name, tensor in run.model.state_dict().items():  # the file holds the run's own tensors: the same bytes
             np.testing.assert_array_equal(data[f"model.{name}"], _numpy(tensor), err_msg=name)
         for name, tensor in tensors.items():
@@ -83,6 +93,7 @@ def _read_long_csv(raw: bytes) -> tuple[list[str], list[list[str]]]:
     [
         {"mask_type": "causal", "tokens": "the cat sat on the mat"},
         {"mask_type": "padding", "tokens": ODD_TEXT, "dtype": "float64"},
+        *TODAY,
     ],
 )
 def test_csv_zip_values_equal_the_tensors(overrides):
@@ -106,6 +117,7 @@ def test_csv_zip_values_equal_the_tensors(overrides):
     assert token_rows[0] == ["position", "token"]
     assert token_rows[1:] == [[str(i), token] for i, token in enumerate(run.tokens)]
     assert config.pop("scale") == pytest.approx(1 / math.sqrt(run.config.d_k), rel=1e-15)
+    assert config.pop("rope_base", None) == (ROPE_BASE if run.config.positional == "rope" else None)
     assert AttentionConfig(**config) == run.config
 
 
@@ -120,9 +132,30 @@ def test_csv_mask_is_zero_one_and_masked_scores_minus_inf():
 
 
 def test_every_trace_tensor_has_named_dimensions():
-    for overrides in ({"mask_type": "none"}, {"mask_type": "window"}):
+    seen = set()
+    for overrides in ({"mask_type": "none"}, {"mask_type": "window"}, *TODAY):
         for name, tensor in _run(**overrides).trace.tensors().items():
             assert len(DIMENSIONS[name]) == tensor.dim(), name
+            seen.add(name)
+    # every name is met by one of the runs but step 2's queries: they are step 1's q_heads or q_rotated, named once
+    assert set(DIMENSIONS) - seen == {"attend.queries"}, set(DIMENSIONS) - seen
+
+
+def test_key_value_heads_keep_their_own_count_in_the_csv():
+    """With one key/value head, k_heads' long form has h = 0 only, q_heads' and step 2's repeated keys h = 0 and 1."""
+    run = _run(**TODAY[0])
+    with zipfile.ZipFile(io.BytesIO(trace_csv_zip(run))) as archive:
+        heads = {
+            name: {row[1] for row in _read_long_csv(archive.read(f"{name}.csv"))[1]}
+            for name in ("project.q_heads", "project.k_heads", "project.k_rotated", "project.v_heads", "attend.keys")
+        }
+    assert heads == {
+        "project.q_heads": {"0", "1"},
+        "project.k_heads": {"0"},
+        "project.k_rotated": {"0"},
+        "project.v_heads": {"0"},
+        "attend.keys": {"0", "1"},
+    }
 
 
 def test_basename_names_the_configuration():
@@ -132,6 +165,24 @@ def test_basename_names_the_configuration():
     assert export_basename(AttentionConfig(d_model=64, num_heads=4, mask_type="window", window=3, seed=7)) == (
         "attention_d64_h4_window3_seed7"
     )
+    assert export_basename(AttentionConfig(d_model=64, num_heads=4, positional="none")) == "attention_d64_h4_none_seed0"
+    assert export_basename(AttentionConfig(d_model=64, num_heads=4, num_kv_heads=4)) == "attention_d64_h4_none_seed0"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "name"),
+    [
+        ({"num_kv_heads": 2, "positional": "rope", "mask_type": "causal"}, "attention_d512_h8kv2_rope_causal_seed0"),
+        ({"num_kv_heads": 1}, "attention_d512_h8kv1_none_seed0"),
+        ({"positional": "rope", "mask_type": "window", "window": 3}, "attention_d512_h8_rope_window3_seed0"),
+        (
+            {"weights": "trained", "task": "induction", "d_model": 64, "num_kv_heads": 2, "positional": "rope"},
+            "attention_trained_induction_layer0_d64_h8kv2_rope_none_seed0",
+        ),
+    ],
+)
+def test_basename_names_grouped_query_heads_and_rope(overrides, name):
+    assert export_basename(AttentionConfig(**overrides)) == name
 
 
 def test_downloads_are_lazy_and_build_valid_files():

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import os
+import re
 import subprocess
 import sys
 
@@ -12,8 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from mha.config import DOMAINS, PRETRAINED, AttentionConfig, ConfigError
+from mha.config import DOMAINS, PRETRAINED, ROPE_BASE, TRAINED, AttentionConfig, ConfigError
 from mha.export import export_basename, trace_npz, trace_pt
+from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
 from mha.reproduce import OUTPUT_ENV, reproduce_script
 from mha.sources.trained import TrainedSource
@@ -44,7 +47,36 @@ CONFIGS = {
         d_model=6, num_heads=3, mask_type="padding", dtype="float64", tokens="[PAD] [PAD] [PAD]"
     ),
     "words": AttentionConfig(d_model=8, num_heads=2, tokenizer="words", tokens="小明喜欢打球"),
+    # today's layers: grouped-query heads (num_kv_heads < num_heads) and/or RoPE (positional="rope")
+    "gqa_rope_causal": AttentionConfig(
+        d_model=16,
+        num_heads=4,
+        num_kv_heads=2,
+        positional="rope",
+        mask_type="causal",
+        seed=3,
+        tokens="the cat sat on the mat because it was tired",
+    ),
+    "mqa_sinusoidal": AttentionConfig(
+        d_model=12, num_heads=3, num_kv_heads=1, mask_type="window", window=1, tokens="a b c d e f"
+    ),
+    "rope_float64_padding": AttentionConfig(
+        d_model=16, num_heads=2, positional="rope", mask_type="padding", dtype="float64", tokens="[PAD] a b [PAD] c d"
+    ),
+    "mqa_rope_causal_block_pad": AttentionConfig(  # the first row has no key it may attend: zeros, not compared
+        d_model=8,
+        num_heads=2,
+        num_kv_heads=1,
+        positional="rope",
+        mask_type="causal",
+        block_pad=True,
+        tokens="[PAD] x y [PAD] z",
+    ),
 }
+#: The configs whose layer is today's (grouped-query heads or RoPE): their script checks against SDPA, not nn.MHA.
+TODAY = [
+    name for name, config in CONFIGS.items() if config.num_kv_heads != config.num_heads or config.positional == "rope"
+]
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
 #: Fields that do not change a run with random weights, each with its reason: every other field of AttentionConfig
 #: must be varied by one of CONFIGS above, so a new control cannot leave the script silently behind.
@@ -103,7 +135,104 @@ def test_script_reproduces_the_page(name, tmp_path):
     torch.testing.assert_close(saved["output"], page.trace.output, atol=tolerance, rtol=0)
     torch.testing.assert_close(saved["weights"], page.trace.weights, atol=tolerance, rtol=0)
     assert f"output    {list(page.trace.output.shape)}" in stdout
-    assert stdout.rstrip().endswith("match"), stdout  # its own check against nn.MultiheadAttention
+    assert stdout.rstrip().endswith("\nmatch"), stdout  # its own checks
+    checks = _checks(stdout)
+    if name in TODAY:  # against SDPA, and the rotation against complex numbers where there is one
+        expected = {"sdpa"} | ({"rotation"} if config.positional == "rope" else set())
+    else:
+        expected = {"nn.MultiheadAttention"}
+    assert set(checks) == expected, stdout
+    assert all(difference < 1e-4 for difference in checks.values()), checks
+
+
+#: The lines in which a script reports its cross-checks, by the check's name.
+CHECK_LINES = {
+    "nn.MultiheadAttention": r"max \|ours - nn\.MultiheadAttention\|: output (\S+), weights (\S+)",
+    "sdpa": r"max \|ours - scaled_dot_product_attention\|: output (\S+), weights (\S+)",
+    "rotation": r"max \|apply_rotary - rotation as complex numbers\|: q (\S+), k (\S+)",
+}
+
+
+def _checks(stdout: str) -> dict[str, float]:
+    """The largest difference each cross-check printed, by check (the checks a script printed only)."""
+    found = {name: re.search(line, stdout) for name, line in CHECK_LINES.items()}
+    return {name: max(map(float, match.groups())) for name, match in found.items() if match}
+
+
+def test_the_script_has_exactly_what_the_layer_has():
+    """Settings and helpers of grouped-query heads and RoPE appear only where the page's layer has them."""
+    for name, config in CONFIGS.items():
+        source = reproduce_script(run_attention(config))
+        settings = {
+            node.targets[0].id: ast.literal_eval(node.value)
+            for node in ast.parse(source).body
+            if isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id.isupper()
+            and isinstance(node.value, ast.Constant)
+        }
+        gqa, rope = config.num_kv_heads != config.num_heads, config.positional == "rope"
+        assert settings.get("NUM_KV_HEADS") == (config.num_kv_heads if gqa else None), name
+        assert settings.get("ROPE_BASE") == (ROPE_BASE if rope else None), name
+        assert ("def repeat_kv(" in source, "enable_gqa=True" in source) == (gqa, gqa), name
+        assert ("def apply_rotary(" in source, "def rotate_as_complex(" in source) == (rope, rope), name
+        assert ("def positional_encoding(" in source) == (config.positional == "sinusoidal"), name
+        assert ("nn.MultiheadAttention(D_MODEL" in source) == (name not in TODAY), name
+        assert ("scaled_dot_product_attention" in source) == (name in TODAY), name
+
+
+def _mutated(source: str, old: str, new: str) -> str:
+    assert source.count(old) == 1, old
+    return source.replace(old, new)
+
+
+#: Deliberate mistakes in a script, each with the check that must catch it.
+MISTAKES = {
+    # RoFormer's own pairing, 2i with 2i+1: a rotation too, consistent with itself, but not the one checkpoints use
+    "pairs 2i with 2i+1": (
+        [
+            (
+                "return torch.cat((-x[..., half:], x[..., :half]), dim=-1)",
+                "return torch.stack((-x[..., 1::2], x[..., 0::2]), dim=-1).flatten(-2)",
+            ),
+            (
+                "angles = torch.cat((angles, angles), dim=-1)",
+                "angles = angles.repeat_interleave(2, dim=-1)",
+            ),
+        ],
+        "rotation",
+    ),
+    "turns by base^(-i/Dh)": (
+        [("theta = base ** (-torch.arange(0, Dh, 2,", "theta = base ** (-torch.arange(0, Dh // 2, 1,")],
+        "rotation",
+    ),
+    # torch's .repeat tiles the heads: query head h would read key/value head h % Hkv instead of h // (H / Hkv)
+    "repeat_kv tiles": (
+        [
+            (
+                "return x[:, :, None].expand(B, Hkv, groups, L, Dh).reshape(B, Hkv * groups, L, Dh)",
+                "return x.repeat(1, groups, 1, 1)",
+            )
+        ],
+        "sdpa",
+    ),
+}
+
+
+@pytest.mark.parametrize("mistake", list(MISTAKES))
+def test_the_scripts_checks_catch_a_wrong_rotation_or_grouping(mistake, tmp_path):
+    """The checks can fail: each mistake makes the script print MISMATCH, from the check that covers that part."""
+    page = run_attention(CONFIGS["gqa_rope_causal"])
+    source = reproduce_script(page)
+    edits, check = MISTAKES[mistake]
+    for old, new in edits:
+        source = _mutated(source, old, new)
+    saved, stdout = _run_script(source, tmp_path)
+    assert stdout.rstrip().endswith("MISMATCH"), stdout
+    checks = _checks(stdout)
+    assert checks[check] > 1e-2, stdout
+    assert all(difference < 1e-4 for name, difference in checks.items() if name != check), stdout
+    assert (saved["output"] - page.trace.output).abs().max() > 1e-2  # and the output is not the page's
 
 
 def test_all_pad_rows_are_zero_weights_not_nan(tmp_path):
@@ -182,7 +311,7 @@ def _check_made_weights(run, tmp_path) -> None:
     saved, stdout = _run_script(source, tmp_path)
     torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-5, rtol=0)
     torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-5, rtol=0)
-    assert stdout.rstrip().endswith("match"), stdout
+    assert stdout.rstrip().endswith("\nmatch"), stdout
 
 
 def test_trained_weights_are_read_from_the_pages_pt_with_pytorch_alone(tmp_path):
@@ -199,8 +328,42 @@ def test_pretrained_weights_are_read_from_the_pages_pt_with_pytorch_alone(listed
     _check_made_weights(run_attention(config), tmp_path)
 
 
-def test_the_pt_download_holds_what_the_npz_holds():
-    run = run_attention(CONFIGS["padding"])
+def _as_trained(run, model=None):
+    """``run`` as a page of trained weights (the script reads them from the .pt), with ``model`` run on its input."""
+    config = dataclasses.replace(run.config, weights=TRAINED, task="previous")
+    if model is None:
+        return dataclasses.replace(run, config=config)
+    with torch.inference_mode():
+        trace = model.forward_traced(run.x, run.x, run.x, run.mask)
+    return dataclasses.replace(run, config=config, model=model, trace=trace)
+
+
+@pytest.mark.parametrize("name", ["gqa_rope_causal", "mqa_sinusoidal", "rope_float64_padding"])
+def test_grouped_query_and_rope_weights_are_read_from_the_pages_pt(name, tmp_path):
+    """A layer of today's models whose weights the script cannot make: its .pt holds them, W_k and W_v narrower."""
+    run = _as_trained(run_attention(CONFIGS[name]))
+    assert run.model.W_k.weight.shape == (run.config.num_kv_heads * run.d_k, run.d_model)
+    _check_made_weights(run, tmp_path)
+
+
+def test_a_layer_without_biases_and_its_own_rope_base_is_read_from_the_pt(tmp_path):
+    """A Llama-like layer: no biases in the file (a zero bias in the script), RoPE's base 1e5, one key/value head."""
+    page = run_attention(CONFIGS["gqa_rope_causal"])
+    model = MultiHeadAttention(16, 4, bias=False, num_kv_heads=1, rope_base=1e5)
+    generator = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.uniform_(-0.5, 0.5, generator=generator)
+    run = _as_trained(page, model.eval())
+    assert "model.W_q.bias" not in torch.load(io.BytesIO(trace_pt(run)), weights_only=True)
+    source = reproduce_script(run)
+    assert "ROPE_BASE = 100000.0" in source and "NUM_KV_HEADS = 1" in source
+    _check_made_weights(run, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["padding", "gqa_rope_causal"])
+def test_the_pt_download_holds_what_the_npz_holds(name):
+    run = run_attention(CONFIGS[name])
     with np.load(io.BytesIO(trace_npz(run))) as npz:
         arrays = {name: npz[name] for name in npz.files}
     saved = torch.load(io.BytesIO(trace_pt(run)), weights_only=True)
@@ -209,6 +372,7 @@ def test_the_pt_download_holds_what_the_npz_holds():
         if array.dtype.kind in "fb":
             assert torch.equal(saved[name], torch.from_numpy(array)) if array.ndim else saved[name] == float(array)
     assert saved["tokens"] == list(run.tokens) and saved["config"] == str(arrays["config"])
+    assert saved.get("model.rope_base") == (ROPE_BASE if run.config.positional == "rope" else None)
 
 
 def test_the_script_names_the_torch_version_that_made_it():

@@ -29,16 +29,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     "export.code.title": {"en": "Reproduce in PyTorch", "zh": "用 PyTorch 复现"},
     "export.code.caption": {
         "en": "Needs only PyTorch: the same tokens, embeddings, weights and mask as this page, a from-scratch "
-        "MultiHeadAttention, and a check against torch.nn.MultiheadAttention. Copy it into a notebook and run it.",
+        "MultiHeadAttention, and a check against torch.nn.MultiheadAttention (a layer with grouped-query heads or "
+        "RoPE: against scaled_dot_product_attention). Copy it into a notebook and run it.",
         "zh": "只需要 PyTorch：与本页相同的词元、嵌入、权重和掩码，一个从零写的 MultiHeadAttention，"
-        "并与 torch.nn.MultiheadAttention 对照。复制到 notebook 里即可运行。",
+        "并与 torch.nn.MultiheadAttention 对照（使用分组查询注意力 GQA 或 RoPE 的层，"
+        "则与 scaled_dot_product_attention 对照）。"
+        "复制到 notebook 里即可运行。",
     },
     "export.code.caption_pt": {
         "en": "Needs only PyTorch: these weights took more than a script to make, so it reads the layer's input and "
         "weights from the .pt download above (put the file next to the script), then runs a from-scratch "
-        "MultiHeadAttention with this page's mask and checks it against torch.nn.MultiheadAttention.",
+        "MultiHeadAttention with this page's mask and checks it against torch.nn.MultiheadAttention (a layer with "
+        "grouped-query heads or RoPE: against scaled_dot_product_attention).",
         "zh": "只需要 PyTorch：这些权重不是一段脚本就能造出来的，所以脚本从上面的 .pt 下载中读取这一层的输入和权重"
         "（把文件放在脚本旁边），然后用本页的掩码运行一个从零写的 MultiHeadAttention，"
-        "并与 torch.nn.MultiheadAttention 对照。",
+        "并与 torch.nn.MultiheadAttention 对照（使用分组查询注意力 GQA 或 RoPE 的层，"
+        "则与 scaled_dot_product_attention 对照）。",
     },
 }
