@@ -117,7 +117,14 @@ def test_booleans(raw, expected):
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("true", "sinusoidal"), ("0", "none"), ("OFF", "none"), (" yes ", "sinusoidal"), ("rope", "rope"), ("none", "none")],
+    [
+        ("true", "sinusoidal"),
+        ("0", "none"),
+        ("OFF", "none"),
+        (" yes ", "sinusoidal"),
+        ("rope", "rope"),
+        ("none", "none"),
+    ],
 )
 def test_old_on_off_links_of_positional_keep_working(raw, expected):
     parsed = parse_query_params({"positional": raw})

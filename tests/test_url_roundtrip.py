@@ -66,7 +66,7 @@ CONTROLS = [
     ("block_pad", "true", True, False, "false"),
     ("tokens", "a b c", "a b c", "小明喜欢打球", "小明喜欢打球"),
     ("seed", "7", 7, 11, "11"),
-    ("positional", "false", "none", "rope", "rope"),
+    ("positional", "none", "none", "rope", "rope"),  # an old link's "false": tests/test_today_page.py
     ("num_kv_heads", "2", 2, 1, "1"),
     ("device", "cpu", "cpu", "auto", "auto"),
     ("dtype", "float64", "float64", "float32", "float32"),
