@@ -106,12 +106,12 @@ def grouping_chart(kv_head_of: Sequence[int], text: TodayText = TodayText()) -> 
 
 
 def turn_chart(frame: pd.DataFrame, text: TodayText = TodayText()) -> Spec:
-    """One feature pair of every token's q, before and after RoPE's turn: one square panel per pair, its two axes on
-    one scale (a turn looks like a turn), the origin marked.
+    """Feature pairs of every token's q and k, before and after RoPE's turn: a row per vector, a square panel per
+    pair, its two axes on one scale (a turn looks like a turn), the origin marked.
 
     Args:
-        frame: columns ``pair`` (name), ``token`` (``3:the``), ``order`` (0 before, 1 after), ``stage`` (its
-            label), ``a`` (feature i), ``b`` (feature i + d_k/2).
+        frame: columns ``vector`` (``q`` or ``k``), ``pair`` (name), ``token`` (``3:the``), ``order`` (0 before,
+            1 after), ``stage`` (its label), ``a`` (feature i), ``b`` (feature i + d_k/2).
     """
     tooltip = [
         {"field": "token", "type": "nominal", "title": text.token},
@@ -120,9 +120,18 @@ def turn_chart(frame: pd.DataFrame, text: TodayText = TodayText()) -> Spec:
         {"field": "b", "type": "quantitative", "title": text.second, "format": ".3f"},
     ]
     stage = {"field": "stage", "type": "nominal", "title": text.stage, "sort": [text.before, text.after]}
+    rows = []
+    for vector in dict.fromkeys(frame["vector"]):
+        rows.append({"hconcat": _turn_panels(frame, str(vector), stage, tooltip, text)})
+    return _spec({"vconcat": rows}, frame)
+
+
+def _turn_panels(frame: pd.DataFrame, vector: str, stage: Spec, tooltip: list[Spec], text: TodayText) -> list[Spec]:
+    """One square panel per feature pair of ``vector`` (q or k)."""
     panels = []
-    for name in dict.fromkeys(frame["pair"]):
-        values = frame.loc[frame["pair"] == name, ["a", "b"]].abs().to_numpy()
+    mine = frame[frame["vector"] == vector]
+    for name in dict.fromkeys(mine["pair"]):
+        values = mine.loc[mine["pair"] == name, ["a", "b"]].abs().to_numpy()
         reach = float(values.max()) * 1.1 if values.size else 1.0
         scale = {"domain": [-reach, reach], "nice": False}
         x = {"field": "a", "type": "quantitative", "title": text.first, "scale": scale}
@@ -142,14 +151,17 @@ def turn_chart(frame: pd.DataFrame, text: TodayText = TodayText()) -> Spec:
         }
         panels.append(
             {
-                "title": str(name),
-                "transform": [{"filter": {"field": "pair", "equal": str(name)}}],
+                "title": f"{vector} · {name}",
+                "transform": [
+                    {"filter": {"field": "vector", "equal": vector}},
+                    {"filter": {"field": "pair", "equal": str(name)}},
+                ],
                 "layer": [lines, points, origin],
-                "width": 240,
-                "height": 240,
+                "width": 220,
+                "height": 220,
             }
         )
-    return _spec({"hconcat": panels}, frame)
+    return panels
 
 
 def angles_chart(thetas: Sequence[float], text: TodayText = TodayText()) -> Spec:

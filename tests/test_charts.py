@@ -67,14 +67,17 @@ def test_the_grouping_chart_joins_each_query_head_to_the_kv_head_it_reads():
 
 def test_the_turn_chart_draws_each_pair_on_one_scale_for_both_axes():
     rows = [
-        {"pair": name, "token": f"{i}:t", "order": order, "stage": stage, "a": a, "b": b}
+        {"vector": vector, "pair": name, "token": f"{i}:t", "order": order, "stage": stage, "a": a, "b": b}
+        for vector in ("q", "k")
         for name, a, b in (("pair 0", 0.5, -2.0), ("pair 4", 0.1, 0.3))
         for i in range(3)
         for order, stage in enumerate(("before RoPE", "after RoPE"))
     ]
     spec = today_charts.turn_chart(pd.DataFrame(rows))
     assert not _valid(spec)
-    first, second = spec["hconcat"]
+    titles = [[panel["title"] for panel in row["hconcat"]] for row in spec["vconcat"]]
+    assert titles == [["q · pair 0", "q · pair 4"], ["k · pair 0", "k · pair 4"]]
+    first, second = spec["vconcat"][0]["hconcat"]
     x, y = (first["layer"][1]["encoding"][axis]["scale"]["domain"] for axis in ("x", "y"))
     assert x == y == [-2.2, 2.2]  # the largest |value| of its pair, on both axes: a turn looks like a turn
     assert second["layer"][1]["encoding"]["x"]["scale"]["domain"] == pytest.approx([-0.33, 0.33])

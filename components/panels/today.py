@@ -89,26 +89,25 @@ def _rope(run: AttentionRun) -> None:
     st.markdown(t("today.rope.what", base=f"{base:g}", d_k=model.d_k, pairs=model.d_k // 2))
     labels = frames.token_labels(run.tokens)
     assert p.q_rotated is not None  # a layer with RoPE keeps q after its turn (the traced forward)
-    before, after = p.q_heads[0, _HEAD].double().cpu(), p.q_rotated[0, _HEAD].double().cpu()  # (L, Dh) each
+    assert p.k_rotated is not None
+    kv_head = p.kv_head_of[_HEAD]
+    vectors = (
+        ("q", p.q_heads[0, _HEAD], p.q_rotated[0, _HEAD]),  # (L, Dh) each
+        ("k", p.k_heads[0, kv_head], p.k_rotated[0, kv_head]),
+    )
     text = _text()
     rows = []
     pairs = sorted({0, model.d_k // 4})
-    for pair in pairs:
-        first, turned = turned_pairs(before, after, pair)  # (L, 2) each
-        name = t("today.rope.pair", pair=pair, theta=f"{float(thetas[pair]):.3g}")
-        for position, label in enumerate(labels):
-            for order, (stage, values) in enumerate(((text.before, first), (text.after, turned))):
-                rows.append(
-                    {
-                        "pair": name,
-                        "token": label,
-                        "position": position,
-                        "stage": stage,
-                        "order": order,
-                        "a": float(values[position, 0]),
-                        "b": float(values[position, 1]),
-                    }
-                )
+    for vector, before, after in vectors:
+        for pair in pairs:
+            first, turned = turned_pairs(before.double().cpu(), after.double().cpu(), pair)  # (L, 2) each
+            name = t("today.rope.pair", pair=pair, theta=f"{float(thetas[pair]):.3g}")
+            for position, label in enumerate(labels):
+                for order, (stage, values) in enumerate(((text.before, first), (text.after, turned))):
+                    a, b = float(values[position, 0]), float(values[position, 1])
+                    rows.append(
+                        {"vector": vector, "pair": name, "token": label, "stage": stage, "order": order, "a": a, "b": b}
+                    )
     vega.draw(st.container(), turn_chart(pd.DataFrame(rows), text))
     st.caption(t("today.rope.turn_caption", head=_HEAD))
     vega.draw(st.container(), angles_chart([float(theta) for theta in thetas], text))
