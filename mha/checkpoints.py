@@ -30,14 +30,16 @@ __all__ = [
 
 CHECKPOINTS_ENV = "ATTN_PLAYGROUND_CHECKPOINTS"
 ANY_CHECKPOINT_ENV = "ATTN_PLAYGROUND_ANY_CHECKPOINT_MB"
-#: name -> hub id: a small English encoder first (the default), BERT-base in English and Chinese, then two
-#: causal language models: DistilGPT2 and a Chinese GPT-2 (with a BERT tokenizer).
+#: name -> hub id: a small English encoder first (the default), BERT-base in English and Chinese, then three
+#: causal language models: DistilGPT2, a Chinese GPT-2 (with a BERT tokenizer) and SmolLM2-135M (a Llama: grouped-query
+#: attention, rotary positions).
 DEFAULT_CHECKPOINTS: dict[str, str] = {
     "minilm": "sentence-transformers/all-MiniLM-L6-v2",
     "bert-base-uncased": "google-bert/bert-base-uncased",
     "bert-base-chinese": "google-bert/bert-base-chinese",
     "distilgpt2": "distilbert/distilgpt2",
     "gpt2-chinese": "uer/gpt2-chinese-cluecorpussmall",
+    "smollm2-135m": "HuggingFaceTB/SmolLM2-135M",
 }
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 #: A hub id: owner/name, each 1-96 of ``A-Z a-z 0-9 . _ -`` starting and ending with a letter or digit.

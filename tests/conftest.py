@@ -222,6 +222,32 @@ def tiny_deit(tmp_path_factory) -> Path:
     return build_vit(tmp_path_factory.mktemp("checkpoints") / "deit", deit=True, seed=1)
 
 
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory) -> Path:
+    """A tiny Llama (hidden 32, 4 query heads, 2 key/value heads, 2 layers, rope_theta 10,000) with a BOS-adding
+    tokenizer trained here, saved as ``LlamaForCausalLM``."""
+    from tiny_checkpoint import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("checkpoints") / "llama")
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2(tmp_path_factory) -> Path:
+    """A tiny Qwen2 (as the Llama; q, k, v biases, rope_theta 1,000,000) with a byte-level tokenizer that adds no
+    token, saved as ``Qwen2ForCausalLM``."""
+    from tiny_checkpoint import build_tiny_qwen2
+
+    return build_tiny_qwen2(tmp_path_factory.mktemp("checkpoints") / "qwen2")
+
+
+@pytest.fixture
+def listed_llama(tiny_llama, tiny_qwen2, tiny_checkpoint, monkeypatch) -> Path:
+    """The server's list for a test: ``tiny_llama``, ``tiny_qwen2`` and ``tiny`` (the BERT)."""
+    listed = f"tiny_llama={tiny_llama},tiny_qwen2={tiny_qwen2},tiny={tiny_checkpoint}"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
+    return tiny_llama
+
+
 @pytest.fixture
 def listed_vit(tiny_vit, tiny_deit, tiny_checkpoint, monkeypatch) -> Path:
     """The server's list for a test: ``tinyvit``, ``tinydeit`` (the image encoders) and ``tiny`` (the BERT)."""

@@ -183,10 +183,10 @@ def test_a_repository_without_safetensors_is_refused(fake, repo, monkeypatch):
 
 
 def test_an_unsupported_model_type_is_refused(fake, repo, monkeypatch):
-    _edit_json(repo / "config.json", model_type="llama")
+    _edit_json(repo / "config.json", model_type="t5")
     error = _refusal(fake, monkeypatch)
-    assert error.code == "not_supported" and error.params["supported"] == "bert, gpt2, vit, deit"
-    assert all("llama" in message for message in _messages(error))
+    assert error.code == "not_supported" and error.params["supported"] == "bert, gpt2, llama, qwen2, vit, deit"
+    assert all("t5" in message for message in _messages(error))
 
 
 @pytest.mark.parametrize("where", ["config.json", "tokenizer_config.json"])

@@ -25,6 +25,8 @@ from mha.sources import SourceSizes, SourceUnavailableError, make_source, source
 from mha.sources.families import FAMILIES, SUPPORTED_TYPES
 from mha.sources.families.bert import BERT
 from mha.sources.families.gpt2 import GPT2
+from mha.sources.families.llama import LLAMA
+from mha.sources.families.qwen2 import QWEN2
 from mha.sources.families.vit import DEIT, VIT
 from mha.sources.pretrained import load_checkpoint
 
@@ -65,8 +67,9 @@ def their_forward(folder: Path, text: str, layer: int):
 
 
 # ---------------------------------------------------------------- the family and the list
-def test_the_families_read_bert_gpt2_and_vit_and_the_list_offers_two_gpt2s():
-    assert SUPPORTED_TYPES == ("bert", "gpt2", "vit", "deit") == (BERT, GPT2, VIT, DEIT)  # DESIGN.md's names
+def test_the_families_read_bert_gpt2_llama_qwen2_and_vit_and_the_list_offers_two_gpt2s():
+    assert SUPPORTED_TYPES == ("bert", "gpt2", "llama", "qwen2", "vit", "deit")  # DESIGN.md's names
+    assert SUPPORTED_TYPES == (BERT, GPT2, LLAMA, QWEN2, VIT, DEIT)
     assert FAMILIES[GPT2].causal and not FAMILIES[BERT].causal and not FAMILIES[VIT].causal
     assert FAMILIES[DEIT] is FAMILIES[VIT]
     assert next(iter(DEFAULT_CHECKPOINTS)) == "minilm"
@@ -255,7 +258,7 @@ def test_a_layer_the_checkpoint_lacks_is_refused():
 @pytest.mark.parametrize(
     ("changes", "variant"),
     [
-        ({"model_type": "llama"}, "llama"),
+        ({"model_type": "t5"}, "t5"),
         ({"scale_attn_by_inverse_layer_idx": True}, "gpt2 scaled by 1/(layer + 1)"),
         ({"scale_attn_weights": False}, "gpt2 without the 1/sqrt(d_k) scaling"),
         ({"add_cross_attention": True}, "gpt2 with cross-attention"),
@@ -271,9 +274,13 @@ def test_gpt2_variants_this_page_cannot_read_are_refused_naming_the_families(
     with pytest.raises(SourceUnavailableError) as error:
         source_sizes(WeightSpec(PRETRAINED, checkpoint="other"))
     assert error.value.code == "not_supported"
-    assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2, vit, deit"}
+    assert error.value.params == {
+        "name": "other",
+        "model_type": variant,
+        "supported": "bert, gpt2, llama, qwen2, vit, deit",
+    }
     for lang in ("en", "zh"):
-        assert "bert, gpt2, vit, deit" in t("source.not_supported", lang=lang, **error.value.params)
+        assert "bert, gpt2, llama, qwen2, vit, deit" in t("source.not_supported", lang=lang, **error.value.params)
 
 
 def test_the_bert_checkpoint_on_the_same_list_is_unchanged():

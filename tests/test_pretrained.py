@@ -240,7 +240,7 @@ def _copy_with_config(folder: Path, target: Path, **changes: object) -> Path:
 @pytest.mark.parametrize(
     ("changes", "code"),
     [
-        ({"model_type": "llama"}, "not_supported"),
+        ({"model_type": "t5"}, "not_supported"),
         ({"is_decoder": True}, "not_supported"),
         ({"hidden_size": 2048, "num_attention_heads": 16}, "too_big"),
         ({"num_hidden_layers": LIMITS.layers_max + 1}, "too_big"),

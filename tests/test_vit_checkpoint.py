@@ -306,7 +306,11 @@ def test_vit_variants_this_page_cannot_read_are_refused_naming_the_families(
     with pytest.raises(SourceUnavailableError) as error:
         source_sizes(WeightSpec(PRETRAINED, checkpoint="other"))
     assert error.value.code == "not_supported"
-    assert error.value.params == {"name": "other", "model_type": variant, "supported": "bert, gpt2, vit, deit"}
+    assert error.value.params == {
+        "name": "other",
+        "model_type": variant,
+        "supported": "bert, gpt2, llama, qwen2, vit, deit",
+    }
 
 
 def test_an_image_of_more_tokens_than_the_server_shows_is_refused_before_loading(tiny_vit, tmp_path, monkeypatch):

@@ -11,6 +11,10 @@ sets a 2-layer GPT-2's weights so that it has a previous-token head and an induc
 
 ViTs and DeiTs (:func:`build_vit`) come with their image processor's settings, as the hub's do
 (``preprocessor_config.json``: ViT's resize and normalise; DeiT's resize, centre crop and normalise).
+
+Llamas and Qwen2s (:func:`build_llama`: 4 query heads sharing 2 key/value heads, rotary positions) come with a
+tokenizer trained here on :data:`CORPUS`: a Llama-2-style ``LlamaTokenizer`` that puts its BOS ``<s>`` first, or
+Qwen2's byte-level ``Qwen2Tokenizer``, which adds nothing.
 """
 
 from __future__ import annotations
@@ -306,3 +310,117 @@ def build_vit(
 def build_tiny_vit(folder: Path) -> Path:
     """The tests' ViT: 32 × 32 pixels, 8 × 8 patches, 2 layers, 4 heads, hidden 32."""
     return build_vit(folder)
+
+
+# ---------------------------------------------------------------- Llama and Qwen2
+#: The tests' Llama and Qwen2: hidden 32, 4 query heads and 2 key/value heads (d_k 8), 2 layers.
+LLAMA_HIDDEN, LLAMA_LAYERS, LLAMA_HEADS, LLAMA_KV_HEADS, LLAMA_POSITIONS = 32, 2, 4, 2, 160
+#: Their rotary bases: Llama 2's and Qwen2.5's.
+LLAMA_ROPE_THETA, QWEN2_ROPE_THETA = 10_000.0, 1_000_000.0
+
+
+def _trained_merges(tokenizer_json: str) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """The vocabulary and merges of a trained ``tokenizers`` BPE (its JSON), as the tokenizer classes take them."""
+    import json
+
+    model = json.loads(tokenizer_json)["model"]
+    merges = [tuple(merge) if isinstance(merge, list) else tuple(merge.split(" ")) for merge in model["merges"]]
+    return model["vocab"], merges
+
+
+def _llama_tokenizer(vocab_size: int = 400):
+    """A Llama-2-style tokenizer (transformers' ``LlamaTokenizer``: SentencePiece-like BPE on ``▁``-marked words, byte
+    fallback) trained on :data:`CORPUS`, which puts its BOS ``<s>`` before every text (``add_bos_token``)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import LlamaTokenizer
+
+    specials = ["<unk>", "<s>", "</s>", *(f"<0x{byte:02X}>" for byte in range(256))]  # byte fallback's pieces
+    bpe = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    bpe.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first", split=True)
+    trainer = trainers.BpeTrainer(vocab_size=len(specials) + vocab_size, special_tokens=specials, show_progress=False)
+    bpe.train_from_iterator(list(CORPUS) * 3, trainer)
+    vocab, merges = _trained_merges(bpe.to_str())
+    return LlamaTokenizer(vocab=vocab, merges=merges, add_bos_token=True)
+
+
+def _qwen2_tokenizer(vocab_size: int = 400):
+    """A Qwen2 tokenizer (transformers' ``Qwen2Tokenizer``: byte-level BPE, no BOS, ``<|endoftext|>`` its end and
+    pad token) trained on :data:`CORPUS`."""
+    from tokenizers import pre_tokenizers, trainers
+    from transformers import Qwen2Tokenizer
+
+    untrained = Qwen2Tokenizer()  # its own normaliser and pre-tokeniser, trained below
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<|endoftext|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    backend = untrained.backend_tokenizer
+    backend.train_from_iterator(list(CORPUS) * 3, trainer)
+    vocab, merges = _trained_merges(backend.to_str())
+    return Qwen2Tokenizer(vocab=vocab, merges=merges)
+
+
+def build_llama(
+    folder: Path,
+    qwen2: bool = False,
+    hidden: int = LLAMA_HIDDEN,
+    layers: int = LLAMA_LAYERS,
+    heads: int = LLAMA_HEADS,
+    kv_heads: int = LLAMA_KV_HEADS,
+    rope_theta: float | None = None,
+    seed: int = 0,
+    **config: object,
+) -> Path:
+    """Write a Llama (or, with ``qwen2``, a Qwen2) with random weights (``seed``) and its tokenizer to ``folder``;
+    return it. Saved as ``LlamaForCausalLM`` / ``Qwen2ForCausalLM``, as the hub's are (the base model under ``model.``).
+
+    The weights are drawn wider than Llama's own initialisation (std 0.2, not 0.02) so that the heads' weights are
+    far from uniform; so are Qwen2's q, k, v biases (initialised to 0) and every RMSNorm's weight (1 + N(0, 0.2)), so
+    that copying them and the layer's input are tested. ``rope_theta``: ``None`` for Llama 2's 10,000 (Qwen2:
+    Qwen2.5's 1,000,000). ``config``: more ``LlamaConfig`` / ``Qwen2Config`` settings.
+    """
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = _qwen2_tokenizer() if qwen2 else _llama_tokenizer()
+    settings = {
+        "vocab_size": len(tokenizer),
+        "hidden_size": hidden,
+        "intermediate_size": 2 * hidden,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv_heads,
+        "max_position_embeddings": LLAMA_POSITIONS,
+        "rope_theta": rope_theta or (QWEN2_ROPE_THETA if qwen2 else LLAMA_ROPE_THETA),
+        "initializer_range": 0.2,
+        "tie_word_embeddings": False,
+        "bos_token_id": tokenizer.bos_token_id,
+        "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id,
+        **config,
+    }
+    kind, model_class = (Qwen2Config, Qwen2ForCausalLM) if qwen2 else (LlamaConfig, LlamaForCausalLM)
+    with torch.random.fork_rng(), torch.no_grad():  # the global RNG of the calling process is left as it was
+        torch.manual_seed(seed)
+        model = model_class(kind(**settings))
+        for name, parameter in model.named_parameters():
+            if name.endswith("bias"):  # Qwen2's q, k, v biases: drawn, not 0
+                parameter.normal_(std=0.2)
+            elif "norm" in name:  # RMSNorm's weights: not all 1
+                parameter.normal_(mean=1.0, std=0.2)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_llama(folder: Path) -> Path:
+    """The tests' Llama: hidden 32, 4 query heads, 2 key/value heads, 2 layers, rope_theta 10,000, a BOS-adding
+    tokenizer."""
+    return build_llama(folder)
+
+
+def build_tiny_qwen2(folder: Path) -> Path:
+    """The tests' Qwen2: as the Llama, with q, k, v biases, rope_theta 1,000,000 and a tokenizer that adds nothing."""
+    return build_llama(folder, qwen2=True)

@@ -64,10 +64,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "source.remote_code": {
         "en": "“{name}” would need its repository's own Python code ({where} has an auto_map): this server never "
-        "runs it. Choose a BERT, GPT-2 or ViT checkpoint that runs without it. Nothing was downloaded; showing "
-        "random weights.",
+        "runs it. Choose a BERT, GPT-2, Llama, Qwen2 or ViT checkpoint that runs without it. Nothing was "
+        "downloaded; showing random weights.",
         "zh": "“{name}”需要运行它仓库里自带的 Python 代码（{where} 中有 auto_map）：本服务器从不运行这种代码。"
-        "请选择无需它就能运行的 BERT、GPT-2 或 ViT 检查点。没有下载任何文件；改为显示随机权重。",
+        "请选择无需它就能运行的 BERT、GPT-2、`Llama`、Qwen2 或 ViT 检查点。没有下载任何文件；改为显示随机权重。",
     },
     "url.hub_id_off": {
         "en": "The link names a checkpoint of your own (`{name}` = “{value}”), which this server does not load: "
@@ -86,11 +86,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "controls.hub_id": {"en": "…or a hub id of your own", "zh": "……或你自己的模型编号"},
     "controls.hub_id_help": {
-        "en": "Any Hugging Face model of the BERT, GPT-2 or ViT family, as owner/name (for example "
+        "en": "Any Hugging Face model of the BERT, GPT-2, Llama, Qwen2 or ViT family, as owner/name (for example "
         "`distilbert/distilgpt2`), up to {cap_mb} MB of safetensors weights. It replaces the list's choice; "
         "empty it to go back to the list.",
-        "zh": "任何 BERT、GPT-2 或 ViT 系列的 Hugging Face 模型，写成“所有者/名称”（例如 `distilbert/distilgpt2`），"
-        "safetensors 权重不超过 {cap_mb} MB。填写后取代列表中的选择；清空即回到列表。",
+        "zh": "任何 BERT、GPT-2、`Llama`、Qwen2 或 ViT 系列的 Hugging Face 模型，写成“所有者/名称”"
+        "（例如 `distilbert/distilgpt2`），safetensors 权重不超过 {cap_mb} MB。"
+        "填写后取代列表中的选择；清空即回到列表。",
     },
     "error.hub_id.bad_form": {
         "en": "The hub id “{value}” is not of the form owner/name (for example `distilbert/distilgpt2`).",
@@ -181,6 +182,64 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "它的分词器是 BERT 分词器：在你的文本前加 [CLS]、后加 [SEP]，和这个检查点训练时一样。"
         "模型仍然是因果的：每个词元只能看到自己和它之前的词元。",
     },
+    # ------------------------------------------------------------ Llama and Qwen2: what their reader must know
+    "notes.family_llama": {
+        "en": "{checkpoint} is a Llama, a causal language model. Its layer holds `q_proj`, `k_proj`, `v_proj` and "
+        "`o_proj`, which are W_q, W_k, W_v and W_o as they are, with no biases unless its config.json sets "
+        "`attention_bias` (false by default); where they have none, neither has the page's layer. Llama "
+        "normalises before attention with RMSNorm (Pre-Norm): the layer's input is `input_layernorm` of the "
+        "residual stream, to which no position was added. Positions enter as rotations (RoPE) instead: after the "
+        "split into heads, each head's q and k are turned by their position, feature i paired with feature "
+        "i + d_k/2, at angles set by the checkpoint's own rope_theta = {rope_base}; v is not turned. Every layer "
+        "runs under the causal mask (each token sees itself and the tokens before it), whatever mask the sidebar "
+        "names.",
+        "zh": "{checkpoint} 是 `Llama`，一个因果语言模型。它的层包含 `q_proj`、`k_proj`、`v_proj` 和 `o_proj`，"
+        "原样就是 W_q、W_k、W_v 和 W_o；除非它的 config.json 设置了 `attention_bias`（默认为 `false`），它们没有偏置；"
+        "它们没有偏置时，本页的层也没有。"
+        "`Llama` 在注意力之前用均方根归一化（RMSNorm）做归一化（Pre-Norm）：这一层的输入是残差流经过 "
+        "`input_layernorm` 的结果，残差流中没有加过位置。位置改以旋转的方式进入，即旋转位置编码（RoPE）：拆分成头之后，"
+        "每个头的 q 和 k 按各自的位置旋转，第 i 个特征与第 i + d_k/2 个特征成对，旋转角度由检查点自己的 "
+        "rope_theta = {rope_base} 决定；v 不旋转。每一层都在因果掩码下运行（每个词元只能看到自己和它之前的词元），"
+        "与侧边栏选择的掩码无关。",
+    },
+    "notes.family_qwen2": {
+        "en": "{checkpoint} is a Qwen2, a causal language model read like a Llama: `q_proj`, `k_proj`, `v_proj` "
+        "and `o_proj` are W_q, W_k, W_v and W_o as they are. Unlike Llama's, its `q_proj`, `k_proj` and `v_proj` "
+        "have biases and its `o_proj` has none: the page's layer copies the three and gives W_o a zero bias, which "
+        "adds nothing. Qwen2 normalises before attention with RMSNorm (Pre-Norm): the layer's input is "
+        "`input_layernorm` of the residual stream, to which no position was added. Positions enter as rotations "
+        "(RoPE) instead: after the split into heads, each head's q and k are turned by their position, feature i "
+        "paired with feature i + d_k/2, at angles set by the checkpoint's own rope_theta = {rope_base}; v is not "
+        "turned. Every layer runs under the causal mask (each token sees itself and the tokens before it), "
+        "whatever mask the sidebar names; a Qwen2 with sliding-window attention turned on is not read here.",
+        "zh": "{checkpoint} 是 Qwen2，一个因果语言模型，读取方式与 `Llama` 相同：`q_proj`、`k_proj`、`v_proj` 和 "
+        "`o_proj` 原样就是 W_q、W_k、W_v 和 W_o。与 `Llama` 不同的是，它的 `q_proj`、`k_proj` 和 `v_proj` 有偏置，"
+        "`o_proj` 没有：本页的层复制这三个偏置，并给 W_o 一个全零的偏置，它不改变任何结果。Qwen2 在注意力之前用"
+        "均方根归一化（RMSNorm）做归一化（Pre-Norm）：这一层的输入是残差流经过 `input_layernorm` 的结果，"
+        "残差流中没有加过位置。位置改以旋转的方式进入，即旋转位置编码（RoPE）：拆分成头之后，每个头的 q 和 k "
+        "按各自的位置旋转，第 i 个特征与第 i + d_k/2 个特征成对，旋转角度由检查点自己的 rope_theta = {rope_base} "
+        "决定；v 不旋转。每一层都在因果掩码下运行（每个词元只能看到自己和它之前的词元），与侧边栏选择的掩码无关；"
+        "开启了滑动窗口注意力的 Qwen2 本页不读取。",
+    },
+    "notes.grouped_kv": {
+        "en": "{checkpoint} has {heads} query heads but {kv_heads} key/value heads (grouped-query attention): W_k "
+        "and W_v make {kv_heads} heads of d_k features each, and query head h reads key/value head h // {group}, "
+        "so {group} query heads in a row share one. The weights are still one map per query head.",
+        "zh": "{checkpoint} 有 {heads} 个查询头，但只有 {kv_heads} 个键/值头，即分组查询注意力（GQA）：W_k 和 W_v "
+        "只产生 {kv_heads} 个头，每个头 d_k 个特征；第 h 个查询头读取第 h // {group} 个键/值头，所以相邻的 {group} "
+        "个查询头共用一个。注意力权重仍然是每个查询头一张图。",
+    },
+    "notes.llama_framed": {
+        "en": "Its tokenizer adds tokens of its own to every text (a start token such as `<s>` before it, for "
+        "example); "
+        "they are shown with your text's tokens, and the model reads them like the others.",
+        "zh": "它的分词器会给每段文本加上自己的词元（例如在文本前面加上 `<s>` 这样的起始词元）；"
+        "这些词元和你文本的词元一起显示，模型也像读其他词元一样读它们。",
+    },
+    "notes.llama_unframed": {
+        "en": "Its tokenizer adds no token of its own (no start token): every token is a piece of your text.",
+        "zh": "它的分词器不加任何自己的词元（没有起始词元）：每个词元都是你文本的一部分。",
+    },
     # ------------------------------------------------------------ ViT: what its reader must know
     "notes.family_vit": {
         "en": "{checkpoint} is a Vision Transformer: its first token is [CLS], and the image's patches of {patch} × "
@@ -245,6 +304,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点在同一段文本上、在它的因果掩码下自己的前向计算：它的权重是 `attentions[layer]`"
         "（output_attentions=True，`attn_implementation='eager'`），它的输出是 attn.c_proj 的返回值（前向钩子），"
         "在 dropout 和残差连接之前。本页这一层的输入是 `hidden_states[layer]` 经过 ln_1 的结果。它以 float32 运行。",
+    },
+    "check.checkpoint_how_llama": {
+        "en": "The checkpoint's own forward pass on the same text, under its causal mask: its weights are "
+        "`attentions[layer]` (output_attentions=True, eager attention; one map per query head, the key/value heads "
+        "repeated by `repeat_kv`), its output is what self_attn.o_proj returns (a forward hook), before the "
+        "residual connection. Our layer's input is input_layernorm of `hidden_states[layer]`. The checkpoint turns "
+        "q and k with the cos and sin of its own `rotary_emb`; our layer computes them from the same rope_theta. "
+        "It runs in float32.",
+        "zh": "检查点在同一段文本上、在它的因果掩码下自己的前向计算：它的权重是 `attentions[layer]`"
+        "（output_attentions=True，`attn_implementation='eager'`；每个查询头一张图，键/值头由 `repeat_kv` 重复），"
+        "它的输出是 self_attn.o_proj 的返回值（前向钩子），在残差连接之前。本页这一层的输入是 "
+        "`hidden_states[layer]` 经过 input_layernorm 的结果。检查点用它自己的 `rotary_emb` 算出的 cos 和 sin "
+        "旋转 q 和 k；本页的层用同一个 rope_theta 自己计算它们。它以 float32 运行。",
     },
     "check.checkpoint_how_vit": {
         "en": "The checkpoint's own forward pass on the same image, made by its own image processor: its weights "

@@ -61,7 +61,9 @@ class SourceSizes:
 
     ``modality`` says what the source reads (:data:`MODALITIES`): ``"image"`` for a checkpoint that reads
     images (``config.image``, or an upload) and never the text, known from ``config.json`` alone. ``causal``: a
-    causal model (GPT-2), whose layer runs under its causal mask whatever the page's mask.
+    causal model (GPT-2), whose layer runs under its causal mask whatever the page's mask. ``num_kv_heads``: the
+    key/value heads of a checkpoint with grouped-query attention (Llama's ``num_key_value_heads``); ``None``: as many
+    as ``num_heads``.
     """
 
     d_model: int
@@ -69,6 +71,7 @@ class SourceSizes:
     num_layers: int
     modality: str = TEXT
     causal: bool = False
+    num_kv_heads: int | None = None
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ class Checkpoint:
         self._layers: OrderedDict[tuple[int, str, str], MultiHeadAttention] = OrderedDict()
 
     def attention_block(self, layer: int) -> Any:
-        """The module of ``layer`` holding its four projections (BERT: ``attention``; GPT-2: ``attn``)."""
+        """The module of ``layer`` holding its four projections (BERT: ``attention``; GPT-2: ``attn``; Llama:
+        ``self_attn``)."""
         return self.family.attention(self.model, layer)
 
     def forward(self, encoded: Encoded, **outputs: bool) -> Any:
@@ -70,8 +71,8 @@ class Checkpoint:
         Returns:
             The model's outputs and a (1, L, D) tensor: the attention block's output before
             dropout and the residual connection (the family's :meth:`~mha.sources.families.base.Family.block_output`;
-            BERT: ``attention.output.dense``, before its LayerNorm too; GPT-2: ``attn.c_proj``; ViT:
-            ``attention.o_proj``).
+            BERT: ``attention.output.dense``, before its LayerNorm too; GPT-2: ``attn.c_proj``; Llama, Qwen2:
+            ``self_attn.o_proj``; ViT: ``attention.o_proj``).
         """
         captured: list[Tensor] = []
         module = self.family.block_output(self.model, layer)
@@ -84,14 +85,22 @@ class Checkpoint:
         return outputs, captured[0]
 
     def layer_model(self, layer: int, device: torch.device, dtype: str) -> MultiHeadAttention:
-        """``MultiHeadAttention`` holding copies of ``layer``'s projections, on ``device`` in ``dtype``."""
+        """``MultiHeadAttention`` holding copies of ``layer``'s projections, on ``device`` in ``dtype``: as many
+        key/value heads as the checkpoint (``sizes.num_kv_heads``) and its rotary base (the family's ``rope_base``)."""
         key = (layer, str(device), dtype)
         with self.lock:
             if key in self._layers:
                 self._layers.move_to_end(key)
                 return self._layers[key]
         projections = self.family.projections(self.attention_block(layer))
-        model = copy_layer(projections, self.sizes.num_heads, device, getattr(torch, dtype))
+        model = copy_layer(
+            projections,
+            self.sizes.num_heads,
+            device,
+            getattr(torch, dtype),
+            num_kv_heads=self.sizes.num_kv_heads,
+            rope_base=self.family.rope_base(self.model),
+        )
         with self.lock:
             self._layers[key] = model
             while len(self._layers) > _LAYER_MODELS_KEPT:
@@ -99,20 +108,40 @@ class Checkpoint:
         return model
 
 
-def copy_layer(projections: Projection, num_heads: int, device: torch.device, dtype: torch.dtype) -> MultiHeadAttention:
+def copy_layer(
+    projections: Projection,
+    num_heads: int,
+    device: torch.device,
+    dtype: torch.dtype,
+    num_kv_heads: int | None = None,
+    rope_base: float | None = None,
+) -> MultiHeadAttention:
     """Our ``MultiHeadAttention`` holding a family's four projections, weights and biases.
 
+    The layer has biases unless the checkpoint's four projections have none (Llama's): where only some have one
+    (Qwen2's ``o_proj`` has none), ours is zero there, which adds nothing.
+
     Args:
-        projections: ``W_q, W_k, W_v, W_o`` -> (weight (D, D) in ``nn.Linear``'s (out, in) layout, bias (D,)).
-        num_heads: the checkpoint's head count.
+        projections: ``W_q, W_k, W_v, W_o`` -> (weight in ``nn.Linear``'s (out, in) layout, bias or ``None``):
+            W_q and W_o (D, D), W_k and W_v (Hkv·Dh, D).
+        num_heads: the checkpoint's (query) head count H.
         device, dtype: where and in which number type the copy lives.
+        num_kv_heads: its key/value heads Hkv (grouped-query attention); ``None``: H.
+        rope_base: the base of its rotary positions; ``None``: q and k are not rotated.
     """
     d_model = projections["W_q"][0].size(1)
+    bias = any(linear_bias is not None for _, linear_bias in projections.values())
     with torch.device("meta"):  # no random init: every parameter is overwritten below
-        model = MultiHeadAttention(d_model, num_heads)
+        model = MultiHeadAttention(d_model, num_heads, bias=bias, num_kv_heads=num_kv_heads, rope_base=rope_base)
     model = model.to_empty(device="cpu")
     with torch.no_grad():
-        for ours, (weight, bias) in projections.items():
-            getattr(model, ours).weight.copy_(weight)  # (D, D)
-            getattr(model, ours).bias.copy_(bias)  # (D,)
+        for ours, (weight, linear_bias) in projections.items():
+            linear = getattr(model, ours)
+            linear.weight.copy_(weight)  # (D, D); W_k, W_v: (Hkv·Dh, D)
+            if linear.bias is None:
+                continue
+            if linear_bias is None:
+                linear.bias.zero_()  # (out,): the checkpoint has none here (Qwen2's o_proj): a zero adds nothing
+            else:
+                linear.bias.copy_(linear_bias)  # (out,)
     return model.to(device=device, dtype=dtype).eval().requires_grad_(False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from mha.sources.base import SourceSizes, SourceUnavailableError
 from mha.sources.checkpoint.image import ImageCheckpoint
@@ -55,8 +56,27 @@ def _load(name: str, folder: Path, sizes: SourceSizes, family: Family, safetenso
     if layers != sizes.num_layers:
         reason = f"{layers} layers loaded, config.json says {sizes.num_layers}"
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
+    for layer in range(layers):
+        reason = _shape_problem(family, family.attention(model, layer), sizes)
+        if reason is not None:
+            reason = f"layer {layer}: {reason}"
+            raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
     kind = ImageCheckpoint if family.reads_image else TextCheckpoint
     return kind(name, model, processor, sizes, family)
+
+
+def _shape_problem(family: Family, attention: Any, sizes: SourceSizes) -> str | None:
+    """What in a layer's projections differs from the shapes ``config.json``'s sizes give, or ``None``: W_q and W_o
+    (D, D), W_k and W_v (Hkv·Dh, D), each bias (out,)."""
+    d_model, heads = sizes.d_model, sizes.num_heads
+    kv_width = (sizes.num_kv_heads or heads) * (d_model // heads)
+    expected = {"W_q": d_model, "W_k": kv_width, "W_v": kv_width, "W_o": d_model}
+    for ours, (weight, bias) in family.projections(attention).items():
+        shape = (expected[ours], d_model)
+        if tuple(weight.shape) != shape or (bias is not None and tuple(bias.shape) != shape[:1]):
+            found = list(weight.shape) if bias is None else f"{list(weight.shape)} with a bias {list(bias.shape)}"
+            return f"{ours} is {found}, config.json's sizes make {list(shape)}"
+    return None
 
 
 def load_checkpoint(checkpoint: str | Origin) -> Checkpoint:

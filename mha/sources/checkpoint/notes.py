@@ -1,4 +1,5 @@
-"""The notes a checkpoint's run shows: tokens its vocabulary did not know, where to go for Chinese, its family's.
+"""The notes a checkpoint's run shows: tokens its vocabulary did not know, where to go for Chinese, its family's, and
+its layer's key/value heads where fewer than its query heads.
 
 A note is a code (``notes.<code>`` on the page) with its parameters (:class:`~mha.sources.base.Note`).
 What a family's reader must know (how its layer is read, that it is causal, its tokenizer, its image's
@@ -11,10 +12,11 @@ import unicodedata
 from collections.abc import Mapping
 
 from mha.checkpoints import chinese_checkpoint
+from mha.module import MultiHeadAttention
 from mha.sources.base import Note
 from mha.sources.families import Family
 
-__all__ = ["BYTE_PIECE", "UNK", "family_notes", "token_notes"]
+__all__ = ["BYTE_PIECE", "UNK", "family_notes", "layer_notes", "layer_params", "token_notes"]
 
 UNK = "[UNK]"
 BYTE_PIECE = "\ufffd"  # what a byte-level BPE token that holds part of a character's bytes decodes to
@@ -60,3 +62,25 @@ def family_notes(
         params: every note's parameters (the checkpoint's name; an image's size, patch and grid).
     """
     return tuple(Note(code, dict(params)) for code in family.page_notes(framed, tokens))
+
+
+def _number(value: float) -> str:
+    """A rotary base as the page writes it: ``10,000``, ``1,000,000`` (``5e+05`` style only for a fraction)."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def layer_params(name: str, model: MultiHeadAttention) -> dict[str, object]:
+    """A text run's family-note parameters: the checkpoint's name and, where its layer turns q and k by rotary
+    positions, the base (``rope_base``, e.g. ``10,000``)."""
+    params: dict[str, object] = {"checkpoint": name}
+    if model.rope_base is not None:
+        params["rope_base"] = _number(model.rope_base)
+    return params
+
+
+def layer_notes(name: str, model: MultiHeadAttention) -> tuple[Note, ...]:
+    """``grouped_kv`` where the layer has fewer key/value heads than query heads: how many, and which reads which."""
+    if model.num_kv_heads == model.num_heads:
+        return ()
+    params = {"checkpoint": name, "heads": model.num_heads, "kv_heads": model.num_kv_heads, "group": model.kv_groups}
+    return (Note("grouped_kv", params),)

@@ -31,7 +31,7 @@ from mha.sources.checkpoint.check import CheckpointCheck
 from mha.sources.checkpoint.image import ImageCheckpoint
 from mha.sources.checkpoint.loaded import Checkpoint, Encoded
 from mha.sources.checkpoint.loader import load_checkpoint
-from mha.sources.checkpoint.notes import family_notes, token_notes
+from mha.sources.checkpoint.notes import family_notes, layer_notes, layer_params, token_notes
 from mha.sources.checkpoint.origin import origin_of
 from mha.sources.checkpoint.text import TextCheckpoint
 from mha.vision.samples import sample_image
@@ -124,7 +124,8 @@ class PretrainedSource:
         if checkpoint.family.causal:
             relations["induction"] = induction_relation(ids)  # (L, L): after the earlier copy of the row's token
         notes = token_notes(self.name, config.tokens, encoded.tokens, checkpoint_names())
-        notes += family_notes(checkpoint.family, checkpoint.framed, encoded.tokens, {"checkpoint": self.name})
+        notes += family_notes(checkpoint.family, checkpoint.framed, encoded.tokens, layer_params(self.name, model))
+        notes += layer_notes(self.name, model)
         return SourceInputs(
             encoded.tokens,
             x,

@@ -44,7 +44,7 @@ def _is_byte_level(tokenizer: Any) -> bool:
 
 
 class TextCheckpoint(Checkpoint):
-    """A checkpoint that reads text, with its tokenizer (BERT, GPT-2)."""
+    """A checkpoint that reads text, with its tokenizer (BERT, GPT-2, Llama, Qwen2)."""
 
     def __init__(self, name: str, model: Any, tokenizer: Any, sizes: SourceSizes, family: Family) -> None:
         super().__init__(name, model, sizes, family)

@@ -2,8 +2,9 @@
 
 A family says everything that differs between architectures when one layer is read (see
 :class:`~mha.sources.families.base.Family`): ``bert.py`` (Post-Norm encoders), ``gpt2.py``
-(Pre-Norm causal language models) and ``vit.py`` (Pre-Norm image encoders: ViT and DeiT). To add
-one, write ``<name>.py`` here defining ``FAMILY = <Family subclass>()``: it is found when this
+(Pre-Norm causal language models), ``llama.py`` and ``qwen2.py`` (Pre-Norm causal language models with
+grouped-query attention and rotary positions) and ``vit.py`` (Pre-Norm image encoders: ViT and DeiT).
+To add one, write ``<name>.py`` here defining ``FAMILY = <Family subclass>()``: it is found when this
 package is imported (:func:`register`), and its ``model_types`` join :func:`supported_types`. Nothing
 else changes: the checkpoint source (:mod:`mha.sources.checkpoint`) asks only the family's hooks.
 Family modules import torch only (never ``transformers`` at module level); only this package names a
@@ -101,23 +102,31 @@ def _first(config: Mapping[str, object], keys: tuple[str, ...]) -> int:
     return int(str(config[present]))  # KeyError, ValueError: the caller says config.json is broken
 
 
+def _broken(name: str, reason: str) -> SourceUnavailableError:
+    return SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
+
+
 def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> SourceSizes:
-    """Hidden size, heads and layers from ``config.json`` (the family's keys), refused beyond the server's limits;
-    an image checkpoint's tokens (``[CLS]`` and its patches) too.
+    """Hidden size, heads, key/value heads and layers from ``config.json`` (the family's keys), refused beyond the
+    server's limits or where the heads do not divide; an image checkpoint's tokens (``[CLS]`` and its patches) too.
 
     Raises:
-        SourceUnavailableError: ``broken`` (a size missing or not a number), ``too_big`` or ``too_many_tokens``.
+        SourceUnavailableError: ``broken`` (a size missing or not a number, a hidden size the heads do not divide,
+            key/value heads that do not divide the heads), ``too_big`` or ``too_many_tokens``.
     """
     try:
         d_model, num_heads, layers = (_first(config, keys) for keys in family.size_keys)
+        kv_heads = family.kv_heads(config)
         tokens = family.token_count(config)
     except (KeyError, TypeError, ValueError) as error:
-        reason = f"config.json: {error}"
-        raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
+        raise _broken(name, f"config.json: {error}") from error
+    if num_heads >= 1 and d_model % num_heads:
+        raise _broken(name, f"config.json: hidden size {d_model} is not divisible by {num_heads} heads")
+    if kv_heads is not None and not (1 <= kv_heads <= num_heads and num_heads % kv_heads == 0):
+        raise _broken(name, f"config.json: {kv_heads} key/value heads do not divide {num_heads} heads")
     fits = (
         LIMITS.d_model_min <= d_model <= LIMITS.d_model_max
         and 1 <= num_heads <= LIMITS.num_heads_max
-        and d_model % num_heads == 0
         and 1 <= layers <= LIMITS.layers_max
     )
     if not fits:
@@ -137,4 +146,4 @@ def checked_sizes(name: str, config: Mapping[str, object], family: Family) -> So
             count=tokens,
             high=LIMITS.image_tokens_max,
         )
-    return SourceSizes(d_model, num_heads, layers, family.modality, family.causal)
+    return SourceSizes(d_model, num_heads, layers, family.modality, family.causal, kv_heads)

@@ -1,12 +1,14 @@
 """What a checkpoint family tells the checkpoint source: everything that differs between architectures.
 
 A family says where layer l's attention is, how its projections become our ``W_q, W_k, W_v, W_o``,
-what the layer's input is, which mask the checkpoint uses (:attr:`Family.causal`) and which module's
-output is the attention block's output; what it reads (:attr:`Family.modality`) and, for an image
-family, the tokens before its patches (:meth:`Family.prefix_tokens`), its image's geometry
-(:meth:`Family.image_geometry`) and how an image becomes its input (:meth:`Family.pixel_values`);
-and the notes the page shows with its runs (:meth:`Family.page_notes`). The checkpoint source
-(:mod:`mha.sources.checkpoint`) asks only these hooks and never names a family.
+how many key/value heads they make (:meth:`Family.kv_heads`, grouped-query attention) and whether q and k
+are turned by rotary positions (:meth:`Family.rope_base`), what the layer's input is, which mask the
+checkpoint uses (:attr:`Family.causal`) and which module's output is the attention block's output;
+what it reads (:attr:`Family.modality`) and, for an image family, the tokens before its patches
+(:meth:`Family.prefix_tokens`), its image's geometry (:meth:`Family.image_geometry`) and how an image
+becomes its input (:meth:`Family.pixel_values`); and the notes the page shows with its runs
+(:meth:`Family.page_notes`). The checkpoint source (:mod:`mha.sources.checkpoint`) asks only these hooks and
+never names a family.
 
 Shape legend: D = d_model, L = tokens, H = heads, C = channels.
 """
@@ -25,8 +27,9 @@ from mha.vision.patches import patch_tokens
 
 __all__ = ["Family", "ImageGeometry", "Projection"]
 
-#: Our projection -> (weight (D, D) in ``nn.Linear``'s (out, in) layout, bias (D,)).
-Projection = Mapping[str, tuple[Tensor, Tensor]]
+#: Our projection -> (weight in ``nn.Linear``'s (out, in) layout, bias (out,) or ``None`` where it has none).
+#: W_q and W_o are (D, D); W_k and W_v (Hkv·Dh, D), Hkv = :meth:`Family.kv_heads` (D, D where it is ``None``).
+Projection = Mapping[str, tuple[Tensor, Tensor | None]]
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,20 @@ class Family:
         Returns:
             What to call the model in the message (``"bert decoder"``), when it is refused.
         """
+        return None
+
+    def kv_heads(self, config: Mapping[str, object]) -> int | None:
+        """The key/value heads W_k and W_v make, from ``config.json``, where fewer than the query heads may share
+        them (grouped-query attention); ``None``: one per query head.
+
+        Raises:
+            KeyError, TypeError, ValueError: a size not a number (``config.json`` is broken).
+        """
+        return None
+
+    def rope_base(self, model: Any) -> float | None:
+        """The base of the rotary positions the loaded ``model`` turns q and k by (Llama's ``rope_theta``), or
+        ``None``: its q and k are not rotated."""
         return None
 
     def token_count(self, config: Mapping[str, object]) -> int | None:
@@ -152,7 +169,7 @@ class Family:
         raise NotImplementedError
 
     def projections(self, attention: nn.Module) -> Projection:
-        """The attention module's four projections as ``nn.Linear`` weights and biases."""
+        """The attention module's four projections as ``nn.Linear`` weights and biases (``None``: no bias)."""
         raise NotImplementedError
 
     def layer_input(self, model: Any, hidden_states: Sequence[Tensor], layer: int) -> Tensor:
