@@ -26,7 +26,6 @@ from components.safe_text import md_escape
 from components.training_charts import TrainingChartText, curves_chart, difference_chart, heads_grid
 from components.url_state import changed_in_link
 from mha.config import RANDOM, TRAINED, AttentionConfig, WeightSpec
-from mha.counting import total_parameters
 from mha.head_labels import HeadLabel, label_heads
 from mha.masks import build_mask
 from mha.pipeline import AttentionRun
@@ -36,7 +35,7 @@ from mha.training.loop import (
     TARGET_ACCURACY,
     TrainingHistory,
 )
-from mha.training.model import training_mask
+from mha.training.model import task_model_parameters, training_mask
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
 from mha.training.tasks import IGNORE, DigitsTask, Task, UnscrambleTask, make_task
 from mha.training.vit import MLP_RATIO, patch_model_parameters
@@ -133,20 +132,42 @@ def _example_table(task: Task, config: AttentionConfig) -> pd.DataFrame:
     return table
 
 
+def _layer_sizes(config: AttentionConfig) -> tuple[int, bool]:
+    """The trained layers' key/value heads and whether they rotate q and k (RoPE), as the weight spec says."""
+    spec = config.weight_spec
+    return spec.num_kv_heads or config.num_heads, spec.rope_base is not None
+
+
+def _heads_words(config: AttentionConfig) -> str:
+    """The attention layers' heads for the model's line: query heads (h) and key/value heads (h_kv)."""
+    return t("training.model_heads", heads=config.num_heads, kv_heads=_layer_sizes(config)[0])
+
+
+def _gqa_note(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> None:
+    """Under the model's line, for fewer K/V heads than query heads: what the measurements showed."""
+    kv_heads, _ = _layer_sizes(config)
+    if kv_heads < config.num_heads:
+        box.caption(
+            t("training.gqa_note", group=config.num_heads // kv_heads, heads=config.num_heads, kv_heads=kv_heads)
+        )
+
+
 def _model_line(task: Task, config: AttentionConfig) -> str:
     d = config.d_model
-    attention = total_parameters(d)
-    total = (len(task.vocab) + task.length) * d + task.layers * attention + len(task.outputs) * (d + 1) * task.classes
+    kv_heads, rope = _layer_sizes(config)
+    counts = task_model_parameters(task, d, config.num_heads, kv_heads, rope)
+    positions = t("training.model_rope") if rope else t("training.model_positions", length=task.length, d=d)
     return t(
         "training.model",
         vocab=len(task.vocab),
-        length=task.length,
+        positions=positions,
         d=d,
         layers=task.layers,
-        attention=f"{attention:,}",
+        heads=_heads_words(config),
+        attention=f"{counts['attention']:,}",
         readouts=len(task.outputs),
         classes=task.classes,
-        total=f"{total:,}",
+        total=f"{counts['total']:,}",
         lr=f"{LEARNING_RATE:g}",
         batch=task.batch,
     )
@@ -154,15 +175,23 @@ def _model_line(task: Task, config: AttentionConfig) -> str:
 
 def _digits_model_line(task: DigitsTask, config: AttentionConfig) -> str:
     d, pixels, digits = config.d_model, task.patch * task.patch, load_digits()
-    counts = patch_model_parameters(1, DIGIT_SIZE, task.patch, d, config.num_heads, task.layers, task.classes)
+    kv_heads, rope = _layer_sizes(config)
+    counts = patch_model_parameters(
+        1, DIGIT_SIZE, task.patch, d, config.num_heads, task.layers, task.classes, kv_heads, rope
+    )
     recipe = task.recipe
+    positions = (
+        t("training.model_digits_rope", tokens=task.length)
+        if rope
+        else t("training.model_digits_positions", tokens=task.length, positions=f"{counts['positions']:,}")
+    )
     return t(
         "training.model_digits",
         pixels=pixels,
         d=d,
         embedding=f"{counts['patch_embedding']:,}",
-        tokens=task.length,
-        positions=f"{counts['positions']:,}",
+        positions=positions,
+        heads=_heads_words(config),
         layers=task.layers,
         attention=f"{counts['attention']:,}",
         hidden=MLP_RATIO * d,
@@ -181,6 +210,7 @@ def _explain_digits(box: st.delta_generator.DeltaGenerator, task: DigitsTask, co
     held_out = f"{load_digits().held_out.numel():,}"
     box.markdown(t("training.task.digits", patches=task.length - 1, patch=task.patch, held_out=held_out))
     box.caption(_digits_model_line(task, config))
+    _gqa_note(box, config)
 
 
 def _explain(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> Task:
@@ -192,6 +222,7 @@ def _explain(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) ->
     box.markdown(t("training.example"))
     box.dataframe(_example_table(task, config), width="content")
     box.caption(_model_line(task, config))
+    _gqa_note(box, config)
     return task
 
 

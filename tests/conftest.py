@@ -292,7 +292,7 @@ class ShortTrainer:
             if should_stop():
                 raise TrainingStoppedError(0)
         return train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, patch=spec.patch or 2,
-                     max_steps=SHORT_TRAINING_STEPS,
+                     num_kv_heads=spec.num_kv_heads, rope_base=spec.rope_base, max_steps=SHORT_TRAINING_STEPS,
                      on_step=on_step, should_stop=should_stop)  # fmt: skip
 
 

@@ -20,23 +20,32 @@ MESSAGES: dict[str, dict[str, str]] = {
         "数字，这个准确率可能略微偏高。",
     },
     "training.model_digits": {
-        "en": "The model, a small Vision Transformer (ViT): each patch flattened ({pixels} numbers) and embedded "
-        "by `Linear({pixels}, {d})` ({embedding} parameters); a learned `[CLS]` vector first and a learned "
-        "position vector for each of the {tokens} tokens ({positions} parameters); then {layers} Pre-Norm "
-        "block(s), `x + MultiHeadAttention(LayerNorm(x))` ({attention} parameters, the layer of the four steps "
-        "below) and `x + MLP(LayerNorm(x))` with `Linear({d}, {hidden})`, GELU, `Linear({hidden}, {d})`; a "
-        "final LayerNorm and `Linear({d}, 10)` reading `[CLS]`: **{total}** parameters. Trained for {steps} steps "
-        "with `AdamW` (learning rate {lr}, rising over {warmup} steps, then falling to 0 along a cosine; weight "
-        "decay {decay}) on batches of {batch} of the {train} training digits. The answer is read from `[CLS]` "
-        "alone, so a training step computes only `[CLS]`'s row in the last block: nothing else reaches the loss.",
-        "zh": "模型是一个小型视觉 Transformer（ViT）：每个图块展平（{pixels} 个数），由 `Linear({pixels}, {d})` "
-        "嵌入（{embedding} 个参数）；最前面一个可学习的 `[CLS]` 向量，{tokens} 个词元各有一个可学习的位置向量"
-        "（{positions} 个参数）；然后是 {layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`"
-        "（{attention} 个参数，就是下面四个步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 "
-        "`Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；最后是 LayerNorm 和读取 `[CLS]` 的 "
-        "`Linear({d}, 10)`：共 **{total}** 个参数。用 `AdamW` 训练 {steps} 步（学习率 {lr}，先在 {warmup} 步内升高，"
-        "再按余弦曲线降到 0；权重衰减 {decay}），在 {train} 张训练数字中每批取 {batch} 张。答案只从 `[CLS]` 读出，"
-        "所以每个训练步在最后一个块中只计算 `[CLS]` 那一行：其他的都到不了损失。",
+        "en": "The model, a small Vision Transformer (ViT): each patch flattened ({pixels} numbers) and embedded by "
+        "`Linear({pixels}, {d})` ({embedding} parameters); a learned `[CLS]` vector first{positions}; then "
+        "{layers} Pre-Norm block(s), `x + MultiHeadAttention(LayerNorm(x))` ({heads}; {attention} parameters, "
+        "the layer of the four steps below) and `x + MLP(LayerNorm(x))` with `Linear({d}, {hidden})`, GELU, "
+        "`Linear({hidden}, {d})`; a final LayerNorm and `Linear({d}, 10)` reading `[CLS]`: **{total}** "
+        "parameters. Trained for {steps} steps with `AdamW` (learning rate {lr}, rising over {warmup} steps, "
+        "then falling to 0 along a cosine; weight decay {decay}) on batches of {batch} of the {train} training "
+        "digits. The answer is read from `[CLS]` alone, so a training step computes only `[CLS]`'s row in the "
+        "last block: nothing else reaches the loss.",
+        "zh": "模型是一个小型视觉 Transformer（ViT）：每个图块展平（{pixels} 个数），由 `Linear({pixels}, {d})` 嵌入（"
+        "{embedding} 个参数）；最前面一个可学习的 `[CLS]` 向量{positions}；然后是 {layers} 个 Pre-Norm 块："
+        "`x + MultiHeadAttention(LayerNorm(x))`（{heads}；{attention} 个参数，就是下面四个步骤中的那一层）和 "
+        "`x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；最后是 "
+        "LayerNorm 和读取 `[CLS]` 的 `Linear({d}, 10)`：共 **{total}** 个参数。用 `AdamW` 训练 {steps} 步（学习"
+        "率 {lr}，先在 {warmup} 步内升高，再按余弦曲线降到 0；权重衰减 {decay}），在 {train} 张训练数字中每批取 "
+        "{batch} 张。答案只从 `[CLS]` 读出，所以每个训练步在最后一个块中只计算 `[CLS]` 那一行：其他的都到不了损"
+        "失。",
+    },
+    "training.model_digits_positions": {
+        "en": " and a learned position vector for each of the {tokens} tokens ({positions} parameters)",
+        "zh": "，{tokens} 个词元各有一个可学习的位置向量（{positions} 个参数）",
+    },
+    "training.model_digits_rope": {
+        "en": " and no position vectors: RoPE turns q and k by the order of the {tokens} tokens (`[CLS]`, then the "
+        "patches row by row)",
+        "zh": "，没有位置向量：旋转位置编码（RoPE）按 {tokens} 个词元的顺序（先 `[CLS]`，再逐行的图块）旋转 q 和 k",
     },
     "training.done.held_out_images": {
         "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on the {sequences} held-out "

@@ -1,9 +1,9 @@
 """Training a :class:`~mha.training.model.TaskModel` on a task: to an accuracy target, with a cap, then sharpening;
 or (the digits) a fixed number of steps.
 
-``train(task, d_model, num_heads, seed)`` is a pure function of its arguments: the
-parameters, the training batches, the sample sequence and the evaluation sequences each
-come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
+``train(task, d_model, num_heads, seed)`` (with ``num_kv_heads``, ``rope_base``: grouped key/value heads, rotary
+positions) is a pure function of its arguments: the parameters, the training batches, the sample sequence and the
+evaluation sequences each come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
 RNG is never touched. AdamW as the task's :class:`~mha.training.tasks.Recipe` says (the text
 tasks: lr 3e-3, no weight decay, i.e. Adam) on batches of fresh sequences (128, or the task's
 own ``batch``); every step's batch accuracy is recorded. Once it reaches the target on two steps
@@ -198,6 +198,8 @@ def train(
     *,
     text: str | None = None,
     patch: int = 2,
+    num_kv_heads: int | None = None,
+    rope_base: float | None = None,
     max_steps: int | None = None,
     target_accuracy: float = TARGET_ACCURACY,
     sharpen_steps: int | None = None,
@@ -212,6 +214,10 @@ def train(
         seed: seeds the parameters, the training data, the sample sequence and the evaluation.
         text: ``unscramble``'s sentence, its tokens joined by single spaces.
         patch: the digits' patch size (2 or 4).
+        num_kv_heads: every attention layer's key/value heads, dividing ``num_heads`` (default ``num_heads``).
+        rope_base: every attention layer rotates q and k by position (RoPE) with this base, and the model has no
+            learned position embedding (:mod:`mha.training.model`, :mod:`mha.training.vit`); ``None``: learned
+            positions, no rotation.
         max_steps: the cap (default ``LIMITS.train_steps_max``), sharpening included.
         target_accuracy: the batch accuracy that ends the first phase (on a fixed schedule: its step is recorded).
         sharpen_steps: steps after the target is reached (default: the task's recipe).
@@ -224,13 +230,26 @@ def train(
         ``(model, history)``: the model in eval mode without gradients (read-only), and its history.
 
     Raises:
-        ValueError: an unknown task or sizes that do not split.
+        ValueError: an unknown task, or sizes that do not split (``num_kv_heads`` not dividing ``num_heads``, an odd
+            d_k with RoPE).
         TrainingStoppedError: ``should_stop`` said so.
     """
     with _one_thread():
         spec = make_task(task, text, patch).hold_out(_generator(seed, task, "held out"))  # before any training draw
         sharpen = spec.recipe.sharpen_steps if sharpen_steps is None else sharpen_steps
-        return _train(spec, d_model, num_heads, seed, max_steps, target_accuracy, sharpen, on_step, should_stop)
+        return _train(
+            spec,
+            d_model,
+            num_heads,
+            seed,
+            max_steps,
+            target_accuracy,
+            sharpen,
+            on_step,
+            should_stop,
+            num_kv_heads=num_kv_heads,
+            rope_base=rope_base,
+        )
 
 
 def _learning_rate(recipe: Recipe, step: int, target_step: int | None, sharpen_steps: int, steps: int) -> float:
@@ -264,12 +283,14 @@ def _train(
     sharpen_steps: int,
     on_step: Callable[[int, float, float], None] | None,
     should_stop: Callable[[], bool] | None,
+    num_kv_heads: int | None = None,
+    rope_base: float | None = None,
 ) -> tuple[Model, TrainingHistory]:
     """The body of :func:`train`."""
     start = time.perf_counter()
     task = spec.name
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
-    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"))
+    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base)
     data = _generator(seed, task, "data")
     probe_generator = _generator(seed, task, "probe")
     example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows (digits: (1,))

@@ -1,6 +1,6 @@
 """The small model around the project's own ``MultiHeadAttention``: embeddings, ``x + MHA(x)`` layers, readouts.
 
-Shape legend: B batch, L sequence length, D = d_model, H heads, R readouts, C classes.
+Shape legend: B batch, L sequence length, D = d_model, H heads, Hkv key/value heads, R readouts, C classes.
 
     x_0 = token_embedding[ids] + position_embedding[0..L-1]       (B, L, D)
     x_l+1 = x_l + MultiHeadAttention_l(x_l, x_l, x_l, mask)        one or two layers
@@ -9,6 +9,11 @@ Shape legend: B batch, L sequence length, D = d_model, H heads, R readouts, C cl
 No LayerNorm, no MLP: whatever the model computes, the attention layers compute it, so
 their heads have to learn the task's relations. Parameters are drawn from a private
 generator on a model made on the ``meta`` device (no global RNG is touched).
+
+Today's layers, where asked for: ``num_kv_heads`` < H gives every layer smaller W_k and W_v (Hkv·Dh outputs;
+query head h reads key/value head h // (H / Hkv)); ``rope_base`` makes every layer rotate q and k by position
+(RoPE), and the model then has no position embedding: ``x_0 = token_embedding[ids]``, positions come from the
+rotation alone, as in Llama. Without either option the model and its parameter draws are the ones before them.
 """
 
 from __future__ import annotations
@@ -21,10 +26,10 @@ from torch import Tensor, nn
 from mha.masks import causal_mask
 from mha.module import MultiHeadAttention
 from mha.training.tasks import DigitsTask, Task
-from mha.training.vit import PatchModel, build_patch_model
+from mha.training.vit import PatchModel, attention_parameters, build_patch_model
 from mha.vision.samples import DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD, DIGIT_SIZE
 
-__all__ = ["Model", "TaskModel", "build_model", "build_task_model", "training_mask"]
+__all__ = ["Model", "TaskModel", "build_model", "build_task_model", "task_model_parameters", "training_mask"]
 
 
 def training_mask(task: Task, length: int, device: torch.device | str | None = None) -> Tensor | None:
@@ -42,21 +47,39 @@ class TaskModel(nn.Module):
         layers: number of attention layers.
         readouts: number of outputs; each is a ``Linear(D, classes)``.
         classes: classes of every readout.
+        num_kv_heads: the layers' key/value heads (default ``num_heads``).
+        rope_base: the layers rotate q and k by position with this base; the model then has no position
+            embedding (``position_embedding`` is ``None``).
     """
 
     def __init__(
-        self, vocab_size: int, length: int, d_model: int, num_heads: int, layers: int, readouts: int, classes: int
+        self,
+        vocab_size: int,
+        length: int,
+        d_model: int,
+        num_heads: int,
+        layers: int,
+        readouts: int,
+        classes: int,
+        num_kv_heads: int | None = None,
+        rope_base: float | None = None,
     ) -> None:
         super().__init__()
         self.token_embedding = nn.Embedding(vocab_size, d_model)
-        self.position_embedding = nn.Embedding(length, d_model)
-        self.layers = nn.ModuleList(MultiHeadAttention(d_model, num_heads) for _ in range(layers))
+        self.position_embedding = nn.Embedding(length, d_model) if rope_base is None else None
+        self.layers = nn.ModuleList(
+            MultiHeadAttention(d_model, num_heads, num_kv_heads=num_kv_heads, rope_base=rope_base)
+            for _ in range(layers)
+        )
         self.readouts = nn.ModuleList(nn.Linear(d_model, classes) for _ in range(readouts))
 
     def embed(self, ids: Tensor) -> Tensor:
-        """(B, L) ids -> (B, L, D): token vector + position vector."""
+        """(B, L) ids -> (B, L, D): token vector + position vector (RoPE: the token vector alone)."""
+        x = self.token_embedding(ids)  # (B, L, D)
+        if self.position_embedding is None:  # RoPE: the layers put the positions into q and k
+            return x
         positions = torch.arange(ids.size(1), device=ids.device)
-        return self.token_embedding(ids) + self.position_embedding(positions)  # (B, L, D) + (L, D)
+        return x + self.position_embedding(positions)  # (B, L, D) + (L, D)
 
     def layer_inputs(self, ids: Tensor, mask: Tensor | None) -> tuple[list[Tensor], list[Tensor]]:
         """The input of every layer and the one after the last, and every layer's weights.
@@ -84,21 +107,39 @@ class TaskModel(nn.Module):
         return self(ids, mask)[0]
 
 
-def build_task_model(task: Task, d_model: int, num_heads: int, generator: torch.Generator) -> TaskModel:
+def build_task_model(
+    task: Task,
+    d_model: int,
+    num_heads: int,
+    generator: torch.Generator,
+    num_kv_heads: int | None = None,
+    rope_base: float | None = None,
+) -> TaskModel:
     """A :class:`TaskModel` for ``task`` with parameters drawn from ``generator`` alone.
 
     Embeddings ~ N(0, 1) and linear layers ~ U(-1/sqrt(D), 1/sqrt(D)), the ``nn.Embedding`` and
-    ``nn.Linear`` defaults, drawn in a fixed order.
+    ``nn.Linear`` defaults, drawn in a fixed order: the token embedding, the position embedding (none with
+    RoPE), then every ``nn.Linear`` in module order (W_q, W_k, W_v, W_o of each layer, then the readouts).
+    Without ``num_kv_heads`` and ``rope_base`` these are the draws of the model before either option existed.
     """
     with torch.device("meta"):
         model = TaskModel(
-            len(task.vocab), task.length, d_model, num_heads, task.layers, len(task.outputs), task.classes
+            len(task.vocab),
+            task.length,
+            d_model,
+            num_heads,
+            task.layers,
+            len(task.outputs),
+            task.classes,
+            num_kv_heads=num_kv_heads,
+            rope_base=rope_base,
         )
     model = model.to_empty(device="cpu")
     bound = 1.0 / math.sqrt(d_model)
     with torch.no_grad():
         for embedding in (model.token_embedding, model.position_embedding):
-            embedding.weight.normal_(generator=generator)
+            if embedding is not None:
+                embedding.weight.normal_(generator=generator)
         for module in model.modules():
             if isinstance(module, nn.Linear):
                 module.weight.uniform_(-bound, bound, generator=generator)
@@ -106,15 +147,51 @@ def build_task_model(task: Task, d_model: int, num_heads: int, generator: torch.
     return model
 
 
+def task_model_parameters(
+    task: Task, d_model: int, num_heads: int, num_kv_heads: int | None = None, rope: bool = False
+) -> dict[str, int]:
+    """A text task's model's parameters by part, counted by formula (the tests check them against ``numel``).
+
+    Keys: ``tokens`` (vocabulary · D), ``positions`` (L · D; 0 with RoPE), ``attention`` (per layer,
+    :func:`~mha.training.vit.attention_parameters`), ``readouts`` (R · (D · C + C)), ``total``.
+    """
+    parts = {
+        "tokens": len(task.vocab) * d_model,
+        "positions": 0 if rope else task.length * d_model,
+        "attention": attention_parameters(d_model, num_heads, num_kv_heads),
+        "readouts": len(task.outputs) * (d_model + 1) * task.classes,
+    }
+    parts["total"] = parts["tokens"] + parts["positions"] + task.layers * parts["attention"] + parts["readouts"]
+    return parts
+
+
 #: A model of a task: token embeddings and attention layers (text), or a small ViT (digits).
 Model = TaskModel | PatchModel
 
 
-def build_model(task: Task, d_model: int, num_heads: int, generator: torch.Generator) -> Model:
-    """The model for ``task`` (a :class:`PatchModel` for the digits), parameters drawn from ``generator`` alone."""
+def build_model(
+    task: Task,
+    d_model: int,
+    num_heads: int,
+    generator: torch.Generator,
+    num_kv_heads: int | None = None,
+    rope_base: float | None = None,
+) -> Model:
+    """The model for ``task`` (a :class:`PatchModel` for the digits), parameters drawn from ``generator`` alone;
+    ``num_kv_heads`` and ``rope_base`` go to every attention layer (see the module docstring)."""
     if isinstance(task, DigitsTask):
         pixels = (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
         return build_patch_model(
-            1, DIGIT_SIZE, task.patch, d_model, num_heads, task.layers, task.classes, generator, pixels
+            1,
+            DIGIT_SIZE,
+            task.patch,
+            d_model,
+            num_heads,
+            task.layers,
+            task.classes,
+            generator,
+            pixels,
+            num_kv_heads=num_kv_heads,
+            rope_base=rope_base,
         )
-    return build_task_model(task, d_model, num_heads, generator)
+    return build_task_model(task, d_model, num_heads, generator, num_kv_heads, rope_base)

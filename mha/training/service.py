@@ -61,7 +61,7 @@ class Progress:
 def train_spec(
     spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
 ) -> tuple[Model, TrainingHistory]:
-    """:func:`~mha.training.loop.train` for a trained-weights spec."""
+    """:func:`~mha.training.loop.train` for a trained-weights spec (its key/value heads and RoPE base included)."""
     if spec.kind != TRAINED or spec.task is None or spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"not a trained-weights spec: {spec}")
     return train(
@@ -71,6 +71,8 @@ def train_spec(
         spec.seed or 0,
         text=spec.text,
         patch=spec.patch or 2,
+        num_kv_heads=spec.num_kv_heads,
+        rope_base=spec.rope_base,
         on_step=on_step,
         should_stop=should_stop,
     )
