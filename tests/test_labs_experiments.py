@@ -943,3 +943,24 @@ def test_the_isolated_export_reports_what_the_functions_measure():
     timed = time_isolated(layer, [8, 16], repeats=3)
     assert [row.length for row in timed.result] == [8, 16]
     assert all(row.torch.rounds == 3 and row.onnx.median_s > 0 for row in timed.result)
+
+
+def test_lab_11_reads_a_layer_with_grouped_kv_heads_and_rope_as_its_forward_does():
+    """Weights and the effect of masking a key, for a layer with 2 K/V heads for 4 and RoPE, against its forward."""
+    from mha.sources.seeded import build_model
+
+    layer = build_model(16, 4, seed=2, dtype=torch.float64, num_kv_heads=2, rope_base=10000.0)
+    x = torch.randn(1, 6, 16, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    mask, query = causal_mask(6).view(1, 1, 6, 6), 5
+    measures = key_measures(layer, x, mask, query)
+    with torch.inference_mode():
+        full, weights = layer(x, x, x, mask)
+    torch.testing.assert_close(measures.weights, weights[0, :, query], rtol=0, atol=1e-12)
+    for key in range(query + 1):
+        blocked = mask.expand(1, 4, 6, 6).clone()
+        blocked[:, :, query, key] = False
+        with torch.inference_mode():
+            rerun = layer(x, x, x, blocked)[0][0, query]
+        assert float(measures.layer_masked_effects[key]) == pytest.approx(
+            float((rerun - full[0, query]).norm()), abs=1e-10
+        )

@@ -247,11 +247,6 @@ def test_a_trained_page_with_one_kv_head_and_rope_trains_that_model_and_says_so(
     assert f"**{total:,}**" in line
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="step 1's panel (components/panels/step1.py, not this change's) indexes K and V by query head: with "
-    "fewer K/V heads it raises IndexError, on random weights as well; remove this mark once it draws K/V heads",
-)
 def test_a_trained_page_with_one_kv_head_shows_no_exception(short_trainings: ShortTrainer):
     at = _trained_page(GQA_LINK, GQA_SPEC)
     assert not at.exception

@@ -102,7 +102,7 @@ def _per_head_parts(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, q
     v (H, L, Dh) and each head's slice of W_o, transposed: (H, Dh, D)."""
     heads, d_k, d_model = model.num_heads, model.d_k, model.d_model
     with torch.inference_mode():
-        _, _, _, q_heads, k_heads, v_heads = model.project_and_split(x, x, x)  # (1, H, L, Dh) each
+        q_heads, k_heads, v_heads = model.heads_for_attention(x, x, x)  # (1, H, L, Dh) each: after RoPE and GQA
         q_i = q_heads[0, :, query].double()  # (H, Dh)
         k = k_heads[0].double()  # (H, L, Dh)
         scores = torch.matmul(k, q_i.unsqueeze(-1)).squeeze(-1) * default_scale(d_k)  # (H,L,Dh) @ (H,Dh,1) -> (H,L)
