@@ -6,7 +6,10 @@ MiniLM's size (hidden 384, 6 layers, 12 heads, 30,522-word vocabulary: 22.7 M pa
 and one of BERT-base's (768, 12, 12: 109 M); GPT-2s (``tests/tiny_checkpoint.build_gpt2``,
 a byte-level BPE trained here, the embedding sized to GPT-2's 50,257 tokens): the tests' tiny
 one, one of DistilGPT2's size (768, 6 layers, 12 heads: 81.9 M) and one of GPT-2 small's
-(768, 12, 12: 124 M); ViTs (``tests/tiny_checkpoint.build_vit``, with their image processor's
+(768, 12, 12: 124 M); Llama-family models (``tests/tiny_checkpoint.build_llama``, a tokenizer trained here,
+the embedding sized to the real vocabulary): one of SmolLM2-135M's size (576, 30 layers, 9 query / 3 K/V heads:
+135 M) and one of Qwen2.5-0.5B's (896, 24 layers, 14 / 2: 494 M, 136 M of them the embedding);
+ViTs (``tests/tiny_checkpoint.build_vit``, with their image processor's
 settings): the tests' tiny one, one of DeiT-tiny's size (``facebook/deit-tiny-patch16-224``, saved
 as ``vit``: 192, 12 layers, 3 heads: 5.7 M) and one of ViT-Base/16's (``google/vit-base-patch16-224``:
 768, 12, 12: 86.4 M), both reading 224-pixel images in 16-pixel patches (197 tokens); and the real
@@ -64,6 +67,25 @@ BUILT = {
     "tiny ViT (tests)": ("vit", 32, 2, 4, None),
     "DeiT-tiny size, random": ("vit", 192, 12, 3, 224),
     "ViT-Base/16 size, random": ("vit", 768, 12, 12, 224),
+    "SmolLM2-135M size, random": ("llama", 576, 30, 9, 49152),
+    "Qwen2.5-0.5B size, random": ("qwen2", 896, 24, 14, 151936),
+}
+#: What a Llama-family checkpoint of BUILT needs besides its sizes, from the models' own config.json files
+#: (``HuggingFaceTB/SmolLM2-135M``, ``Qwen/Qwen2.5-0.5B``): K/V heads, RoPE's base, the MLP's width, tied embeddings.
+LLAMA_SHAPES: dict[str, dict[str, object]] = {
+    "SmolLM2-135M size, random": {
+        "kv_heads": 3,
+        "rope_theta": 1e5,
+        "intermediate_size": 1536,
+        "tie_word_embeddings": True,
+    },
+    "Qwen2.5-0.5B size, random": {
+        "qwen2": True,
+        "kv_heads": 2,
+        "rope_theta": 1e6,
+        "intermediate_size": 4864,
+        "tie_word_embeddings": True,
+    },
 }
 QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)", "tiny ViT (tests)")
 VIT_PATCH = 16  # ViT-Base/16's patches, for an image size given
@@ -206,12 +228,16 @@ def _heads_table(heads: dict[str, object]) -> Table:
 def run(quick: bool) -> list[Table]:
     """One row per checkpoint; with the real MiniLM, a table of what its heads show."""
     sys.path.insert(0, str(REPO / "tests"))
-    from tiny_checkpoint import build_bert, build_gpt2, build_vit
+    from tiny_checkpoint import build_bert, build_gpt2, build_llama, build_vit
 
     def build_vit_sized(folder: Path, hidden: int, layers: int, heads: int, image: int | None) -> Path:
         if image is None:
             return build_vit(folder)  # the tests' tiny ViT
         return build_vit(folder, image_size=image, patch_size=VIT_PATCH, hidden=hidden, layers=layers, heads=heads)
+
+    def build_llama_sized(folder: Path, hidden: int, layers: int, heads: int, vocab: int | None, name: str) -> Path:
+        shape = dict(LLAMA_SHAPES[name])
+        return build_llama(folder, hidden=hidden, layers=layers, heads=heads, vocab_size=vocab, **shape)  # type: ignore[arg-type]
 
     builders = {"bert": build_bert, "gpt2": build_gpt2, "vit": build_vit_sized}
     rows, heads, loads = [], None, []
@@ -220,7 +246,10 @@ def run(quick: bool) -> list[Table]:
         for number, name in enumerate(QUICK if quick else BUILT):
             family, hidden, layers, num_heads, vocab = BUILT[name]
             folder = Path(scratch) / f"checkpoint{number}"
-            cases.append((name, builders[family](folder, hidden, layers, num_heads, vocab)))
+            if family in {"llama", "qwen2"}:
+                cases.append((name, build_llama_sized(folder, hidden, layers, num_heads, vocab, name)))
+            else:
+                cases.append((name, builders[family](folder, hidden, layers, num_heads, vocab)))
         real = real_minilm_folder()
         if real is not None and not quick:
             cases.append(("all-MiniLM-L6-v2 (real)", real))
