@@ -71,13 +71,15 @@ BUILT = {
     "Qwen2.5-0.5B size, random": ("qwen2", 896, 24, 14, 151936),
 }
 #: What a Llama-family checkpoint of BUILT needs besides its sizes, from the models' own config.json files
-#: (``HuggingFaceTB/SmolLM2-135M``, ``Qwen/Qwen2.5-0.5B``): K/V heads, RoPE's base, the MLP's width, tied embeddings.
+#: (``HuggingFaceTB/SmolLM2-135M``, ``Qwen/Qwen2.5-0.5B``): K/V heads, RoPE's base, the MLP's width, tied embeddings,
+#: and their initialisation's std (0.02; the tests' tiny ones draw 0.2, for heads far from uniform).
 LLAMA_SHAPES: dict[str, dict[str, object]] = {
     "SmolLM2-135M size, random": {
         "kv_heads": 3,
         "rope_theta": 1e5,
         "intermediate_size": 1536,
         "tie_word_embeddings": True,
+        "initializer_range": 0.02,
     },
     "Qwen2.5-0.5B size, random": {
         "qwen2": True,
@@ -85,6 +87,7 @@ LLAMA_SHAPES: dict[str, dict[str, object]] = {
         "rope_theta": 1e6,
         "intermediate_size": 4864,
         "tie_word_embeddings": True,
+        "initializer_range": 0.02,
     },
 }
 QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)", "tiny ViT (tests)")

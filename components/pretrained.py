@@ -80,8 +80,11 @@ def render_checkpoint_check(run: AttentionRun) -> None:
         "weights": f"{check.max_abs_weights:.2e}",
         "out": f"{check.max_abs_output:.2e}",
         "tol": f"{check.tolerance:.0e}",
+        "tol_out": f"{check.output_tolerance:.1e}" if check.output_scale > 1 else f"{check.tolerance:.0e}",
     }
     (box.success if check.passed else box.error)(t(f"check.checkpoint_{'pass' if check.passed else 'fail'}", **numbers))
+    if check.output_scale > 1:
+        box.caption(t("check.checkpoint_scaled", scale=f"{check.output_scale:.3g}", tol=numbers["tol"]))
     box.caption(t(check.how))
 
 

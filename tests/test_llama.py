@@ -373,6 +373,7 @@ def test_the_page_of_a_llama_checkpoint_matches_it_and_says_how_it_was_read(name
     run = run_attention(config(checkpoint=name, layer=1))
     check = make_source(run.config.weight_spec).compare(run.config, run.trace.weights, run.trace.output, run.mask)
     numbers = {"weights": f"{check.max_abs_weights:.2e}", "out": f"{check.max_abs_output:.2e}", "tol": "1e-05"}
+    numbers["tol_out"] = f"{1e-5 * check.output_scale:.1e}" if check.output_scale > 1 else "1e-05"
     assert check.passed
     assert t("check.checkpoint_pass", checkpoint=md_escape(name), layer=1, **numbers) in texts(at, "success")
     assert t("check.checkpoint_how_llama") in texts(at, "caption")
@@ -407,3 +408,17 @@ def test_the_llama_page_reads_in_its_language(lang):
         assert not leftovers, leftovers
     else:
         assert not [(key, text[:80]) for key, text in shown if HAN.search(text)]
+
+
+def test_the_outputs_tolerance_grows_with_its_largest_value_and_the_weights_do_not():
+    from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE, CheckpointCheck
+
+    def check(weights: float, output: float, scale: float) -> CheckpointCheck:
+        return CheckpointCheck("c", 0, True, max_abs_weights=weights, max_abs_output=output, output_scale=scale)
+
+    assert CHECKPOINT_TOLERANCE == 1e-5
+    assert check(1e-6, 2.9e-3, 300.0).passed  # 1e-5 × 300 = 3e-3
+    assert not check(1e-6, 3.1e-3, 300.0).passed
+    assert not check(2e-5, 1e-6, 300.0).passed  # the weights lie in [0, 1]: their tolerance stays 1e-5
+    assert not check(1e-6, 2e-5, 0.5).passed  # outputs under 1: 1e-5, not less
+    assert check(1e-6, 9e-6, 0.5).passed

@@ -67,7 +67,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "runs it. Choose a BERT, GPT-2, Llama, Qwen2 or ViT checkpoint that runs without it. Nothing was "
         "downloaded; showing random weights.",
         "zh": "“{name}”需要运行它仓库里自带的 Python 代码（{where} 中有 auto_map）：本服务器从不运行这种代码。"
-        "请选择无需它就能运行的 BERT、GPT-2、`Llama`、Qwen2 或 ViT 检查点。没有下载任何文件；改为显示随机权重。",
+        "请选择无需它就能运行的 BERT、GPT-2、Llama、Qwen2 或 ViT 检查点。没有下载任何文件；改为显示随机权重。",
     },
     "url.hub_id_off": {
         "en": "The link names a checkpoint of your own (`{name}` = “{value}”), which this server does not load: "
@@ -89,7 +89,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Any Hugging Face model of the BERT, GPT-2, Llama, Qwen2 or ViT family, as owner/name (for example "
         "`distilbert/distilgpt2`), up to {cap_mb} MB of safetensors weights. It replaces the list's choice; "
         "empty it to go back to the list.",
-        "zh": "任何 BERT、GPT-2、`Llama`、Qwen2 或 ViT 系列的 Hugging Face 模型，写成“所有者/名称”"
+        "zh": "任何 BERT、GPT-2、Llama、Qwen2 或 ViT 系列的 Hugging Face 模型，写成“所有者/名称”"
         "（例如 `distilbert/distilgpt2`），safetensors 权重不超过 {cap_mb} MB。"
         "填写后取代列表中的选择；清空即回到列表。",
     },
@@ -193,10 +193,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "i + d_k/2, at angles set by the checkpoint's own rope_theta = {rope_base}; v is not turned. Every layer "
         "runs under the causal mask (each token sees itself and the tokens before it), whatever mask the sidebar "
         "names.",
-        "zh": "{checkpoint} 是 `Llama`，一个因果语言模型。它的层包含 `q_proj`、`k_proj`、`v_proj` 和 `o_proj`，"
+        "zh": "{checkpoint} 是 Llama，一个因果语言模型。它的层包含 `q_proj`、`k_proj`、`v_proj` 和 `o_proj`，"
         "原样就是 W_q、W_k、W_v 和 W_o；除非它的 config.json 设置了 `attention_bias`（默认为 `false`），它们没有偏置；"
         "它们没有偏置时，本页的层也没有。"
-        "`Llama` 在注意力之前用均方根归一化（RMSNorm）做归一化（Pre-Norm）：这一层的输入是残差流经过 "
+        "Llama 在注意力之前用均方根归一化（RMSNorm）做归一化（Pre-Norm）：这一层的输入是残差流经过 "
         "`input_layernorm` 的结果，残差流中没有加过位置。位置改以旋转的方式进入，即旋转位置编码（RoPE）：拆分成头之后，"
         "每个头的 q 和 k 按各自的位置旋转，第 i 个特征与第 i + d_k/2 个特征成对，旋转角度由检查点自己的 "
         "rope_theta = {rope_base} 决定；v 不旋转。每一层都在因果掩码下运行（每个词元只能看到自己和它之前的词元），"
@@ -212,8 +212,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "paired with feature i + d_k/2, at angles set by the checkpoint's own rope_theta = {rope_base}; v is not "
         "turned. Every layer runs under the causal mask (each token sees itself and the tokens before it), "
         "whatever mask the sidebar names; a Qwen2 with sliding-window attention turned on is not read here.",
-        "zh": "{checkpoint} 是 Qwen2，一个因果语言模型，读取方式与 `Llama` 相同：`q_proj`、`k_proj`、`v_proj` 和 "
-        "`o_proj` 原样就是 W_q、W_k、W_v 和 W_o。与 `Llama` 不同的是，它的 `q_proj`、`k_proj` 和 `v_proj` 有偏置，"
+        "zh": "{checkpoint} 是 Qwen2，一个因果语言模型，读取方式与 Llama 相同：`q_proj`、`k_proj`、`v_proj` 和 "
+        "`o_proj` 原样就是 W_q、W_k、W_v 和 W_o。与 Llama 不同的是，它的 `q_proj`、`k_proj` 和 `v_proj` 有偏置，"
         "`o_proj` 没有：本页的层复制这三个偏置，并给 W_o 一个全零的偏置，它不改变任何结果。Qwen2 在注意力之前用"
         "均方根归一化（RMSNorm）做归一化（Pre-Norm）：这一层的输入是残差流经过 `input_layernorm` 的结果，"
         "残差流中没有加过位置。位置改以旋转的方式进入，即旋转位置编码（RoPE）：拆分成头之后，每个头的 q 和 k "
@@ -267,15 +267,22 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ the check against the checkpoint itself
     "check.checkpoint_pass": {
         "en": "✓ Matches the checkpoint **{checkpoint}** itself, layer {layer}: max |Δ weights| = {weights} against "
-        "its `attentions[{layer}]`, max |Δ output| = {out} against its attention block (tolerance {tol}).",
+        "its `attentions[{layer}]` (tolerance {tol}), max |Δ output| = {out} against its attention block (tolerance "
+        "{tol_out}).",
         "zh": "✓ 与检查点 **{checkpoint}** 本身的第 {layer} 层一致：与它的 `attentions[{layer}]` 相比权重最大差 "
-        "|Δ| = {weights}，与它的注意力块相比输出最大差 |Δ| = {out}（容差 {tol}）。",
+        "|Δ| = {weights}（容差 {tol}），与它的注意力块相比输出最大差 |Δ| = {out}（容差 {tol_out}）。",
     },
     "check.checkpoint_fail": {
-        "en": "✗ Differs from the checkpoint **{checkpoint}** itself, layer {layer}: max |Δ weights| = {weights}, "
-        "max |Δ output| = {out} (tolerance {tol}).",
-        "zh": "✗ 与检查点 **{checkpoint}** 本身的第 {layer} 层不一致：权重最大差 |Δ| = {weights}，"
-        "输出最大差 |Δ| = {out}（容差 {tol}）。",
+        "en": "✗ Differs from the checkpoint **{checkpoint}** itself, layer {layer}: max |Δ weights| = {weights} "
+        "(tolerance {tol}), max |Δ output| = {out} (tolerance {tol_out}).",
+        "zh": "✗ 与检查点 **{checkpoint}** 本身的第 {layer} 层不一致：权重最大差 |Δ| = {weights}（容差 {tol}），"
+        "输出最大差 |Δ| = {out}（容差 {tol_out}）。",
+    },
+    "check.checkpoint_scaled": {
+        "en": "The output's tolerance is {tol} × its largest |value| here, {scale}: float32 keeps about 7 significant "
+        "digits, so the same sums in another order differ in proportion to the numbers' size.",
+        "zh": "这里输出的容差是 {tol} × 它的最大绝对值 {scale}：float32 大约只保留 7 位有效数字，同样的求和换个顺序，"
+        "差异与数值本身的大小成正比。",
     },
     "check.checkpoint_what_if": {
         "en": "The comparison with the checkpoint **{checkpoint}** does not apply: the checkpoint was run without "
