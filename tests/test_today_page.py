@@ -118,3 +118,24 @@ def test_old_positional_links_still_open_their_page():
     assert at.radio(key="positional").value == "none"
     assert not at.warning
     assert at.query_params["positional"] == "none"
+
+
+def test_the_turns_and_the_code_of_step_1b_are_drawn_once_opened_and_follow_the_layer():
+    from components.panels.today import CODE_KEY, TURNS_KEY
+
+    at = open_page(**TODAY)
+    labels = {t("today.rope.turns", lang="en"), t("today.code", lang="en")}
+    closed = [e for e in at.expander if e.label in labels]
+    assert len(closed) == 2 and not any(e.children for e in closed), "drawn only once opened (components.folds)"
+    at.session_state[TURNS_KEY] = True  # what opening them in the browser sets
+    at.session_state[CODE_KEY] = True
+    at.run()
+    no_problems(at)
+    (turns,) = [e for e in at.expander if e.label == t("today.rope.turns", lang="en")]
+    assert t("today.rope.turn_caption", lang="en", head=0, kv_head=0) in [c.value for c in turns.caption]
+    (code,) = [e for e in at.expander if e.label == t("today.code", lang="en")]
+    listing = code.code[0].value
+    assert "def repeat_kv" in listing and "def rotate_half" in listing and "# 1b)" in listing
+    at.number_input(key="num_kv_heads").set_value(4).run()  # RoPE alone: no repeat_kv in the listing
+    (code,) = [e for e in at.expander if e.label == t("today.code", lang="en")]
+    assert "def repeat_kv" not in code.code[0].value and "def rotate_half" in code.code[0].value

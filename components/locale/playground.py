@@ -372,11 +372,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "m · θ_i，θ_i = {base}^(−2i/d_k)。",
     },
     "today.rope.pair": {"en": "pair {pair} (θ = {theta} rad)", "zh": "第 {pair} 对（θ = {theta} 弧度）"},
+    "today.rope.turns": {
+        "en": "See q and k turn, and the angle of each feature pair",
+        "zh": "看 q 和 k 如何旋转，以及每对特征的转角",
+    },
     "today.rope.turn_caption": {
-        "en": "Head {head}'s q, two feature pairs: each token's point before RoPE and after it, joined by a dashed "
-        "line. A turn keeps the distance to the cross (0, 0); the token at position m turns by m · θ.",
-        "zh": "头 {head} 的 q，两对特征：每个词元旋转前后的点，用虚线相连。旋转不改变到十字 (0, 0) 的距离；位置 m 的"
-        "词元转过 m · θ。",
+        "en": "Head {head}'s q (top) and the k of K/V head {kv_head} it reads (bottom), two feature pairs each: every "
+        "token's point before RoPE and after it, joined by a dashed line. A turn keeps the distance to the cross "
+        "(0, 0); the token at position m turns by m · θ.",
+        "zh": "头 {head} 的 q（上排）和它读取的 K/V 头 {kv_head} 的 k（下排），各两对特征：每个词元旋转前后的点，用虚线"
+        "相连。旋转不改变到十字 (0, 0) 的距离；位置 m 的词元转过 m · θ。",
     },
     "today.rope.angles_caption": {
         "en": "Pair 0 turns {fastest} rad per position; the last pair needs about {slowest} positions for one full "

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from components import frames, vega
+from components.folds import folded
 from components.i18n import t
 from components.panels.frame import shape
 from components.panels.parts import Results
@@ -25,9 +26,12 @@ from mha.pipeline import AttentionRun
 from mha.rope import rotate, rotate_half
 from mha.rope_lesson import angles_per_pair, offset_scores, turned_pairs
 
-__all__ = ["draw", "offset_tokens"]
+__all__ = ["CODE_KEY", "TURNS_KEY", "draw", "offset_tokens"]
 
 _HEAD = 0  # the head whose rotation is shown (every head turns by the same angles)
+#: The expanders drawn only while open (components.folds): a Vega chart or a highlighted listing costs a redraw
+#: of every live change in the browser, open or not.
+CODE_KEY, TURNS_KEY = "fold_today_code", "fold_rope_turns"
 
 
 def draw(results: Results) -> None:
@@ -38,8 +42,9 @@ def draw(results: Results) -> None:
         st.caption(t("today.hint"))
         return
     st.markdown(f"**{t('today.title')}**")
-    with st.expander(t("today.code")):
-        st.code(_code(model), language="python")
+    code = folded(st, t("today.code"), key=CODE_KEY, icon=":material/code:")
+    if code is not None:
+        code.code(_code(model), language="python")
     if model.num_kv_heads != model.num_heads:
         _grouping(run)
     if model.rope_base is not None:
@@ -108,12 +113,15 @@ def _rope(run: AttentionRun) -> None:
                     rows.append(
                         {"vector": vector, "pair": name, "token": label, "stage": stage, "order": order, "a": a, "b": b}
                     )
-    vega.draw(st.container(), turn_chart(pd.DataFrame(rows), text))
-    st.caption(t("today.rope.turn_caption", head=_HEAD))
-    vega.draw(st.container(), angles_chart([float(theta) for theta in thetas], text))
-    slowest = 2 * math.pi / float(thetas[-1])
-    st.caption(t("today.rope.angles_caption", fastest=f"{float(thetas[0]):g}", slowest=f"{slowest:,.0f}"))
     _offsets(run)
+    turns = folded(st, t("today.rope.turns"), key=TURNS_KEY, icon=":material/rotate_right:")
+    if turns is None:
+        return
+    vega.draw(turns, turn_chart(pd.DataFrame(rows), text))
+    turns.caption(t("today.rope.turn_caption", head=_HEAD, kv_head=kv_head))
+    vega.draw(turns, angles_chart([float(theta) for theta in thetas], text))
+    slowest = 2 * math.pi / float(thetas[-1])
+    turns.caption(t("today.rope.angles_caption", fastest=f"{float(thetas[0]):g}", slowest=f"{slowest:,.0f}"))
 
 
 def _offsets(run: AttentionRun) -> None:
