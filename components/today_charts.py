@@ -1,27 +1,29 @@
-"""The charts of today's attention (grouped K/V heads, RoPE) as Vega-Lite specs: data in, dict out, no Streamlit.
+"""The pictures of today's attention (grouped K/V heads, RoPE), data in, no Streamlit.
 
-:func:`grouping_chart` draws which query heads read which key/value head; :func:`turn_chart` one feature pair of
-every token's q before and after RoPE's turn, as points in the plane; :func:`angles_chart` the angle each feature
-pair turns by per position. Written as dicts like :mod:`components.charts` (the tests validate them against the
-Vega-Lite schema).
+:func:`grouping_png` draws which query heads read which key/value head (a PNG); :func:`turn_chart` feature pairs of
+every token's q and k before and after RoPE's turn, as points in the plane, and :func:`angles_chart` the angle each
+feature pair turns by per position, as Vega-Lite specs written as dicts like :mod:`components.charts` (the tests
+validate them against the schema).
 """
 
 from __future__ import annotations
 
+import functools
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+from PIL import Image, ImageDraw, ImageFont
 
 from components.chart_style import CANVAS_RENDERER, FONT, FONT_SIZE
 from components.charts import VEGA_LITE_SCHEMA, Spec
 
-__all__ = ["GROUPS", "TodayText", "angles_chart", "grouping_chart", "turn_chart"]
+__all__ = ["GROUPS", "TodayText", "angles_chart", "grouping_png", "grouping_width", "turn_chart"]
 
 GROUPS = "groups"  # dataset name of every chart here
-_PALETTE = "category10"
 _CONFIG: Spec = {
     "font": FONT,
     "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "grid": False},
@@ -36,8 +38,6 @@ _CONFIG: Spec = {
 class TodayText:
     """The words these charts show, in the page's language."""
 
-    head: str = "head"
-    kv_head: str = "K/V head"
     token: str = "token"
     stage: str = "stage"
     before: str = "before RoPE"
@@ -60,49 +60,58 @@ def _spec(layer: Spec, data: pd.DataFrame) -> Spec:
     }
 
 
-def grouping_chart(kv_head_of: Sequence[int], text: TodayText = TodayText()) -> Spec:
-    """Query heads (top row) joined to the key/value head each reads (bottom row), coloured by group.
+#: Ten colours, one per group (Vega's category10), cycled beyond ten groups.
+_GROUP_COLOURS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+)  # fmt: skip
+_BOX, _GAP, _ROWS_GAP, _MARGIN = 34, 14, 56, 8  # px: a head's square, between squares, between the rows, around
+
+
+@functools.lru_cache(maxsize=64)
+def grouping_png(kv_head_of: tuple[int, ...], scale: int = 2) -> bytes:
+    """Query heads (top row) joined to the key/value head each reads (bottom row), coloured by group, as a PNG.
+
+    A picture, not a Vega chart: it changes only with h and h_kv, and an image costs the browser next to nothing
+    on each of the page's live redraws (``bench.today``). ``scale``: pixels per CSS pixel (sharp on a projector).
 
     Args:
         kv_head_of: for each query head h, the K/V head it reads (``h // (H / Hkv)``).
     """
-    heads = len(kv_head_of)
-    kv_heads = max(kv_head_of) + 1
+    heads, kv_heads = len(kv_head_of), max(kv_head_of) + 1
     group = heads // kv_heads
-    rows = []
+    step = _BOX + _GAP
+    width = 2 * _MARGIN + heads * step - _GAP
+    height = 2 * _MARGIN + 2 * _BOX + _ROWS_GAP
+    image = Image.new("RGB", (width * scale, height * scale), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=12 * scale)
+
+    def centre(column: float, row: int) -> tuple[float, float]:
+        x = _MARGIN + column * step + _BOX / 2
+        y = _MARGIN + _BOX / 2 + row * (_BOX + _ROWS_GAP)
+        return x * scale, y * scale
+
+    def square(column: float, row: int, colour: str, label: str) -> None:
+        x, y = centre(column, row)
+        half = _BOX * scale / 2
+        draw.rectangle((x - half, y - half, x + half, y + half), fill=colour)
+        draw.text((x, y), label, fill="white", font=font, anchor="mm")
+
+    for h, g in enumerate(kv_head_of):  # the edges first, under the squares
+        (x0, y0), (x1, y1) = centre(h, 0), centre(g * group + (group - 1) / 2, 1)
+        draw.line((x0, y0, x1, y1), fill=_GROUP_COLOURS[g % len(_GROUP_COLOURS)], width=2 * scale)
     for h, g in enumerate(kv_head_of):
-        center = g * group + (group - 1) / 2
-        rows.append({"x": float(h), "y": 1.0, "x2": center, "y2": 0.0, "label": f"q{h}", "kv": g, "row": "q"})
+        square(h, 0, _GROUP_COLOURS[g % len(_GROUP_COLOURS)], f"q{h}")
     for g in range(kv_heads):
-        center = g * group + (group - 1) / 2
-        rows.append({"x": center, "y": 0.0, "x2": center, "y2": 0.0, "label": f"kv{g}", "kv": g, "row": "kv"})
-    data = pd.DataFrame(rows)
-    x_scale = {"domain": [-0.6, heads - 0.4]}
-    y_scale = {"domain": [-0.35, 1.35]}
-    x = {"field": "x", "type": "quantitative", "scale": x_scale, "axis": None}
-    y = {"field": "y", "type": "quantitative", "scale": y_scale, "axis": None}
-    color = {"field": "kv", "type": "nominal", "scale": {"scheme": _PALETTE}, "legend": None}
-    tooltip = [
-        {"field": "label", "type": "nominal", "title": text.head},
-        {"field": "kv", "type": "ordinal", "title": text.kv_head},
-    ]
-    edges = {
-        "transform": [{"filter": "datum.row == 'q'"}],
-        "mark": {"type": "rule", "strokeWidth": 2, "opacity": 0.6},
-        "encoding": {"x": x, "y": y, "x2": {"field": "x2"}, "y2": {"field": "y2"}, "color": color},
-    }
-    boxes = {
-        "mark": {"type": "square", "size": 900, "opacity": 1},
-        "encoding": {"x": x, "y": y, "color": color, "tooltip": tooltip},
-    }
-    labels = {
-        "mark": {"type": "text", "color": "white", "fontWeight": "bold"},
-        "encoding": {"x": x, "y": y, "text": {"field": "label", "type": "nominal"}},
-    }
-    return _spec(
-        {"layer": [edges, boxes, labels], "width": min(60 * heads + 40, 720), "height": 130},
-        data,
-    )
+        square(g * group + (group - 1) / 2, 1, _GROUP_COLOURS[g % len(_GROUP_COLOURS)], f"kv{g}")
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def grouping_width(heads: int) -> int:
+    """The CSS width of :func:`grouping_png`'s picture for ``heads`` query heads."""
+    return 2 * _MARGIN + heads * (_BOX + _GAP) - _GAP
 
 
 def turn_chart(frame: pd.DataFrame, text: TodayText = TodayText()) -> Spec:

@@ -80,7 +80,8 @@ class MultiHeadAttention(nn.Module):
         bias: whether the four projections have biases.
         num_kv_heads: key/value heads Hkv, dividing H (default H: the tutorials' layer; 1: multi-query).
             Query head h reads key/value head ``h // (H // Hkv)``.
-        rope_base: rotate q and k by position (RoPE) with this base (Llama: 10000); ``None``: no rotation.
+        rope_base: rotate q and k by position (RoPE) with this base (Llama 2: 10000; Llama 3: 500000); ``None``: no
+            rotation.
 
     Shape:
         query (B, Lq, D), key and value (B, Lk, D) -> output (B, Lq, D),
@@ -130,13 +131,17 @@ class MultiHeadAttention(nn.Module):
         and the same numbers viewed per head: q_heads (B, H, L, Dh), k_heads and v_heads (B, Hkv, L, Dh).
         """
         q, k, v = self._project_qkv(query, key, value)  # (B, Lq, D), (B, Lk, Hkv·Dh), (B, Lk, Hkv·Dh)
-        return q, k, v, self.split_heads(q), self.split_heads(k), self.split_heads(v)
+        return q, k, v, self.split_heads(q), self.split_kv_heads(k), self.split_kv_heads(v)
 
     def split_heads(self, x: Tensor) -> Tensor:
-        """(B, L, heads·Dh) -> (B, heads, L, Dh): ``view`` cuts the features into heads, ``transpose`` puts heads
-        first (H heads for Q; Hkv for K and V)."""
-        batch, length, width = x.shape
-        return x.view(batch, length, width // self.d_k, self.d_k).transpose(1, 2)  # (B, L, H, Dh) -> (B, H, L, Dh)
+        """(B, L, D) -> (B, H, L, Dh): ``view`` cuts D into H pieces, ``transpose`` puts heads first."""
+        batch, length, _ = x.shape
+        return x.view(batch, length, self.num_heads, self.d_k).transpose(1, 2)  # (B, L, H, Dh) -> (B, H, L, Dh)
+
+    def split_kv_heads(self, x: Tensor) -> Tensor:
+        """K or V, (B, L, Hkv·Dh) -> (B, Hkv, L, Dh): as :meth:`split_heads`, into the key/value heads."""
+        batch, length, _ = x.shape
+        return x.view(batch, length, self.num_kv_heads, self.d_k).transpose(1, 2)  # (B, L, Hkv, Dh) -> (B, Hkv, L, Dh)
 
     def rotate_positions(self, q_heads: Tensor, k_heads: Tensor) -> tuple[Tensor, Tensor]:
         """RoPE: q and k turned by their positions 0 .. L-1 (:mod:`mha.rope`); unchanged without ``rope_base``.
@@ -234,8 +239,8 @@ class MultiHeadAttention(nn.Module):
 
     # ---------------------------------------------------------------- helpers
     def _project_qkv(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """Q = query W_qᵀ + b_q, K = key W_kᵀ + b_k, V = value W_vᵀ + b_v."""
-        return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, Hkv·Dh), (B, Lk, Hkv·Dh)
+        """Q = query W_qᵀ + b_q, K = key W_kᵀ + b_k, V = value W_vᵀ + b_v (K and V: (B, Lk, Hkv·Dh) with GQA)."""
+        return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, D), (B, Lk, D)
 
     def _rotate(self, x: Tensor) -> Tensor:
         """One side of RoPE: x (B, heads, L, Dh) turned by positions 0 .. L-1 (cos, sin computed in float64)."""

@@ -2,10 +2,11 @@
 
 Shape legend: B batch, H heads, L length, Dh head size (even), P = Dh / 2 feature pairs.
 
-Feature i of a head is paired with feature i + Dh/2 (``rotate_half``), not 2i with 2i + 1: the pairing
-every Llama, Qwen2 and Mistral checkpoint was trained with. Pair i turns by ``position · θ_i`` with
-``θ_i = base^(-2i / Dh)``, so the score of a query at position m and a key at position n depends on m - n only
-(Su et al. 2021, "RoFormer").
+Feature i of a head is paired with feature i + Dh/2 (``rotate_half``), not 2i with 2i + 1: the pairing Hugging
+Face's Llama, Qwen2 and Mistral code applies to the weights as they are stored on the hub (Meta's own Llama code
+pairs 2i with 2i + 1; the conversion to Hugging Face's format reorders W_q's and W_k's rows to match). Pair i turns
+by ``position · θ_i`` with ``θ_i = base^(-2i / Dh)``, so the score of a query at position m and a key at position
+n depends on the two vectors and on n - m, not on m and n themselves (Su et al. 2021, "RoFormer").
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 and the offset property measured on the learner's own tokens.
 
 A score with RoPE is ``rotate(q, m) · rotate(k, n)``: turning both vectors of a feature pair by m·θ and n·θ leaves
-their dot product depending on (n − m)·θ only, so the same two tokens score the same at positions (5, 2) and
-(15, 12). Added sinusoids (the 2017 paper's) give no such guarantee: ``(x_i + PE_m) W_q · (x_j + PE_n) W_k`` has
-terms in m and n alone. Both are computed here with the layer's own weights, head by head.
+their dot product depending on the two vectors and (n − m)·θ, not on m and n themselves, so the same two tokens
+score the same at positions (5, 2) and (15, 12). Added sinusoids (the 2017 paper's) give no such guarantee:
+``(x_i + PE_m) W_q · (x_j + PE_n) W_k`` has terms in m and n alone. Both are computed here with the layer's own
+weights, head by head.
 
 Shape legend: D = d_model, Dh head size, P = Dh / 2 feature pairs, L tokens.
 """

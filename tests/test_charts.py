@@ -54,15 +54,31 @@ def _valid(spec: dict) -> list[str]:
     return [error.message for error in validator.iter_errors({**spec, "datasets": rows})]
 
 
-def test_the_grouping_chart_joins_each_query_head_to_the_kv_head_it_reads():
-    spec = today_charts.grouping_chart((0, 0, 0, 1, 1, 1))
-    assert not _valid(spec)
-    frame = spec["datasets"][today_charts.GROUPS]
-    queries, kv = frame[frame["row"] == "q"], frame[frame["row"] == "kv"]
-    assert list(queries["label"]) == [f"q{h}" for h in range(6)] and list(kv["label"]) == ["kv0", "kv1"]
-    centers = dict(zip(kv["kv"], kv["x"], strict=True))
-    for _, head in queries.iterrows():
-        assert head["x2"] == centers[head["kv"]] and head["kv"] == head["x"] // 3  # its edge ends at its K/V head
+def test_the_grouping_picture_joins_each_query_head_to_the_kv_head_it_reads():
+    import io
+
+    from PIL import Image
+
+    kv_head_of = (0, 0, 0, 1, 1, 1)  # 6 query heads, 2 K/V heads
+    image = Image.open(io.BytesIO(today_charts.grouping_png(kv_head_of, scale=1))).convert("RGB")
+    box, gap, rows_gap, margin = 34, 14, 56, 8  # the picture's layout, px (components/today_charts.py)
+    assert image.size == (today_charts.grouping_width(6), 2 * margin + 2 * box + rows_gap)
+    colours = [tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for c in ("#1f77b4", "#ff7f0e")]
+
+    def centre(column: float, row: int) -> tuple[float, float]:
+        return margin + column * (box + gap) + box / 2, margin + box / 2 + row * (box + rows_gap)
+
+    def near(point: tuple[float, float], colour: tuple[int, ...]) -> bool:  # the label's white text aside
+        x, y = point
+        return any(image.getpixel((int(x) + dx, int(y) - box // 2 + 3)) == colour for dx in (-8, 0, 8))
+
+    for h, g in enumerate(kv_head_of):
+        assert near(centre(h, 0), colours[g])  # query head h in its group's colour
+        (x0, y0), (x1, y1) = centre(h, 0), centre(3 * g + 1, 1)  # its edge ends at its K/V head's centre
+        middle = (int((x0 + x1) / 2), int((y0 + y1) / 2))
+        assert any(image.getpixel((middle[0] + dx, middle[1])) == colours[g] for dx in range(-2, 3))
+    for g in range(2):
+        assert near(centre(3 * g + 1, 1), colours[g])
 
 
 def test_the_turn_chart_draws_each_pair_on_one_scale_for_both_axes():

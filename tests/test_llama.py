@@ -422,3 +422,26 @@ def test_the_outputs_tolerance_grows_with_its_largest_value_and_the_weights_do_n
     assert not check(2e-5, 1e-6, 300.0).passed  # the weights lie in [0, 1]: their tolerance stays 1e-5
     assert not check(1e-6, 2e-5, 0.5).passed  # outputs under 1: 1e-5, not less
     assert check(1e-6, 9e-6, 0.5).passed
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_page_says_which_parameters_it_counts_that_the_checkpoint_does_not_hold(name, tiny_llama, tiny_qwen2):
+    """Qwen2's o_proj has no bias: our layer's zero one is counted on the page, and a note gives the difference from
+    the checkpoint's own q/k/v/o_proj tensors; a Llama (no biases at all) needs no note."""
+    from transformers import AutoModel
+
+    folder = tiny_qwen2 if name == "tiny_qwen2" else tiny_llama
+    theirs = AutoModel.from_pretrained(folder).layers[0].self_attn
+    held = sum(
+        p.numel() for part in ("q_proj", "k_proj", "v_proj", "o_proj") for p in getattr(theirs, part).parameters()
+    )
+    run = run_attention(config(checkpoint=name, layer=0))
+    counted = sum(p.numel() for p in run.model.parameters())
+    notes = [note for note in run.notes if note.code == "zero_bias"]
+    if name == "tiny_qwen2":
+        (note,) = notes
+        assert note.params["names"] == "W_o" and counted - held == note.params["count"] == run.d_model
+        at = open_page({"weights": "pretrained", "checkpoint": name, "tokens": ANIMAL})
+        assert t("notes.zero_bias", checkpoint=md_escape(name), names="W_o", count=run.d_model) in texts(at, "info")
+    else:
+        assert not notes and counted == held

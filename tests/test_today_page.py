@@ -132,7 +132,8 @@ def test_the_turns_and_the_code_of_step_1b_are_drawn_once_opened_and_follow_the_
     at.run()
     no_problems(at)
     (turns,) = [e for e in at.expander if e.label == t("today.rope.turns", lang="en")]
-    assert t("today.rope.turn_caption", lang="en", head=0, kv_head=0) in [c.value for c in turns.caption]
+    caption = t("today.rope.turn_caption", lang="en", head=0, kv_head=0, pairs=f"0, {16 // 4}")  # d_k 16
+    assert caption in [c.value for c in turns.caption]
     (code,) = [e for e in at.expander if e.label == t("today.code", lang="en")]
     listing = code.code[0].value
     assert "def repeat_kv" in listing and "def rotate_half" in listing and "# 1b)" in listing

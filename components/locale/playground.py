@@ -77,8 +77,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（分组查询注意力 GQA；1 个即多查询注意力 MQA）。",
     },
     "controls.kv_groups": {
-        "en": "{num_heads} query heads share {num_kv_heads} K/V heads: **{group}** query heads per K/V head ({kind})",
-        "zh": "{num_heads} 个查询头共用 {num_kv_heads} 个 K/V 头：每个 K/V 头服务 **{group}** 个查询头（{kind}）",
+        "en": "{num_heads} query heads, {num_kv_heads} K/V heads: each K/V head serves **{group}** query head(s) "
+        "({kind})",
+        "zh": "{num_heads} 个查询头、{num_kv_heads} 个 K/V 头：每个 K/V 头服务 **{group}** 个查询头（{kind}）",
     },
     "controls.kv_groups_bad": {
         "en": "{num_kv_heads} does not divide {num_heads}: choose one of {divisors}",
@@ -331,6 +332,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "头 {head} 读取的 K/V 头 {kv} 的 {name} [{length} × {d_k}]",
     },
     # ------------------------------------------------------------ step 1b: today's attention
+    "today.hint_checkpoint": {
+        "en": "This checkpoint's layer is the 2017 kind: one K/V head per query head, positions added to the input. "
+        "A Llama or Qwen2 checkpoint, or random or trained weights with num_kv_heads and RoPE, show what today's "
+        "models change here.",
+        "zh": "这个检查点的层是 2017 年的写法：每个查询头有自己的 K/V 头，位置加在输入上。选择 Llama 或 Qwen2 检查点，"
+        "或在随机、训练的权重下设置 num_kv_heads 和 RoPE，就能看到如今的模型在这一步改了什么。",
+    },
     "today.hint": {
         "en": "This is the 2017 layer, as the tutorials write it. Today's large models (Llama, Qwen, Mistral) change "
         "this step: set **num_kv_heads** below num_heads (grouped-query attention) or **Positions** to RoPE.",
@@ -343,18 +351,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "today.code": {"en": "The code of step 1b", "zh": "1b 这一步的代码"},
     "today.gqa.GQA": {
-        "en": "**Grouped-query attention:** {h} query heads share {kv} K/V heads, {group} per group. K and V are "
+        "en": "**Grouped-query attention** (Ainslie et al. 2023): {h} query heads share {kv} K/V heads, {group} per "
+        "group. K and V are "
         "computed once per K/V head, `{k}`, and each is repeated for its group (`repeat_kv`) to `{expanded}` just "
         "before the scores: the scores and weights are still one [L × L] matrix per query head.",
-        "zh": "**分组查询注意力：** {h} 个查询头共用 {kv} 个 K/V 头，每组 {group} 个。K 和 V 按 K/V 头只算一次，"
-        "`{k}`，在打分之前才为组内每个查询头复制一份（`repeat_kv`），变成 `{expanded}`：得分和权重仍是每个查询头"
-        "一个 [L × L] 矩阵。",
+        "zh": "**分组查询注意力**（Ainslie 等，2023）：{h} 个查询头共用 {kv} 个 K/V 头，每组 {group} 个。"
+        "K 和 V 按 K/V 头只算一次，`{k}`，在打分之前才为组内每个查询头复制一份（`repeat_kv`），"
+        "变成 `{expanded}`：得分和权重仍是每个查询头一个 [L × L] 矩阵。",
     },
     "today.gqa.MQA": {
-        "en": "**Multi-query attention:** all {h} query heads read the one K/V head, `{k}`, repeated to "
+        "en": "**Multi-query attention** (Shazeer 2019): all {h} query heads read the one K/V head, `{k}`, repeated to "
         "`{expanded}` just before the scores: the scores and weights are still one [L × L] matrix per query head.",
-        "zh": "**多查询注意力：** 全部 {h} 个查询头读取同一个 K/V 头 `{k}`，在打分之前复制成 `{expanded}`："
-        "得分和权重仍是每个查询头一个 [L × L] 矩阵。",
+        "zh": "**多查询注意力**（Shazeer，2019）：全部 {h} 个查询头读取同一个 K/V 头 `{k}`，"
+        "在打分之前复制成 `{expanded}`：得分和权重仍是每个查询头一个 [L × L] 矩阵。",
     },
     "today.gqa.caption": {
         "en": "Top: query heads q0, q1, … Bottom: the K/V heads they read (one colour per group). Heads of one group "
@@ -377,11 +386,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "看 q 和 k 如何旋转，以及每对特征的转角",
     },
     "today.rope.turn_caption": {
-        "en": "Head {head}'s q (top) and the k of K/V head {kv_head} it reads (bottom), two feature pairs each: every "
-        "token's point before RoPE and after it, joined by a dashed line. A turn keeps the distance to the cross "
-        "(0, 0); the token at position m turns by m · θ.",
-        "zh": "头 {head} 的 q（上排）和它读取的 K/V 头 {kv_head} 的 k（下排），各两对特征：每个词元旋转前后的点，用虚线"
-        "相连。旋转不改变到十字 (0, 0) 的距离；位置 m 的词元转过 m · θ。",
+        "en": "Head {head}'s q (top) and the k of K/V head {kv_head}, which it reads (bottom), feature pair(s) "
+        "{pairs}: each token's point before RoPE and after it, joined by a dashed line. A turn keeps the distance "
+        "to the cross (0, 0); the token at position m turns by m · θ.",
+        "zh": "上排是头 {head} 的 q，下排是它读取的 K/V 头 {kv_head} 的 k，特征对 {pairs}：每个词元旋转前后的点，"
+        "用虚线相连。旋转不改变到十字 (0, 0) 的距离；位置 m 的词元转过 m · θ。",
     },
     "today.rope.angles_caption": {
         "en": "Pair 0 turns {fastest} rad per position; the last pair needs about {slowest} positions for one full "
@@ -390,9 +399,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "位置，转得慢的区分相距远的位置。",
     },
     "today.offset.what": {
-        "en": "**Why rotate?** Turning q by m·θ and k by n·θ leaves their dot product depending on n − m only. Your "
+        "en": "**Why rotate?** Turning q by m·θ and k by n·θ leaves their dot product depending on the two vectors "
+        "and on n − m, not on m and n themselves. Your "
         "tokens “{query_token}” (as the query) and “{key_token}” (as the key), put at other positions, in head {head}:",
-        "zh": "**为什么要旋转？** q 转 m·θ、k 转 n·θ 之后，两者的点积只取决于 n − m。"
+        "zh": "**为什么要旋转？** q 转 m·θ、k 转 n·θ 之后，两者的点积只取决于这两个向量和 n − m，而与 m、n 本身无关。"
         "把你的词元“{query_token}”（作查询）和“{key_token}”（作键）放到别的位置上，在头 {head} 里：",
     },
     "today.offset.positions": {"en": "positions (m, n)", "zh": "位置 (m, n)"},
@@ -410,8 +420,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "所以一个头只需学一次“往前数第 3 个词”，在每个位置都适用。"
         "若改为在同样的向量上加正弦编码，这几行相差 {sinusoidal_gap}。",
     },
-    "today.chart.head": {"en": "head", "zh": "头"},
-    "today.chart.kv_head": {"en": "K/V head", "zh": "K/V 头"},
     "today.chart.token": {"en": "token", "zh": "词元"},
     "today.chart.stage": {"en": "stage", "zh": "阶段"},
     "today.chart.before": {"en": "before RoPE", "zh": "旋转前"},

@@ -229,6 +229,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "只产生 {kv_heads} 个头，每个头 d_k 个特征；第 h 个查询头读取第 h // {group} 个键/值头，所以相邻的 {group} "
         "个查询头共用一个。注意力权重仍然是每个查询头一张图。",
     },
+    "notes.zero_bias": {
+        "en": "{checkpoint}'s {names} has no bias: the page's layer holds a zero one there (it adds nothing), so "
+        "the counts on this page include {count} parameters the checkpoint does not hold.",
+        "zh": "{checkpoint} 的 {names} 没有偏置：本页的层在那里放了一个全零偏置（不改变任何结果），所以本页的参数量"
+        "比检查点本身多 {count} 个。",
+    },
     "notes.llama_framed": {
         "en": "Its tokenizer adds tokens of its own to every text (a start token such as `<s>` before it, for "
         "example); "

@@ -66,8 +66,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "没有位置向量。",
     },
     "controls.positional_pretrained": {
-        "en": "The checkpoint brings its own position embeddings.",
-        "zh": "检查点自带位置嵌入。",
+        "en": "The checkpoint brings its own positions: learned position embeddings (BERT, GPT-2, ViT) or rotary "
+        "positions with its own rope_theta (Llama, Qwen2).",
+        "zh": "检查点自带位置信息：可学习的位置嵌入（BERT、GPT-2、ViT），或按它自己的 rope_theta 做的旋转位置编码"
+        "（Llama、Qwen2）。",
     },
     "controls.dtype": {"en": "Number type", "zh": "数值类型"},
     "controls.dtype_help": {

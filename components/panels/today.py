@@ -20,7 +20,8 @@ from components.panels.frame import shape
 from components.panels.parts import Results
 from components.panels.source_code import forward_block, method_source
 from components.safe_text import markdown_rows, md_escape
-from components.today_charts import TodayText, angles_chart, grouping_chart, turn_chart
+from components.today_charts import TodayText, angles_chart, grouping_png, grouping_width, turn_chart
+from mha.config import PRETRAINED
 from mha.module import MultiHeadAttention, repeat_kv
 from mha.pipeline import AttentionRun
 from mha.rope import rotate, rotate_half
@@ -38,8 +39,8 @@ def draw(results: Results) -> None:
     """The part under step 1: a pointer to the two controls, or what GQA and RoPE do on this page."""
     run = results.run
     model = run.model
-    if model.is_plain:
-        st.caption(t("today.hint"))
+    if model.is_plain:  # a checkpoint's sizes and positions are its own: no control to point at
+        st.caption(t("today.hint_checkpoint" if run.source_kind == PRETRAINED else "today.hint"))
         return
     st.markdown(f"**{t('today.title')}**")
     code = folded(st, t("today.code"), key=CODE_KEY, icon=":material/code:")
@@ -78,8 +79,7 @@ def _grouping(run: AttentionRun) -> None:
             expanded=shape(run.trace.attend.keys if run.trace.attend.keys is not None else ()),
         )
     )
-    vega.draw(st.container(), grouping_chart(kv_of, _text()))
-    st.caption(t("today.gqa.caption"))
+    st.image(grouping_png(tuple(kv_of)), width=min(grouping_width(len(kv_of)), 720), caption=t("today.gqa.caption"))
 
 
 def offset_tokens(tokens: tuple[str, ...]) -> tuple[int, int]:
@@ -118,7 +118,7 @@ def _rope(run: AttentionRun) -> None:
     if turns is None:
         return
     vega.draw(turns, turn_chart(pd.DataFrame(rows), text))
-    turns.caption(t("today.rope.turn_caption", head=_HEAD, kv_head=kv_head))
+    turns.caption(t("today.rope.turn_caption", head=_HEAD, kv_head=kv_head, pairs=", ".join(map(str, pairs))))
     vega.draw(turns, angles_chart([float(theta) for theta in thetas], text))
     slowest = 2 * math.pi / float(thetas[-1])
     turns.caption(t("today.rope.angles_caption", fastest=f"{float(thetas[0]):g}", slowest=f"{slowest:,.0f}"))
@@ -127,7 +127,7 @@ def _rope(run: AttentionRun) -> None:
 def _offsets(run: AttentionRun) -> None:
     """The score of two of the learner's tokens at several pairs of positions, with RoPE and with added sinusoids."""
     query, key = offset_tokens(run.tokens)
-    x = run.x[0]  # (L, D): the vectors this layer reads, no position added (RoPE adds none)
+    x = run.x[0]  # (L, D): the vectors this layer reads (RoPE adds no position to them; an earlier layer may have)
     scores = offset_scores(run.model, x[query], x[key], head=_HEAD)
     rows = [
         [f"({s.query_position}, {s.key_position})", f"{s.offset:+d}", f"{s.rope:.6f}", f"{s.sinusoidal:.6f}"]

@@ -78,9 +78,21 @@ def layer_params(name: str, model: MultiHeadAttention) -> dict[str, object]:
     return params
 
 
-def layer_notes(name: str, model: MultiHeadAttention) -> tuple[Note, ...]:
-    """``grouped_kv`` where the layer has fewer key/value heads than query heads: how many, and which reads which."""
-    if model.num_kv_heads == model.num_heads:
-        return ()
-    params = {"checkpoint": name, "heads": model.num_heads, "kv_heads": model.num_kv_heads, "group": model.kv_groups}
-    return (Note("grouped_kv", params),)
+def layer_notes(name: str, model: MultiHeadAttention, without_bias: tuple[str, ...] = ()) -> tuple[Note, ...]:
+    """``grouped_kv`` where the layer has fewer key/value heads than query heads: how many, and which reads which;
+    ``zero_bias`` where our layer holds a zero bias for projections the checkpoint has none for (``without_bias``,
+    e.g. Qwen2's ``W_o``): the parameters the page counts that the checkpoint does not hold."""
+    notes: tuple[Note, ...] = ()
+    if model.num_kv_heads != model.num_heads:
+        params = {
+            "checkpoint": name,
+            "heads": model.num_heads,
+            "kv_heads": model.num_kv_heads,
+            "group": model.kv_groups,
+        }
+        notes += (Note("grouped_kv", params),)
+    added = [ours for ours in without_bias if getattr(model, ours).bias is not None]
+    if added:
+        count = sum(getattr(model, ours).bias.numel() for ours in added)
+        notes += (Note("zero_bias", {"checkpoint": name, "names": ", ".join(added), "count": count}),)
+    return notes

@@ -125,7 +125,9 @@ class PretrainedSource:
             relations["induction"] = induction_relation(ids)  # (L, L): after the earlier copy of the row's token
         notes = token_notes(self.name, config.tokens, encoded.tokens, checkpoint_names())
         notes += family_notes(checkpoint.family, checkpoint.framed, encoded.tokens, layer_params(self.name, model))
-        notes += layer_notes(self.name, model)
+        projections = checkpoint.family.projections(checkpoint.attention_block(config.layer))
+        without_bias = tuple(ours for ours, (_, bias) in projections.items() if bias is None)
+        notes += layer_notes(self.name, model, without_bias)
         return SourceInputs(
             encoded.tokens,
             x,
