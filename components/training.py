@@ -146,7 +146,7 @@ def _heads_words(config: AttentionConfig) -> str:
 def _gqa_note(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> None:
     """Under the model's line, for fewer K/V heads than query heads: what the measurements showed."""
     kv_heads, _ = _layer_sizes(config)
-    if kv_heads < config.num_heads:
+    if kv_heads < config.num_heads and not config.trains_on_images:  # measured on the sequence tasks only
         box.caption(
             t("training.gqa_note", group=config.num_heads // kv_heads, heads=config.num_heads, kv_heads=kv_heads)
         )

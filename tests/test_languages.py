@@ -122,7 +122,7 @@ TECHNICAL = frozenset({
     "Pre-Norm", "FFN", "GELU", "ReLU", "jieba", "Hugging", "Face", "CLS", "SEP", "UNK",
     "ONNX", "Runtime", "TensorRT",
     "ViT", "MLP", "PNG", "JPEG", "scikit-learn", "DeiT", "DIST",
-    "RoPE", "GQA", "MQA", "MHA", "Llama", "Qwen", "Mistral", "RMSNorm",
+    "RoPE", "GQA", "MQA", "MHA", "Llama", "Qwen", "Mistral", "RMSNorm", "Ainslie", "Shazeer",
 })  # fmt: skip
 _SHORT_WORDS = frozenset({"of", "in", "to", "is", "on", "or", "by", "as", "at", "an", "be", "it", "no", "if", "so"})
 

@@ -12,7 +12,6 @@ from test_app import SMALL, no_problems, open_page, page_text
 
 from components.i18n import t
 from mha.config import AttentionConfig
-from mha.counting import kv_cache_numbers, layer_parameters
 from mha.pipeline import run_attention
 
 TODAY = {**SMALL, "num_kv_heads": "2", "positional": "rope"}  # d_model 64, 4 query heads, 2 K/V heads, L = 6
@@ -32,11 +31,11 @@ def test_a_gqa_rope_page_shows_every_shape_and_count_change():
     assert f"`[1, 4, {length}, {d_k}]` (B, h, L, d_k)" in text  # Q split into the 4 query heads
     assert f"`[1, 2, {length}, {d_k}]` (B, h_kv, L, d_k)" in text  # K and V into the 2 K/V heads
     width = 2 * d_k
-    assert f"**{layer_parameters(64, width):,}**" in text  # the layer: 2·d² + 2·d·h_kv·d_k + biases
+    assert f"**{2 * 64 * 64 + 2 * 64 * width + 2 * 64 + 2 * width:,}**" in text  # 2·d² + 2·d·h_kv·d_k + biases
     assert f"{64 * width + width:,}" in text  # W_k (and W_v): d·h_kv·d_k + h_kv·d_k
     bold_row = [line for line in text.splitlines() if line.startswith("| **2 (GQA)**")]
-    assert bold_row and f"**{kv_cache_numbers(1, 2, d_k):,}**" in bold_row[0]  # this page's cache row
-    assert f"| 4 (MHA) | {2 * (64 * 64 + 64):,} | {layer_parameters(64):,} | {kv_cache_numbers(1, 4, d_k):,} |" in text
+    assert bold_row and f"**{2 * 1 * 2 * d_k:,}**" in bold_row[0]  # this page's cache row: 2·layers·h_kv·d_k
+    assert f"| 4 (MHA) | {2 * (64 * 64 + 64):,} | {4 * 64 * 64 + 4 * 64:,} | {2 * 1 * 4 * d_k:,} |" in text
     assert at.success and "Matches PyTorch" in at.success[0].value  # against F.scaled_dot_product_attention
     assert t("check.what_today", lang="en") in text
 
@@ -140,3 +139,24 @@ def test_the_turns_and_the_code_of_step_1b_are_drawn_once_opened_and_follow_the_
     at.number_input(key="num_kv_heads").set_value(4).run()  # RoPE alone: no repeat_kv in the listing
     (code,) = [e for e in at.expander if e.label == t("today.code", lang="en")]
     assert "def repeat_kv" not in code.code[0].value and "def rotate_half" in code.code[0].value
+
+
+def test_step_1b_with_one_feature_pair_per_head():
+    from components.panels.today import TURNS_KEY
+
+    at = open_page(d_model="16", num_heads="8", positional="rope", tokens=SMALL["tokens"])  # d_k = 2: one pair
+    at.session_state[TURNS_KEY] = True
+    at.run()
+    no_problems(at)
+    (turns,) = [e for e in at.expander if e.label == t("today.rope.turns", lang="en")]
+    assert t("today.rope.turn_caption", lang="en", head=0, kv_head=0, pairs="0") in [c.value for c in turns.caption]
+
+
+def test_the_kv_cache_rows_count_every_layer_of_a_checkpoint(listed_llama):
+    at = open_page(weights="pretrained", checkpoint="tiny_llama", tokens="the cat sat on the mat")
+    no_problems(at)
+    text = page_text(at)
+    layers, kv_heads, d_k = 2, 2, 32 // 4  # the tests' Llama (tests/tiny_checkpoint.py): 2 layers, 4 / 2 heads, d 32
+    (row,) = [line for line in text.splitlines() if line.startswith(f"| **{kv_heads} (GQA)**")]
+    assert f"**{2 * layers * kv_heads * d_k:,}**" in row
+    assert t("summary.kv_note", lang="en", layers=layers) in text

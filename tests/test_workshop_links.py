@@ -51,7 +51,10 @@ def _config(query: dict[str, str]) -> AttentionConfig:
         elif name == "mask_type":
             assert raw in MASK_TYPES, f"mask_type={raw!r}"
             values[name] = raw
-        elif name in {"tokens", "weights", "task", "positional"}:
+        elif name == "positional":  # an old link's on/off reads as the page reads it (url_params)
+            assert raw in {*BOOLEANS, "sinusoidal", "none", "rope"}, f"positional={raw!r}"
+            values[name] = {True: "sinusoidal", False: "none"}.get(BOOLEANS.get(raw), raw)  # type: ignore[call-overload]
+        elif name in {"tokens", "weights", "task"}:
             values[name] = raw
     if values.get("weights") == "pretrained":
         values["checkpoint"] = checkpoint_names()[0]  # the link leaves the server's default checkpoint

@@ -90,17 +90,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{heads} 个查询头 (h)、{kv_heads} 个 K/V 头 (h_kv)",
     },
     "training.gqa_note": {
-        "en": "Each K/V head serves {group} query heads here ({heads} query heads, h_kv = {kv_heads}). Measured at "
-        "d_model 64 with learned positions: fewer K/V heads, down to one, still trained each task measured (all "
-        "but unscramble) to 99 % or more, and query heads that share one K/V head still learned different "
-        "patterns (a previous-token head beside a first-token head; the induction heads too): each query head "
-        "has its own W_q. With RoPE, “previous token and first token” with 2 query heads and 1 K/V head missed "
-        "the target in 2 of 3 seeds.",
-        "zh": "这里每个 K/V 头服务 {group} 个查询头（{heads} 个查询头，h_kv = {kv_heads}）。在 d_model 64、可学习位置"
-        "向量下实测：K/V 头更少（少到 1 个）时，除“还原打乱的句子”外测过的每个任务仍训练到 99 % 以上；共用同一个"
-        " K/V 头的查询头仍学到了不同的模式（前一个词元头旁边是第一个词元头；归纳头也一样）：每个查询头有自己的 "
-        "W_q。用旋转位置编码（RoPE）时，2 个查询头、1 个 K/V 头的“前一个词元和第一个词元”任务在 3 个种子中有 2 "
-        "个没有达到目标。",
+        "en": "Each K/V head serves {group} query heads here ({heads} query heads, h_kv = {kv_heads}). Measured on the "
+        "sequence tasks (not unscramble, not the digits) at d_model 64 with learned positions: with fewer K/V heads, "
+        "down to one, each still trained to 99 % or more, and in “previous token and first token” two query heads "
+        "sharing one K/V head still became a previous-token head and a first-token head: each query head has its "
+        "own W_q. With RoPE, “previous token and first token” at 2 query heads missed the target in 1 of 3 seeds "
+        "with 2 K/V heads and in 2 of 3 with 1.",
+        "zh": "这里每个 K/V 头服务 {group} 个查询头（{heads} 个查询头，h_kv = {kv_heads}）。在序列任务（不含“还原打乱的"
+        "句子”和手写数字）上、d_model 64、可学习位置向量下实测：K/V 头更少（少到 1 个）时，每个任务仍训练到 99 % 以上；"
+        "在“前一个词元和第一个词元”任务中，共用同一个 K/V 头的两个查询头仍分别成为前一个词元头和第一个词元头："
+        "每个查询头有自己的 W_q。用旋转位置编码（RoPE）时，2 个查询头的“前一个词元和第一个词元”任务，"
+        "2 个 K/V 头时 3 个种子中有 1 个、1 个 K/V 头时有 2 个没有达到目标。",
     },
     # ------------------------------------------------------------ training
     "training.ask": {
