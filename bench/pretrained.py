@@ -72,7 +72,9 @@ BUILT = {
 }
 #: What a Llama-family checkpoint of BUILT needs besides its sizes, from the models' own config.json files
 #: (``HuggingFaceTB/SmolLM2-135M``, ``Qwen/Qwen2.5-0.5B``): K/V heads, RoPE's base, the MLP's width, tied embeddings,
-#: and their initialisation's std (0.02; the tests' tiny ones draw 0.2, for heads far from uniform).
+#: and their initialisation's std (0.02; the tests' tiny ones draw 0.2, for heads far from uniform). Saved in
+#: bfloat16, as the hub's files are: loaded in float32, every weight is then in memory (a float32 file is mapped,
+#: and embedding rows no token reads would stay on disk, understating the memory).
 LLAMA_SHAPES: dict[str, dict[str, object]] = {
     "SmolLM2-135M size, random": {
         "kv_heads": 3,
@@ -80,6 +82,7 @@ LLAMA_SHAPES: dict[str, dict[str, object]] = {
         "intermediate_size": 1536,
         "tie_word_embeddings": True,
         "initializer_range": 0.02,
+        "save_dtype": "bfloat16",
     },
     "Qwen2.5-0.5B size, random": {
         "qwen2": True,
@@ -88,6 +91,7 @@ LLAMA_SHAPES: dict[str, dict[str, object]] = {
         "intermediate_size": 4864,
         "tie_word_embeddings": True,
         "initializer_range": 0.02,
+        "save_dtype": "bfloat16",
     },
 }
 QUICK = ("tiny BERT (tests)", "tiny GPT-2 (tests)", "tiny ViT (tests)")
