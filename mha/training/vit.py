@@ -16,11 +16,10 @@ the ``meta`` device (no global RNG is touched).
 ``num_kv_heads`` and ``rope_base`` go to every block's attention (grouped key/value heads; q and k rotated by
 position). With RoPE the positions are the token order, [CLS] 0 and then the patches row by row (1-D: a patch's
 neighbour below is ``grid`` positions on), and the learned position embedding is dropped, as in the text
-tasks' model: ``x_0 = [cls ; patches W_eᵀ + b_e]``. Measured at the page's trained sizes (d_model 64, 2 heads,
-patch 2, seeds 0-2, 364 held-out digits): learned positions 95.9-97.3 %, RoPE alone 93.1-93.4 %, RoPE with the
-learned positions kept as well 94.0-95.3 %. RoPE alone costs about three points here; keeping the learned
-positions wins back about half of that, not enough to give the model two kinds of positions, so the page's RoPE
-model has the rotation only.
+tasks' model: ``x_0 = [cls ; patches W_eᵀ + b_e]``. At the page's trained sizes (d_model 64, 2 heads, patch 2,
+seeds 0-2) RoPE alone gave 93.1-93.4 % on the held-out digits against 95.9-97.3 % with learned positions
+(``python -m bench.gqa_training``'s digits table; docs/PERFORMANCE.md): the page's RoPE model has the rotation
+only, as the text tasks' does.
 """
 
 from __future__ import annotations
