@@ -12,6 +12,9 @@ Two options turn it into the attention of today's large models (Llama, Qwen2, Mi
 tutorials' layer as it is when unset: ``num_kv_heads`` < ``num_heads`` makes W_k and W_v smaller and lets a
 group of query heads share one key/value head (grouped-query attention; 1 is multi-query), and ``rope_base``
 rotates every head's q and k by position before the scores (RoPE, :mod:`mha.rope`).
+
+:meth:`MultiHeadAttention.forward_step` is how a decoder runs the layer while it generates: only the new rows, their
+keys and values appended to a :class:`~mha.kv_cache.KVCache`, their queries against every cached key.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import torch
 from torch import Tensor, nn
 
 from mha.functional import apply_mask, default_scale, masked_softmax, scaled_dot_product_attention
+from mha.kv_cache import KVCache
 from mha.rope import check_rope, rotary_cos_sin, rotate
-from mha.trace import AttendStep, AttentionTrace, ConcatStep, OutputStep, ProjectStep
+from mha.trace import AttendStep, AttentionTrace, ConcatStep, DecodeTrace, OutputStep, ProjectStep
 
 __all__ = ["MultiHeadAttention", "check_sizes", "kv_head_of", "repeat_kv"]
 
@@ -143,14 +147,15 @@ class MultiHeadAttention(nn.Module):
         batch, length, _ = x.shape
         return x.view(batch, length, self.num_kv_heads, self.d_k).transpose(1, 2)  # (B, L, Hkv, Dh) -> (B, Hkv, L, Dh)
 
-    def rotate_positions(self, q_heads: Tensor, k_heads: Tensor) -> tuple[Tensor, Tensor]:
-        """RoPE: q and k turned by their positions 0 .. L-1 (:mod:`mha.rope`); unchanged without ``rope_base``.
+    def rotate_positions(self, q_heads: Tensor, k_heads: Tensor, start: int = 0) -> tuple[Tensor, Tensor]:
+        """RoPE: q and k turned by their positions start .. start+L-1 (:mod:`mha.rope`); unchanged without
+        ``rope_base``. ``start`` is 0 for a whole sentence, the first new position in a decoding step.
 
         Shape: q_heads (B, H, Lq, Dh), k_heads (B, Hkv, Lk, Dh) -> the same shapes.
         """
         if self.rope_base is None:
             return q_heads, k_heads
-        return self._rotate(q_heads), self._rotate(k_heads)
+        return self._rotate(q_heads, start), self._rotate(k_heads, start)
 
     def share_kv_heads(self, k_heads: Tensor, v_heads: Tensor) -> tuple[Tensor, Tensor]:
         """GQA: each key/value head repeated for the query heads of its group (:func:`repeat_kv`).
@@ -237,14 +242,56 @@ class MultiHeadAttention(nn.Module):
             out=OutputStep(output),
         )
 
+    def forward_step(self, x_new: Tensor, cache: KVCache, start: int) -> DecodeTrace:
+        """One decoding step with a key/value cache: the new rows' queries against every cached key.
+
+        The same four steps as :meth:`forward_traced` under a causal mask, for the rows ``start .. start+n-1`` only:
+        their keys and values are appended to ``cache`` (Hkv heads, keys after RoPE), and each new row attends to
+        every position up to its own. Row by row it gives what :meth:`forward_traced` gives on the whole sequence
+        under :func:`~mha.masks.causal_mask`. A prompt fills the cache with n = L (``start`` 0), then each generated
+        token is one step with n = 1.
+
+        Args:
+            x_new: (B, n, D) the new positions' inputs (usually n = 1).
+            cache: this layer's :class:`~mha.kv_cache.KVCache`, holding positions 0 .. start-1.
+            start: the position of the first new row.
+
+        Shape:
+            x_new (B, n, D) -> output (B, n, D); weights (B, H, n, t), t = start + n.
+
+        Returns:
+            A :class:`~mha.trace.DecodeTrace`.
+        """
+        self._check_inputs(x_new, x_new, x_new)
+        n = x_new.size(1)
+        # 1) project and split the new rows into heads
+        _, _, _, q_heads, k_heads, v_heads = self.project_and_split(x_new, x_new, x_new)  # (B,H,n,Dh), (B,Hkv,n,Dh)
+        # 1b) RoPE by their true positions; the cache keeps K (turned) and V with Hkv heads; GQA repeats them
+        q_heads, k_heads = self.rotate_positions(q_heads, k_heads, start)  # (B, H, n, Dh), (B, Hkv, n, Dh)
+        cache_keys, cache_values = cache.update(start, k_heads, v_heads)  # (B, Hkv, t, Dh) each, t = start + n
+        keys, values = self.share_kv_heads(cache_keys, cache_values)  # (B, Hkv, t, Dh) -> (B, H, t, Dh) each
+        # 2) scaled dot-product attention: new row i (position start + i) may read keys 0 .. start + i
+        t = cache_keys.size(2)
+        scale = default_scale(self.d_k)
+        scores = torch.matmul(q_heads, keys.transpose(-2, -1)) * scale  # (B,H,n,Dh) @ (B,H,Dh,t) -> (B,H,n,t)
+        if n > 1:  # a single new row may read every cached key: nothing to block
+            keep = torch.ones(n, t, dtype=torch.bool, device=x_new.device).tril(diagonal=start)  # (n, t)
+            scores = apply_mask(scores, keep)  # (B, H, n, t): -inf after each row's own position
+        weights = masked_softmax(scores)  # (B, H, n, t)
+        context = torch.matmul(weights, values)  # (B, H, n, t) @ (B, H, t, Dh) -> (B, H, n, Dh)
+        # 3) concatenate the heads and 4) project out
+        output = self.project_out(self.concat_heads(context))  # (B, n, D)
+        appended = tuple(range(start, start + n))
+        return DecodeTrace(start, q_heads, cache_keys, cache_values, scores, weights, context, output, appended)
+
     # ---------------------------------------------------------------- helpers
     def _project_qkv(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Q = query W_qᵀ + b_q, K = key W_kᵀ + b_k, V = value W_vᵀ + b_v (K and V: (B, Lk, Hkv·Dh) with GQA)."""
         return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, D), (B, Lk, D)
 
-    def _rotate(self, x: Tensor) -> Tensor:
-        """One side of RoPE: x (B, heads, L, Dh) turned by positions 0 .. L-1 (cos, sin computed in float64)."""
-        positions = torch.arange(x.size(-2), device=x.device)  # (L,)
+    def _rotate(self, x: Tensor, start: int = 0) -> Tensor:
+        """One side of RoPE: x (B, heads, L, Dh) turned by positions start .. start+L-1 (cos, sin in float64)."""
+        positions = torch.arange(start, start + x.size(-2), device=x.device)  # (L,)
         cos, sin = rotary_cos_sin(positions, self.d_k, float(self.rope_base or 0), dtype=x.dtype)  # (L, Dh) each
         return rotate(x, cos, sin)
 

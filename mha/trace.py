@@ -1,8 +1,9 @@
 """Typed records of every intermediate tensor of one forward pass, one dataclass per step.
 
-A traced forward returns an :class:`AttentionTrace`; the model itself never keeps
-the last pass (it is shared between sessions). Shapes use the legend of
-:mod:`mha.functional` (B, H, Lq, Lk, Dh) plus D = d_model.
+A traced forward returns an :class:`AttentionTrace`; a decoding step with a key/value cache a
+:class:`DecodeTrace`. The model itself never keeps the last pass (it is shared between sessions). Shapes use
+the legend of :mod:`mha.functional` (B, H, Lq, Lk, Dh) plus D = d_model, Hkv key/value heads, n new rows and
+t = start + n cached positions.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field, fields
 
 from torch import Tensor
 
-__all__ = ["AttendStep", "AttentionTrace", "ConcatStep", "OutputStep", "ProjectStep"]
+__all__ = ["AttendStep", "AttentionTrace", "ConcatStep", "DecodeTrace", "OutputStep", "ProjectStep"]
 
 
 @dataclass(frozen=True)
@@ -117,3 +118,28 @@ class AttentionTrace:
                     continue
                 named[name] = value
         return named
+
+
+@dataclass(frozen=True)
+class DecodeTrace:
+    """One decoding step (:meth:`~mha.module.MultiHeadAttention.forward_step`): n new rows at positions
+    ``start .. start+n-1`` against every position the cache holds after they are appended.
+
+    Row i of ``weights`` is position ``start + i``'s query over positions 0 .. t-1; its keys after ``start + i``
+    are blocked (-inf in ``scores``, 0 in ``weights``): causal within the new rows. With n = 1 nothing is blocked.
+    """
+
+    start: int  # the position of the first new row
+    q: Tensor  # (B, H, n, Dh)   the new rows' queries, after RoPE (turned by positions start .. start+n-1)
+    cache_keys: Tensor  # (B, Hkv, t, Dh)   the cache's keys after the append (after RoPE), before repeat_kv
+    cache_values: Tensor  # (B, Hkv, t, Dh)
+    scores: Tensor  # (B, H, n, t)   q Kᵀ · 1/sqrt(Dh), causal mask applied
+    weights: Tensor  # (B, H, n, t)   softmax over t
+    context: Tensor  # (B, H, n, Dh)   weights @ V
+    output: Tensor  # (B, n, D)   concat W_oᵀ + b_o
+    appended: tuple[int, ...]  # the positions written to the cache: start .. start+n-1
+
+    @property
+    def length(self) -> int:
+        """t: the positions the new rows attend to (the cache's length after the append)."""
+        return self.cache_keys.size(2)

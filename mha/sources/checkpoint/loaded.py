@@ -40,14 +40,26 @@ class Encoded:
 
 
 class Checkpoint:
-    """A loaded checkpoint: the ``transformers`` model (eval, read-only), its sizes and family; its inputs are a
+    """A loaded checkpoint: the ``transformers`` base model (eval, read-only), its sizes and family; its inputs are a
     text's (:class:`~mha.sources.checkpoint.text.TextCheckpoint`) or an image's
-    (:class:`~mha.sources.checkpoint.image.ImageCheckpoint`)."""
+    (:class:`~mha.sources.checkpoint.image.ImageCheckpoint`).
 
-    def __init__(self, name: str, model: Any, sizes: SourceSizes, family: Family) -> None:
+    ``language_model``: for a family that generates (GPT-2, Llama, Qwen2), the ``*ForCausalLM`` whose base model
+    ``model`` is (the same modules, loaded once), with the head that predicts the next token; ``None`` otherwise.
+    """
+
+    def __init__(
+        self, name: str, model: Any, sizes: SourceSizes, family: Family, language_model: Any | None = None
+    ) -> None:
         self.name, self.model, self.sizes, self.family = name, model, sizes, family
+        self.language_model = language_model
         self.lock = threading.Lock()  # one forward at a time (see the module docstring)
         self._layers: OrderedDict[tuple[int, str, str], MultiHeadAttention] = OrderedDict()
+
+    @property
+    def generates(self) -> bool:
+        """It holds a language model (:attr:`language_model`): it can generate text."""
+        return self.language_model is not None
 
     def attention_block(self, layer: int) -> Any:
         """The module of ``layer`` holding its four projections (BERT: ``attention``; GPT-2: ``attn``; Llama:

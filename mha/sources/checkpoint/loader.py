@@ -3,8 +3,9 @@
 Loaded checkpoints are shared read-only by every session, a learner's own hub checkpoints included;
 two sessions asking at once load one once. Loading uses ``transformers`` (through the family's
 :meth:`~mha.sources.families.base.Family.load`: ``attn_implementation="eager"``, since the SDPA
-default returns no attention weights), imported here on first use only. A checkpoint is refused
-unless every layer has the projections its family maps. Never downloads (see :mod:`mha.sources.hub`).
+default returns no attention weights; a family that generates is loaded with its language-model head),
+imported here on first use only. A checkpoint is refused unless every layer has the projections its family maps.
+Never downloads (see :mod:`mha.sources.hub`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _load(name: str, folder: Path, sizes: SourceSizes, family: Family, safetenso
 
     transformers.utils.logging.disable_progress_bar()  # no "Loading weights" bars in a server's log
     try:
-        model, processor = family.load(folder, safetensors_only)
+        model, processor, language_model = family.load(folder, safetensors_only)
     except Exception as error:  # files that do not load (bad header, missing tensor...) in any way
         reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
         raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason) from error
@@ -61,8 +62,9 @@ def _load(name: str, folder: Path, sizes: SourceSizes, family: Family, safetenso
         if reason is not None:
             reason = f"layer {layer}: {reason}"
             raise SourceUnavailableError("broken", f"{name}: {reason}", name=name, reason=reason)
-    kind = ImageCheckpoint if family.reads_image else TextCheckpoint
-    return kind(name, model, processor, sizes, family)
+    if family.reads_image:
+        return ImageCheckpoint(name, model, processor, sizes, family)
+    return TextCheckpoint(name, model, processor, sizes, family, language_model)
 
 
 def _shape_problem(family: Family, attention: Any, sizes: SourceSizes) -> str | None:

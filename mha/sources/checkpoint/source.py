@@ -1,11 +1,12 @@
 """The pretrained source: what the pipeline, the check and the head finder ask of one checkpoint.
 
 A :class:`PretrainedSource` names one checkpoint (listed, or the learner's own hub id); its model is
-loaded on demand and shared (:func:`~mha.sources.checkpoint.loader.load_checkpoint`). Its five entry
+loaded on demand and shared (:func:`~mha.sources.checkpoint.loader.load_checkpoint`). Its six entry
 points: :meth:`~PretrainedSource.prepare` (the page's run), :meth:`~PretrainedSource.prepare_image`
 (a run on any image), :meth:`~PretrainedSource.attention_maps` and
 :meth:`~PretrainedSource.induction_maps` (every head of every layer, for the head finder and the head
-patterns) and :meth:`~PretrainedSource.compare` (the check, :mod:`mha.sources.checkpoint.check`).
+patterns), :meth:`~PretrainedSource.compare` (the check, :mod:`mha.sources.checkpoint.check`) and
+:meth:`~PretrainedSource.generate` (a causal checkpoint's greedy generation, :mod:`mha.generation`).
 
 A causal checkpoint runs every layer under its causal mask: the source says so
 (``SourceInputs.causal``) and the pipeline runs the layer under the causal mask whatever the page's
@@ -18,11 +19,18 @@ runs as a "what if", and the check then says it does not apply.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 from torch import Tensor
 
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
 from mha.checkpoints import checkpoint_names
 from mha.config import LIMITS, PRETRAINED, AttentionConfig, ConfigError, WeightSpec
+from mha.generation import Generation, generate
 from mha.head_labels import induction_relation
 from mha.head_patterns import RepeatedSequence, repeated_sequence
 from mha.sources.base import IMAGE, SourceInputs
@@ -61,6 +69,7 @@ class PretrainedSource:
         self.d_model, self.num_heads, self.num_layers = sizes.d_model, sizes.num_heads, sizes.num_layers
         self.causal = checkpoint.family.causal
         self.modality = checkpoint.family.modality
+        self.generates = checkpoint.generates  # it has a language-model head: :meth:`generate` works
 
     def _checkpoint(self) -> Checkpoint:
         return load_checkpoint(self.origin)
@@ -220,3 +229,32 @@ class PretrainedSource:
         self._check_layer(config.layer)
         encoded = self._encode(self.input_of(config) if image is None else image)
         return check.compare(self._checkpoint(), encoded, config.layer, weights, output, mask)
+
+    def generate(
+        self,
+        config: AttentionConfig,
+        new_tokens: int,
+        stop: threading.Event | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Generation:
+        """Greedy generation of ``new_tokens`` tokens after ``config.tokens``, ``config.layer`` followed by our layer
+        (float32, on the CPU) and its own key/value cache (:func:`mha.generation.generate`).
+
+        Args:
+            config: its ``tokens`` (the prompt, cut by the checkpoint's tokenizer) and ``layer``.
+            new_tokens: 1 .. :data:`mha.generation.GENERATE_MAX`.
+            stop: set from another thread, it ends the generation before its next step.
+            progress: called ``progress(done, new_tokens)`` after each step.
+
+        Raises:
+            ConfigError: a layer the checkpoint does not have, or a text with no token or too many.
+            ValueError: a checkpoint that does not generate (an encoder, images), ``new_tokens`` outside
+                1 .. GENERATE_MAX, a prompt with ``[PAD]``, or more positions than the checkpoint has.
+        """
+        self._check_layer(config.layer)
+        checkpoint = self._text_checkpoint()
+        if not checkpoint.generates:
+            raise ValueError(f"{self.name} has no language-model head: it cannot generate")
+        encoded = checkpoint.encode(config.tokens)
+        model = checkpoint.layer_model(config.layer, torch.device("cpu"), "float32")
+        return generate(checkpoint, encoded, config.layer, new_tokens, stop, progress, model)

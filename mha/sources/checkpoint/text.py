@@ -46,8 +46,16 @@ def _is_byte_level(tokenizer: Any) -> bool:
 class TextCheckpoint(Checkpoint):
     """A checkpoint that reads text, with its tokenizer (BERT, GPT-2, Llama, Qwen2)."""
 
-    def __init__(self, name: str, model: Any, tokenizer: Any, sizes: SourceSizes, family: Family) -> None:
-        super().__init__(name, model, sizes, family)
+    def __init__(
+        self,
+        name: str,
+        model: Any,
+        tokenizer: Any,
+        sizes: SourceSizes,
+        family: Family,
+        language_model: Any | None = None,
+    ) -> None:
+        super().__init__(name, model, sizes, family, language_model)
         self.tokenizer = tokenizer
         self.prefix, self.suffix = _frame(tokenizer)
         self._byte_level = _is_byte_level(tokenizer)

@@ -67,6 +67,9 @@ class Family:
     bos_first: bool = False
     #: The message (``check.*``) saying what the check against the checkpoint compares with.
     check_how: str = "check.checkpoint_how"
+    #: Its checkpoints generate text: loaded with their language-model head (``AutoModelForCausalLM``, once), the
+    #: base model read being the one inside it (:meth:`base_model`); ``False``: ``AutoModel``, the base model alone.
+    generates: bool = False
 
     def refuse(self, name: str, config: Mapping[str, object]) -> str | None:
         """Why a checkpoint of this family cannot be read here (``config.json`` alone), or ``None``.
@@ -140,8 +143,10 @@ class Family:
         """
         raise NotImplementedError(f"{type(self).__name__} reads no images")
 
-    def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any]:
-        """The ``transformers`` model (eager attention, float32, eval) and its tokenizer, from ``folder``.
+    def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any, Any | None]:
+        """The ``transformers`` base model (eager attention, float32, eval), its tokenizer and, for a family that
+        :attr:`generates`, the ``*ForCausalLM`` holding that base model (``None`` otherwise, or where the files hold
+        no language-model head: it would be random), from ``folder``. The weights are read once.
 
         ``safetensors_only``: never read a pickled ``pytorch_model.bin`` (a learner's own hub id).
         Never ``trust_remote_code``.
@@ -152,9 +157,22 @@ class Family:
         options: dict[str, Any] = {"attn_implementation": "eager", "dtype": torch.float32}
         if safetensors_only:
             options["use_safetensors"] = True
-        model = transformers.AutoModel.from_pretrained(folder, **options)
         tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
-        return model.eval().requires_grad_(False), tokenizer
+        if not self.generates:
+            model = transformers.AutoModel.from_pretrained(folder, **options)
+            return model.eval().requires_grad_(False), tokenizer, None
+        language_model, info = transformers.AutoModelForCausalLM.from_pretrained(
+            folder, output_loading_info=True, **options
+        )
+        language_model = language_model.eval().requires_grad_(False)
+        inside = f"{language_model.base_model_prefix}."  # the base model's weights are named "<prefix>.<name>"
+        head_missing = any(not str(key).startswith(inside) for key in info["missing_keys"])
+        return self.base_model(language_model), tokenizer, None if head_missing else language_model
+
+    def base_model(self, language_model: Any) -> Any:
+        """The base model inside this family's ``*ForCausalLM`` (a family that :attr:`generates`): the model whose
+        layers are read (GPT-2: ``transformer``; Llama: ``model``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not generate")
 
     def layers(self, model: Any) -> Sequence[nn.Module]:
         """The model's layers (blocks), in order."""

@@ -13,6 +13,8 @@ What a GPT-2 reader must know, and what this module does about it:
   (the last entry, after ``ln_f``, is never a layer's input).
 * Causal: every layer runs under the causal mask (and the tokenizer's padding, if it has a pad token).
 * The block's attention output is what ``c_proj`` returns, before ``resid_dropout`` and the residual.
+* Generating: it is loaded as ``GPT2LMHeadModel`` (``AutoModelForCausalLM``); the model read is its
+  ``transformer``, and its ``lm_head`` (tied to ``wte``) gives the next token's logits.
 * Tokens: GPT-2's byte-level BPE adds no [CLS] or [SEP]; a Chinese GPT-2 such as
   ``uer/gpt2-chinese-cluecorpussmall`` pairs the model with a BERT tokenizer that does (the
   pretrained source reads what the tokenizer adds, never the checkpoint's name).
@@ -41,6 +43,7 @@ class GPT2Family(Family):
     bos_first = True  # as TransformerLens feeds GPT-2: <|endoftext|> first, a position no head of the text holds
     size_keys = (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_layer", "num_hidden_layers"))
     check_how = "check.checkpoint_how_gpt2"
+    generates = True  # loaded as GPT2LMHeadModel: its lm_head (tied to wte) predicts the next token
 
     def page_notes(self, framed: bool, tokens: Sequence[str] = ()) -> tuple[str, ...]:
         """What a GPT-2 reader must know (its layer's layout, that it is causal); whether its tokenizer adds [CLS]/[SEP]
@@ -56,6 +59,9 @@ class GPT2Family(Family):
         if config.get("scale_attn_by_inverse_layer_idx"):
             return f"{GPT2} scaled by 1/(layer + 1)"
         return None
+
+    def base_model(self, language_model: Any) -> Any:
+        return language_model.transformer  # GPT2LMHeadModel.transformer: the GPT2Model
 
     def layers(self, model: Any) -> Sequence[nn.Module]:
         return model.h

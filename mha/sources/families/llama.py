@@ -2,7 +2,7 @@
 grouped-query attention, rotary positions.
 
 What a Llama reader must know, and what this module does about it (transformers 5's ``LlamaModel`` and
-``Qwen2Model``, loaded with ``AutoModel``):
+``Qwen2Model``, inside the ``*ForCausalLM`` loaded with ``AutoModelForCausalLM``):
 
 * Layer l's attention is ``layers[l].self_attn``: ``q_proj``, ``k_proj``, ``v_proj`` and ``o_proj`` are
   ``nn.Linear`` already in our (out, in) layout, so they are ``W_q, W_k, W_v, W_o`` as they are. Llama's have no
@@ -21,6 +21,8 @@ What a Llama reader must know, and what this module does about it (transformers 
 * Causal: every layer runs under the causal mask. Qwen2's sliding-window attention (``use_sliding_window``, or
   ``layer_types`` naming ``sliding_attention``) is another mask: refused.
 * The block's attention output is what ``o_proj`` returns, before the residual connection.
+* Generating: it is loaded as ``LlamaForCausalLM`` / ``Qwen2ForCausalLM`` (``AutoModelForCausalLM``); the model
+  read is its ``model``, and its ``lm_head`` (tied to the embedding where ``tie_word_embeddings``) gives the logits.
 * A ``head_dim`` other than hidden / heads (our layer's d_k is D / H) is refused.
 * Tokens: a Llama tokenizer may put a BOS first (``<s>``) or add nothing (Qwen2's has no BOS): the pretrained
   source reads what the tokenizer adds, never the checkpoint's name.
@@ -63,6 +65,7 @@ class LlamaFamily(Family):
     causal = True
     bos_first = True  # where the tokenizer adds no prefix, the probe starts with its BOS (if it has one)
     check_how = "check.checkpoint_how_llama"
+    generates = True  # loaded as LlamaForCausalLM / Qwen2ForCausalLM: lm_head predicts the next token
     #: The note saying how this family's layer is read.
     note = "family_llama"
 
@@ -98,6 +101,9 @@ class LlamaFamily(Family):
         """``rope_theta`` as the loaded model's ``rotary_emb`` reads it (``config.rope_parameters``)."""
         parameters = getattr(model.config, "rope_parameters", None) or {}
         return float(parameters.get("rope_theta", getattr(model.config, "rope_theta", None)))
+
+    def base_model(self, language_model: Any) -> Any:
+        return language_model.model  # LlamaForCausalLM.model: the LlamaModel (Qwen2's likewise)
 
     def layers(self, model: Any) -> Sequence[nn.Module]:
         return model.layers

@@ -125,8 +125,9 @@ class ViTFamily(Family):
         """How a ViT's layer is read, its tokens and its image; a DeiT's ``[DIST]`` where the tokens hold one."""
         return ("family_vit", *((DIST_NOTE,) if DIST in tokens else ()))
 
-    def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any]:
-        """The model (eager attention, float32, eval) and its image processor (Pillow's backend), from ``folder``."""
+    def load(self, folder: Path, safetensors_only: bool) -> tuple[Any, Any, Any | None]:
+        """The model (eager attention, float32, eval) and its image processor (Pillow's backend), from ``folder``;
+        no language model (it generates nothing)."""
         import transformers  # heavy (seconds): only here, never at app start
 
         options: dict[str, Any] = {"attn_implementation": "eager", "dtype": torch.float32}
@@ -134,7 +135,7 @@ class ViTFamily(Family):
             options["use_safetensors"] = True
         model = transformers.AutoModel.from_pretrained(folder, **options)
         processor = transformers.AutoImageProcessor.from_pretrained(folder, backend="pil")
-        return model.eval().requires_grad_(False), processor
+        return model.eval().requires_grad_(False), processor, None
 
     def prefix_tokens(self, model: Any) -> tuple[str, ...]:
         """The tokens before the patches: ``[CLS]``, and DeiT's ``[DIST]``."""
