@@ -23,6 +23,7 @@ from components.panels import (
     Results,
     ValueParts,
     export,
+    generation,
     live_check,
     padding,
     patches,
@@ -68,6 +69,8 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             st.error(controls.error_message(error))
         except SourceUnavailableError as error:  # a checkpoint's files went missing since it was first loaded
             st.error(controls.source_message(error))
+    if config is not None and (why := generation.cannot_generate(config, run, pretrained.generates(config))):
+        st.warning(why)
     if waiting:
         pass
     elif run is None:
@@ -88,6 +91,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             if run.image is not None:
                 patches.render(parts)
             pretrained.render_head_finder(run)
+            generation.render(parts, run, pretrained.generates(config))
             step3.render(parts)
             step4.render(parts)
             training.render_timeline(run)

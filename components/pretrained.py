@@ -35,6 +35,7 @@ __all__ = [
     "FINDER_KEYS",
     "finder_chart",
     "finder_frame",
+    "generates",
     "render_checkpoint_check",
     "render_head_finder",
     "render_head_patterns",
@@ -281,3 +282,14 @@ def render_head_patterns(run: AttentionRun) -> None:
         args=(config.tokens,),
         help=t("patterns.repeat_help"),
     )
+
+
+def generates(config: AttentionConfig) -> bool:
+    """Whether ``config``'s weights are a checkpoint that generates (a causal language model with its head); ``False``
+    for other weights and where the checkpoint cannot be made here."""
+    if config.weights != PRETRAINED:
+        return False
+    try:
+        return bool(getattr(runner.cached_source(config.weight_spec), "generates", False))
+    except (SourceUnavailableError, ValueError):
+        return False

@@ -1,9 +1,10 @@
-"""The pictures of today's attention (grouped K/V heads, RoPE), data in, no Streamlit.
+"""The pictures of today's attention (grouped K/V heads, RoPE, generation with a KV cache), data in, no Streamlit.
 
 :func:`grouping_png` draws which query heads read which key/value head (a PNG); :func:`turn_chart` feature pairs of
 every token's q and k before and after RoPE's turn, as points in the plane, and :func:`angles_chart` the angle each
-feature pair turns by per position, as Vega-Lite specs written as dicts like :mod:`components.charts` (the tests
-validate them against the schema).
+feature pair turns by per position, :func:`step_weights_chart` one decoding step's row against the cache and
+:func:`sinks_chart` each layer's weight on the first token, as Vega-Lite specs written as dicts like
+:mod:`components.charts` (the tests validate them against the schema).
 """
 
 from __future__ import annotations
@@ -19,9 +20,18 @@ import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
 from components.chart_style import CANVAS_RENDERER, FONT, FONT_SIZE
-from components.charts import VEGA_LITE_SCHEMA, Spec
+from components.charts import VEGA_LITE_SCHEMA, Spec, weights_scale
 
-__all__ = ["GROUPS", "TodayText", "angles_chart", "grouping_png", "grouping_width", "turn_chart"]
+__all__ = [
+    "GROUPS",
+    "TodayText",
+    "angles_chart",
+    "grouping_png",
+    "grouping_width",
+    "sinks_chart",
+    "step_weights_chart",
+    "turn_chart",
+]
 
 GROUPS = "groups"  # dataset name of every chart here
 _CONFIG: Spec = {
@@ -194,3 +204,54 @@ def angles_chart(thetas: Sequence[float], text: TodayText = TodayText()) -> Spec
         },
         data,
     )
+
+
+def step_weights_chart(frame: pd.DataFrame, labels: Sequence[str], first_new: int, text: dict[str, str]) -> Spec:
+    """One decoding step's weights, a row per head over the cached keys, the keys this step appended outlined.
+
+    Args:
+        frame: columns ``head``, ``key`` (the key's position), ``weight``.
+        labels: each cached key's label (``3:the``), by position.
+        first_new: the first position this step appended (the prompt's first for the prefill).
+        text: the words ``head``, ``key`` and ``weight``.
+    """
+    data = frame.assign(label=[labels[k] for k in frame["key"]], new=frame["key"] >= first_new)
+    x = {"field": "label", "type": "ordinal", "title": text["key"], "sort": {"field": "key"}}
+    y = {"field": "head", "type": "ordinal", "title": text["head"]}
+    tooltip = [
+        {"field": "head", "type": "ordinal", "title": text["head"]},
+        {"field": "label", "type": "nominal", "title": text["key"]},
+        {"field": "weight", "type": "quantitative", "title": text["weight"], "format": ".4f"},
+    ]
+    colour = {"field": "weight", "type": "quantitative", "title": text["weight"], "scale": weights_scale()}
+    cells = {"mark": {"type": "rect"}, "encoding": {"x": x, "y": y, "color": colour, "tooltip": tooltip}}
+    outline = {
+        "transform": [{"filter": "datum.new"}],
+        "mark": {"type": "rect", "fill": None, "stroke": "#d62728", "strokeWidth": 2},
+        "encoding": {"x": x, "y": y},
+    }
+    width = min(max(18 * len(labels), 240), 900)
+    height = min(max(22 * int(frame["head"].nunique()), 80), 480)
+    return _spec({"layer": [cells, outline], "width": width, "height": height}, data)
+
+
+def sinks_chart(shares: Sequence[float], uniform: float, text: dict[str, str]) -> Spec:
+    """Per layer, the new tokens' mean weight on the first token (bars), and the even share (a rule).
+
+    Args:
+        shares: one per layer, first layer first.
+        uniform: what spreading each row's weight evenly over its cached keys gives, averaged over the steps.
+        text: the words ``layer`` and ``share``.
+    """
+    data = pd.DataFrame({"layer": range(len(shares)), "share": list(shares), "uniform": uniform})
+    x = {"field": "layer", "type": "ordinal", "title": text["layer"], "axis": {"labelAngle": 0}}
+    y = {"field": "share", "type": "quantitative", "title": text["share"], "scale": {"domain": [0, 1]}}
+    bars = {
+        "mark": {"type": "bar", "color": "#2563eb"},
+        "encoding": {"x": x, "y": y, "tooltip": [x, {**y, "format": ".3f"}]},
+    }
+    even = {
+        "mark": {"type": "rule", "color": "#d62728", "strokeDash": [4, 3]},
+        "encoding": {"y": {"field": "uniform", "type": "quantitative"}},
+    }
+    return _spec({"layer": [bars, even], "width": min(max(24 * len(shares), 240), 720), "height": 200}, data)

@@ -32,6 +32,7 @@ from components.heatmap import COLOR_SCALES
 from mha.checkpoints import any_checkpoint_cap_mb, is_hub_id
 from mha.config import DOMAINS, LIMITS, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
+from mha.generation import GENERATE_MAX
 from mha.tokens import tokenize
 
 __all__ = [
@@ -51,10 +52,12 @@ __all__ = [
     "to_query_params",
 ]
 
-#: The page's view, mirrored in the link beside the config: the head steps 1 and 2 show, the colour scale.
+#: The page's view, mirrored in the link beside the config: the head steps 1 and 2 show, the colour scale, the new
+#: tokens a causal checkpoint generates (0: none; ``mha.generation.GENERATE_MAX`` at most).
 VIEW_DOMAINS: dict[str, Domain] = {
     "head": Domain("int", 0, LIMITS.num_heads_max - 1),
     "color_scale": Domain("choice", choices=lambda: COLOR_SCALES),
+    "generate": Domain("int", 0, GENERATE_MAX),
 }
 _DOMAINS = {**DOMAINS, **VIEW_DOMAINS}
 
@@ -73,6 +76,7 @@ DEFAULTS: dict[str, object] = {
     **{item.name: item.default for item in fields(AttentionConfig)},
     "head": 0,
     "color_scale": COLOR_SCALES[0],
+    "generate": 0,
 }
 
 INT_RANGES: dict[str, tuple[int, int]] = {

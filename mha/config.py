@@ -58,6 +58,7 @@ class Limits:
     train_num_heads_max: int = 16  # ... and heads
     train_steps_max: int = 1000  # training steps, sharpening included
     train_concurrent: int = 2  # trainings running at once per process (the others wait in line)
+    generate_concurrent: int = 2  # generations running at once per process (the others wait their turn)
     unscramble_words_max: int = 16  # the sentence unscramble trains on (the model sees twice as many tokens)
     image_bytes_max: int = 2 * 2**20  # an uploaded image's file, checked before it is opened ...
     image_pixels_max: int = 4096 * 4096  # ... and its width × height, checked before its pixels are decoded

@@ -5,6 +5,7 @@ from __future__ import annotations
 from components.locale import (
     common,
     export,
+    generation,
     input_checks,
     labs,
     labs_practice,
@@ -28,6 +29,7 @@ _MODULES = (
     input_checks,
     weights,
     pretrained,
+    generation,
     training,
     vision,
 )

@@ -31,6 +31,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "teacher.control.positional": {"en": "positions", "zh": "位置信息"},
     "teacher.control.device": {"en": "device", "zh": "设备"},
     "teacher.control.head": {"en": "head selector", "zh": "注意力头选择"},
+    "teacher.control.generate": {"en": "generation's new tokens", "zh": "生成的新词元数"},
     "teacher.control.color_scale": {"en": "colour scale of the weights", "zh": "权重的颜色刻度"},
     # A problem in the link's "hide" list (the other link problems use the url.* messages of the playground).
     "url.unknown_names": {

@@ -1,5 +1,6 @@
 """The playground's panels, one module each: the four pipeline steps, what the heads look at on an image
-(``patches``), the padded batch, the summary, the live check and the export.
+(``patches``), a causal checkpoint's generation with a KV cache (``generation``), the padded batch, the summary, the
+live check and the export.
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
@@ -7,13 +8,25 @@ through the values' fragment (:mod:`components.live_controls`), a teacher's slid
 ("How to add a panel") says how to add one.
 """
 
-from components.panels import export, live_check, padding, patches, step1, step2, step3, step4, summary
+from components.panels import (
+    export,
+    generation,
+    live_check,
+    padding,
+    patches,
+    step1,
+    step2,
+    step3,
+    step4,
+    summary,
+)
 from components.panels.parts import Results, ValueParts
 
 __all__ = [
     "Results",
     "ValueParts",
     "export",
+    "generation",
     "live_check",
     "padding",
     "patches",

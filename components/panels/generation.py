@@ -1,0 +1,254 @@
+"""Generation with a KV cache: a causal checkpoint continues the learner's text, one query row at a time.
+
+For the step the learner picks, the new row's query against the cached keys through step 2 (``q [1, h, 1, d_k] @
+K_cacheᵀ [1, h_kv, d_k, t]``, scaled, softmax), the cache's shape and the entry the step appended, and the check of
+its weights against the checkpoint's own for that step; what the cache saves against recomputing every step,
+timed on this layer; where each layer's weight goes as the text grows (the first token as a sink).
+
+A generation runs in the background (:mod:`mha.generation_jobs`): while it runs, a fragment that looks again every
+:data:`POLL_S` seconds shows its progress and a Stop button, and the page reruns when it ends. The ``generate``
+control is drawn outside the fragments (a change runs the page); the text is a live control, so what depends on
+it is a part (:class:`~components.panels.parts.ValueParts`), and the step view is a fragment of its own: moving
+its slider redraws only it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import cache, frames, vega
+from components.generating import generation_service
+from components.headings import heading
+from components.i18n import t
+from components.panels.parts import Results, ValueParts
+from components.safe_text import markdown_rows, md_escape
+from components.today_charts import sinks_chart, step_weights_chart
+from components.url_params import to_query_params
+from components.url_state import write_link
+from mha.config import PRETRAINED, AttentionConfig
+from mha.experiments.decode_cost import StepTime, step_times
+from mha.generation import GENERATE_MAX, SINK_THRESHOLD, Generation, sink_layers, sink_shares
+from mha.generation_jobs import GenerationJob, key_of
+from mha.pipeline import AttentionRun
+from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
+
+__all__ = ["GENERATE_KEY", "POLL_S", "STEP_KEY", "cannot_generate", "render"]
+
+GENERATE_KEY = "generate"  # the control, also the link's name
+STEP_KEY = "gen_step"  # the step slider
+POLL_S = 0.5
+_STOPPED = "_gen_stopped"  # the generation key this session stopped (it is not started again by itself)
+_COST_REPEATS = 5
+
+
+def new_tokens() -> int:
+    """The session's ``generate`` value (0: none)."""
+    value = st.session_state.get(GENERATE_KEY, 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def cannot_generate(config: AttentionConfig, run: AttentionRun | None, generates: bool) -> str | None:
+    """Why ``generate`` > 0 does nothing on this page (a translated line), or ``None`` where it can or is 0."""
+    count = new_tokens()
+    if count == 0 or (config.weights == PRETRAINED and generates):
+        return None
+    why = "encoder" if config.weights == PRETRAINED else config.weights
+    return t("gen.cannot", count=count, why=t(f"gen.cannot.{why}"))
+
+
+def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
+    """The generation panel of a checkpoint that generates (``generates``); nothing on any other page."""
+    if run.source_kind != PRETRAINED or not generates:
+        return
+    box = st.container(border=True)
+    heading(box, t("gen.title"))
+    box.markdown(t("gen.what"))
+    count = box.number_input(
+        t("gen.control"),
+        min_value=0,
+        max_value=GENERATE_MAX,
+        step=1,
+        key=GENERATE_KEY,
+        help=t("gen.control_help", high=GENERATE_MAX),
+    )
+    write_link(to_query_params({GENERATE_KEY: count}))
+    if not count:
+        box.caption(t("gen.hint"))
+        return
+    key, service = key_of(run.config, int(count)), generation_service()
+    if service.finished(key) is None:
+        job = service.job(key)
+        if job is None and st.session_state.get(_STOPPED) != key:
+            job = service.request(key, run.config)
+        if job is not None:
+            with box:
+                _watch(job)
+            return
+    parts.add(box, _summary)
+    parts.add_fragment(box, lambda results: _steps(results.config))
+
+
+def _stop(job: GenerationJob) -> None:
+    generation_service().stop(job)
+    st.session_state[_STOPPED] = job.key
+
+
+@st.fragment(run_every=POLL_S)
+def _watch(job: GenerationJob) -> None:
+    """The generation in progress, looked at again every POLL_S seconds; the whole page reruns when it ends."""
+    if job.finished.is_set():
+        st.rerun()
+    if job.state == "queued":
+        st.info(t("gen.queued", running=generation_service().max_running))
+    else:
+        total = job.key.new_tokens
+        st.progress(min(1.0, job.done / total), text=t("gen.running", done=job.done, total=total))
+    st.button(t("gen.stop"), key="gen_stop", on_click=_stop, args=(job,))
+
+
+def _summary(results: Results) -> None:
+    """The text and what the checkpoint wrote, the cache's cost against recomputing, and the sinks; or, for a text
+    not generated yet (a live change of the text), a button that generates it."""
+    config, count = results.config, new_tokens()
+    key = key_of(config, count)
+    generation = generation_service().finished(key)
+    if generation is None:
+        job = generation_service().job(key)
+        if job is not None and job.state == "failed":
+            st.error(t("gen.failed", message=md_escape(job.error, limit=200)))
+        st.info(t("gen.stopped" if st.session_state.get(_STOPPED) == key else "gen.new_text"))
+        if st.button(t("gen.start", count=count), key="gen_start", type="primary"):
+            st.session_state.pop(_STOPPED, None)
+            generation_service().request(key, config)
+            st.rerun(scope="app")
+        return
+    _text(generation)
+    _cost(results.run, generation)
+    _sinks(generation)
+
+
+def _text(generation: Generation) -> None:
+    prompt = " · ".join(md_escape(token) for token in generation.prompt_tokens)
+    written = " · ".join(
+        f"**{md_escape(token.strip()) or '␣'}**" for token in generation.new_tokens
+    )  # "** x**" is no bold
+    st.markdown(f"{t('gen.text')} {prompt} · {written}")
+    if generation.stopped:
+        st.warning(t("gen.stopped_after", count=len(generation.new_tokens), requested=generation.requested))
+    if generation.ended_at_eos:
+        st.info(t("gen.eos", count=len(generation.new_tokens)))
+
+
+@cache.shared(max_entries=8)
+def _step_times(config: AttentionConfig, lengths: tuple[int, ...]) -> list[StepTime]:
+    """One decoding step of the page's layer at each length, with the cache and recomputing (timed once per layer
+    and lengths, in this process)."""
+    from components import runner
+
+    run = runner.cached_run(config)
+    return step_times(run.model, lengths, _COST_REPEATS)
+
+
+def _bytes(size: int) -> str:
+    return f"{size / 1024:,.1f} KiB" if size < 1024**2 else f"{size / 1024**2:,.2f} MiB"
+
+
+def _cost(run: AttentionRun, generation: Generation) -> None:
+    st.markdown(f"**{t('gen.cost_title')}**")
+    model = run.model
+    per_token = generation.cache_bytes_per_token
+    t_end = len(generation.prompt_tokens) + len(generation.new_tokens)
+    numbers = per_token // 4
+    st.markdown(
+        t(
+            "gen.cost",
+            layers=run.num_layers,
+            kv=model.num_kv_heads,
+            d_k=model.d_k,
+            numbers=f"{numbers:,}",
+            bytes=_bytes(per_token),
+            total=_bytes(per_token * t_end),
+            t=t_end,
+        )
+    )
+    lengths = tuple(sorted({t_end, min(4 * t_end, 512), min(16 * t_end, 2048)}))
+    timings = _step_times(run.config, lengths)
+    header = [t(f"gen.cost.{name}") for name in ("t", "cached", "recompute", "ratio", "bytes")]
+    rows = [
+        [f"{s.length:,}", f"{s.cached_ms:.2f}", f"{s.recompute_ms:.2f}", f"{s.ratio:.1f}×", _bytes(s.cache_bytes)]
+        for s in timings
+    ]
+    st.markdown(markdown_rows(header, rows))
+    st.caption(t("gen.cost_note", repeats=_COST_REPEATS))
+
+
+def _sinks(generation: Generation) -> None:
+    st.markdown(f"**{t('gen.sinks_title')}**")
+    shares, uniform = sink_shares(generation)
+    st.markdown(t("gen.sinks_what", uniform=f"{uniform:.3f}"))
+    labels = {name: t(f"gen.chart.{name}") for name in ("layer", "share")}
+    vega.draw(st.container(), sinks_chart([float(share) for share in shares], uniform, labels))
+    sinks = sink_layers(generation)
+    times = f"{SINK_THRESHOLD:g}"
+    if sinks:
+        st.markdown(t("gen.sinks", layers=", ".join(map(str, sinks)), times=times))
+    else:
+        st.caption(t("gen.no_sinks", times=times))
+
+
+@st.fragment
+def _steps(config: AttentionConfig) -> None:
+    """The step slider and the picked step's row against the cache (a fragment: the slider redraws only this)."""
+    generation = generation_service().finished(key_of(config, new_tokens()))
+    if generation is None or not generation.steps:
+        st.empty()
+        return
+    steps = generation.steps
+    tokens = (*generation.prompt_tokens, *generation.new_tokens)
+    if st.session_state.get(STEP_KEY, 0) >= len(steps):
+        st.session_state[STEP_KEY] = len(steps) - 1
+    index = st.select_slider(
+        t("gen.step"),
+        options=range(len(steps)),
+        key=STEP_KEY,
+        format_func=lambda i: _step_name(generation, tokens, i),
+    )
+    step = steps[index]
+    q_shape, cache_shape = step.q_shape, step.cache_shape
+    rows, length = q_shape[2], cache_shape[2]
+    appended = ", ".join(str(p) for p in range(length - rows, length))
+    st.markdown(
+        t(
+            "gen.shapes",
+            q=list(q_shape),
+            s="s" if rows > 1 else "",
+            kv=cache_shape[1],
+            d_k=cache_shape[3],
+            t=length,
+            h=q_shape[1],
+            rows=rows,
+            cache=list(cache_shape),
+            s_app="s" if rows > 1 else "",
+            appended=appended,
+        )
+    )
+    weights = step.weights.numpy()  # (H, t)
+    labels = frames.token_labels(tokens[:length])
+    texts = {name: t(f"gen.chart.{name}") for name in ("head", "key", "weight")}
+    frame = pd.DataFrame(
+        [(h, k, float(weights[h, k])) for h in range(weights.shape[0]) for k in range(length)],
+        columns=["head", "key", "weight"],
+    )
+    st.caption(t("gen.chart", t=length))
+    vega.draw(st.container(), step_weights_chart(frame, labels, length - rows, texts), width="stretch")
+    verdict = st.success if step.max_abs_weights <= CHECKPOINT_TOLERANCE else st.error
+    name = "gen.check_pass" if step.max_abs_weights <= CHECKPOINT_TOLERANCE else "gen.check_fail"
+    verdict(t(name, layer=generation.layer, diff=f"{step.max_abs_weights:.2e}", tol=f"{CHECKPOINT_TOLERANCE:.0e}"))
+
+
+def _step_name(generation: Generation, tokens: tuple[str, ...], index: int) -> str:
+    step = generation.steps[index]
+    if index == 0:
+        return t("gen.step_prefill", length=len(generation.prompt_tokens), token=step.token)
+    return t("gen.step_one", index=index, reads=tokens[step.position], position=step.position, token=step.token)
