@@ -133,7 +133,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里没有哪一层在第一个词元上的权重超过平均份额的 {times} 倍。",
     },
     "gen.chart.layer": {"en": "layer", "zh": "层"},
-    "gen.chart.share": {"en": "weight on the first token", "zh": "第一个词元上的权重"},
+    "gen.chart.share": {"en": "weight on token 0", "zh": "第 0 个词元上的权重"},
     "gen.chart.head": {"en": "head", "zh": "头"},
     "gen.chart.key": {"en": "cached key", "zh": "缓存的键"},
     "gen.chart.weight": {"en": "weight", "zh": "权重"},

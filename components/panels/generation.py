@@ -241,7 +241,7 @@ def _steps(config: AttentionConfig) -> None:
         columns=["head", "key", "weight"],
     )
     st.caption(t("gen.chart", t=length))
-    vega.draw(st.container(), step_weights_chart(frame, labels, length - rows, texts), width="stretch")
+    vega.draw(st.container(), step_weights_chart(frame, labels, length - rows, texts))
     verdict = st.success if step.max_abs_weights <= CHECKPOINT_TOLERANCE else st.error
     name = "gen.check_pass" if step.max_abs_weights <= CHECKPOINT_TOLERANCE else "gen.check_fail"
     verdict(t(name, layer=generation.layer, diff=f"{step.max_abs_weights:.2e}", tol=f"{CHECKPOINT_TOLERANCE:.0e}"))

@@ -68,11 +68,12 @@ class TextCheckpoint(Checkpoint):
         return bool(self.prefix or self.suffix)
 
     def display_tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
-        """The tokens of ``ids`` as the page shows them (a byte-level BPE's decoded: `` animal``)."""
+        """The tokens of ``ids`` as the page shows them (a byte-level BPE's decoded: `` animal``); an id the tokenizer
+        has no token for (a model whose embedding is larger than its tokenizer's vocabulary) as ``[id 50000]``."""
         tokens = self.tokenizer.convert_ids_to_tokens(list(ids))
         if self._byte_level:
-            tokens = [self.tokenizer.convert_tokens_to_string([token]) for token in tokens]
-        return tuple(tokens)
+            tokens = [None if token is None else self.tokenizer.convert_tokens_to_string([token]) for token in tokens]
+        return tuple(f"[id {i}]" if token is None else token for i, token in zip(ids, tokens, strict=True))
 
     def encode(self, text: str) -> Encoded:
         """The tokenizer's tokens for ``text`` (with its frame, if any), capped like the project's own.
