@@ -42,6 +42,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
 
     problems = controls.load_url_state()
     link_trains = training.link_asks_to_train()
+    generation.link_asks_to_generate()
     view, view_problems = teacher.load_view()
     live_place = controls.render_source_controls(hidden=view.hidden)
     teacher.render_settings(view)

@@ -375,14 +375,15 @@ def build_llama(
     **config: object,
 ) -> Path:
     """Write a Llama (or, with ``qwen2``, a Qwen2) with random weights (``seed``) and its tokenizer to ``folder``;
-    return it. Saved as ``LlamaForCausalLM`` / ``Qwen2ForCausalLM``, as the hub's are (the base model under ``model.``).
+    return it. Saved as ``LlamaForCausalLM`` / ``Qwen2ForCausalLM``, as the hub's are (the base model under
+    ``model.``).
 
     The weights are drawn wider than Llama's own initialisation (std 0.2, not 0.02) so that the heads' weights are
-    far from uniform; so are Qwen2's q, k, v biases (initialised to 0) and every RMSNorm's weight (1 + N(0, 0.2)), so
-    that copying them and the layer's input are tested. ``rope_theta``: ``None`` for Llama 2's 10,000 (Qwen2:
-    Qwen2.5's 1,000,000). ``save_dtype``: the number type of the saved weights (``"bfloat16"``, as the hub's Llamas
-are stored; the page loads them in float32 all the same); ``None``: float32. ``config``: more ``LlamaConfig`` /
-``Qwen2Config`` settings.
+    far from uniform; so are Qwen2's q, k, v biases (initialised to 0) and every RMSNorm's weight (1 + N(0, 0.2)),
+    so that copying them and the layer's input are tested. ``rope_theta``: ``None`` for Llama 2's 10,000 (Qwen2:
+    Qwen2.5's 1,000,000). ``save_dtype``: the number type of the saved weights (``"bfloat16"``, as the hub's
+    Llamas are stored; the page loads them in float32 all the same); ``None``: float32. ``config``: more
+    ``LlamaConfig`` / ``Qwen2Config`` settings.
     """
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 

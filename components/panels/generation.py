@@ -5,11 +5,12 @@ K_cacheᵀ [1, h_kv, d_k, t]``, scaled, softmax), the cache's shape and the entr
 its weights against the checkpoint's own for that step; what the cache saves against recomputing every step,
 timed on this layer; where each layer's weight goes as the text grows (the first token as a sink).
 
-A generation runs in the background (:mod:`mha.generation_jobs`): while it runs, a fragment that looks again every
-:data:`POLL_S` seconds shows its progress and a Stop button, and the page reruns when it ends. The ``generate``
-control is drawn outside the fragments (a change runs the page); the text is a live control, so what depends on
-it is a part (:class:`~components.panels.parts.ValueParts`), and the step view is a fragment of its own: moving
-its slider redraws only it.
+A generation starts when the ``generate`` control or a link asks for one; after a change of the text (a live
+control) the panel asks with a button. It runs in the background (:mod:`mha.generation_jobs`): while it runs, a
+fragment that looks again every :data:`POLL_S` seconds shows its progress and a Stop button, and the page reruns
+when it ends. The ``generate`` control is drawn outside the fragments (a change runs the page); what depends on
+the text is a part (:class:`~components.panels.parts.ValueParts`), and the step view is a fragment of its own:
+moving its slider redraws only it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_rows, md_escape
 from components.today_charts import sinks_chart, step_weights_chart
 from components.url_params import to_query_params
-from components.url_state import write_link
+from components.url_state import changed_in_link, write_link
 from mha.config import PRETRAINED, AttentionConfig
 from mha.experiments.decode_cost import StepTime, step_times
 from mha.generation import GENERATE_MAX, SINK_THRESHOLD, Generation, sink_layers, sink_shares
@@ -33,12 +34,13 @@ from mha.generation_jobs import GenerationJob, key_of
 from mha.pipeline import AttentionRun
 from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
 
-__all__ = ["GENERATE_KEY", "POLL_S", "STEP_KEY", "cannot_generate", "render"]
+__all__ = ["GENERATE_KEY", "POLL_S", "STEP_KEY", "cannot_generate", "link_asks_to_generate", "render"]
 
 GENERATE_KEY = "generate"  # the control, also the link's name
 STEP_KEY = "gen_step"  # the step slider
 POLL_S = 0.5
-_STOPPED = "_gen_stopped"  # the generation key this session stopped (it is not started again by itself)
+_STOPPED = "_gen_stopped"  # the generation key this session stopped
+_ASKED = "_gen_asked"  # the control or the link asked for a generation: the next full run starts it
 _COST_REPEATS = 5
 
 
@@ -71,6 +73,7 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
         step=1,
         key=GENERATE_KEY,
         help=t("gen.control_help", high=GENERATE_MAX),
+        on_change=_asked,
     )
     write_link(to_query_params({GENERATE_KEY: count}))
     if not count:
@@ -79,7 +82,8 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
     key, service = key_of(run.config, int(count)), generation_service()
     if service.finished(key) is None:
         job = service.job(key)
-        if job is None and st.session_state.get(_STOPPED) != key:
+        if job is None and st.session_state.pop(_ASKED, False):  # the control or the link asked for it just now
+            st.session_state.pop(_STOPPED, None)
             job = service.request(key, run.config)
         if job is not None:
             with box:
@@ -87,6 +91,17 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
             return
     parts.add(box, _summary)
     parts.add_fragment(box, lambda results: _steps(results.config))
+
+
+def link_asks_to_generate() -> None:
+    """A link just opened (or edited) with ``generate``: generate without a click (call before the page writes the
+    link)."""
+    if changed_in_link((GENERATE_KEY,)):
+        _asked()
+
+
+def _asked() -> None:
+    st.session_state[_ASKED] = True
 
 
 def _stop(job: GenerationJob) -> None:

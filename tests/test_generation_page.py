@@ -1,0 +1,171 @@
+"""The generation panel through AppTest, and the background service that runs generations.
+
+The page's generation of the tests' tiny GPT-2 and Llama is compared with the checkpoint's own greedy ``generate``
+(transformers), and its shapes with the sizes of those models; the service is driven with a generator of the
+test's own (a stand-in that waits on the Stop event) to show the queue, the cap, Stop and the kept results.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from streamlit.testing.v1 import AppTest
+
+from components.i18n import t
+from components.safe_text import md_escape
+from mha.config import AttentionConfig
+from mha.generation import GENERATE_MAX, Generation
+from mha.generation_jobs import GenerationService, key_of
+
+SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+PROMPT = "the cat sat on the mat"
+
+
+@pytest.fixture
+def listed(tiny_gpt2, tiny_llama, tiny_checkpoint, monkeypatch):
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"gpt2={tiny_gpt2},llama={tiny_llama},tiny={tiny_checkpoint}")
+    return {"gpt2": tiny_gpt2, "llama": tiny_llama}
+
+
+def open_page(**params: str) -> AppTest:
+    at = AppTest.from_file(SCRIPT, default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def finished_page(**params: str) -> AppTest:
+    """The page once its generation has ended (the page shows the progress meanwhile; a rerun then shows it)."""
+    at = open_page(**params)
+    deadline = time.monotonic() + 60
+    while not any(m.value.startswith(t("gen.text")) for m in at.markdown) and time.monotonic() < deadline:
+        time.sleep(0.3)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _their_tokens(name: str, folder: Path, new_tokens: int) -> list[str]:
+    """The checkpoint's own greedy continuation of PROMPT (transformers' ``generate``), each id shown as the page
+    shows tokens (the source's ``display_tokens``: a byte-level BPE decoded, other tokenizers' pieces as they are)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from mha.config import WeightSpec
+    from mha.sources import make_source
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager").eval()
+    inputs = tokenizer(PROMPT, return_tensors="pt")
+    with torch.inference_mode():
+        ids = model.generate(**inputs, max_new_tokens=new_tokens, do_sample=False)[0, inputs["input_ids"].size(1) :]
+    checkpoint = make_source(WeightSpec("pretrained", checkpoint=name))._text_checkpoint()
+    return list(checkpoint.display_tokens([int(i) for i in ids]))
+
+
+@pytest.mark.parametrize(("name", "heads", "kv_heads", "d_k"), [("gpt2", 4, 4, 8), ("llama", 4, 2, 8)])
+def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_the_cache(
+    listed, name, heads, kv_heads, d_k
+):
+    at = finished_page(weights="pretrained", checkpoint=name, tokens=PROMPT, generate="4")
+    assert not at.error, [e.value for e in at.error]
+    (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
+    written = line.split(" · ")[-4:]
+    expected = _their_tokens(name, listed[name], 4)
+    assert [w.strip("*") for w in written] == [md_escape(token.strip()) or "␣" for token in expected]
+    assert at.query_params["generate"] == "4"
+    slider = at.select_slider(key="gen_step")
+    slider.set_value(2).run()
+    shapes = [m.value for m in at.markdown if m.value.startswith("- `q ")]
+    (text,) = shapes
+    prompt_length = int(at.select_slider(key="gen_step").options[0].split(",")[1].split()[0])  # "the prompt, L rows"
+    t_now = prompt_length + 2  # step 2 reads new token 1 at position L + 1: the cache holds L + 2
+    assert f"`q [1, {heads}, 1, {d_k}]`" in text
+    assert f"`K, V [1, {kv_heads}, {t_now}, {d_k}]`" in text and text.rstrip().endswith(f"position {t_now - 1}")
+    assert any(s.value.startswith("✓ This step's weights equal") for s in at.success)
+    cost = [m.value for m in at.markdown if m.value.startswith(f"| {t('gen.cost.t')}")]
+    assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
+
+
+def test_a_new_text_asks_before_it_generates_again(listed):
+    at = finished_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
+    at.text_area(key="tokens").set_value("a dog ran").run()
+    assert t("gen.new_text") in [i.value for i in at.info]
+    assert any(b.label == t("gen.start", count=3) for b in at.button)
+
+
+@pytest.mark.parametrize(
+    ("params", "why"),
+    [
+        ({}, "random"),
+        ({"weights": "trained", "task": "previous"}, "trained"),
+        ({"weights": "pretrained", "checkpoint": "tiny"}, "encoder"),
+    ],
+)
+def test_a_page_that_cannot_generate_says_what_can(listed, params, why, short_trainings):
+    at = open_page(**params, generate="5")
+    assert not at.exception
+    assert t("gen.cannot", count=5, why=t(f"gen.cannot.{why}")) in [w.value for w in at.warning]
+
+
+def test_a_huge_generate_in_the_link_is_clamped_with_a_message(listed):
+    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="1000")
+    assert not at.exception
+    message = t("url.out_of_range", name="generate", value="1000", low=0, high=GENERATE_MAX, used=GENERATE_MAX)
+    assert message in [w.value for w in at.warning]
+    assert at.number_input(key="generate").value == GENERATE_MAX
+
+
+# ---------------------------------------------------------------- the service
+def _made(config: AttentionConfig, steps: int, stopped: bool) -> Generation:
+    return Generation("c", 0, ("a",), (0,), ("x",) * steps, (0,) * steps, ("step",) * steps, 3, stopped, False, 4)  # type: ignore[arg-type]
+
+
+def test_the_service_runs_at_most_its_cap_keeps_results_and_stops_on_request():
+    release = threading.Event()
+    running = []
+
+    def generator(config, new_tokens, stop, progress):
+        running.append(new_tokens)
+        for done in range(new_tokens):
+            if stop.is_set():
+                return _made(config, done, stopped=True)
+            release.wait(5)
+            progress(done + 1, new_tokens)
+        return _made(config, new_tokens, stopped=False)
+
+    service = GenerationService(generator, max_running=1)
+    config = AttentionConfig()
+    first, second = key_of(config, 2), key_of(config, 3)
+    job = service.request(first, config)
+    assert service.request(first, config) is job  # the same generation is joined, not started twice
+    other = service.request(second, config)
+    time.sleep(0.3)
+    assert running == [2] and other.state == "queued"  # one slot: the second waits its turn
+    release.set()
+    assert job.finished.wait(5) and other.finished.wait(5)
+    assert job.state == "done" and service.finished(first) is job.result and job.done == 2
+    assert other.state == "done" and service.finished(second) is not None
+
+    release.clear()
+    third = key_of(config, 4)
+    stopped = service.request(third, config)
+    time.sleep(0.2)
+    service.stop(stopped)
+    release.set()
+    assert stopped.finished.wait(5)
+    assert stopped.state == "stopped" and stopped.result is not None and stopped.result.stopped
+    assert service.finished(third) is stopped.result  # the steps made before Stop are kept
+
+
+def test_a_failed_generation_is_reported_not_raised():
+    def generator(config, new_tokens, stop, progress):
+        raise RuntimeError("no room")
+
+    service = GenerationService(generator)
+    job = service.request(key_of(AttentionConfig(), 2), AttentionConfig())
+    assert job.finished.wait(5)
+    assert job.state == "failed" and "no room" in job.error and service.finished(job.key) is None
