@@ -90,6 +90,13 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
 
 
+def test_generate_goes_from_the_link_to_its_control_and_back(listed):
+    at = finished_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="2")
+    assert at.number_input(key="generate").value == 2
+    at.number_input(key="generate").set_value(3).run()
+    assert at.query_params["generate"] == "3"
+
+
 def test_a_new_text_asks_before_it_generates_again(listed):
     at = finished_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
     at.text_area(key="tokens").set_value("a dog ran").run()

@@ -85,7 +85,8 @@ CONTROLS = [
 
 
 # Every control of the link is covered (``hub_id``, a control only where the server allows one: tests below).
-AWAITING_SOURCES: set[str] = {"hub_id"}
+# ``generate``, a control only on a causal checkpoint's page: tests/test_generation_page.py.
+AWAITING_SOURCES: set[str] = {"hub_id", "generate"}
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "保留下来的键和值，即 **KV 缓存**。这里由检查点贪心地（每次取最可能的词元）续写你的文本，本层的副本维护"
         "它自己的缓存：每一步为每个 K/V 头追加一个键和一个值，再用一行查询对它们全部做注意力。",
     },
-    "gen.control": {"en": "New tokens to generate (generate)", "zh": "要生成的新词元数 (generate)"},
+    "gen.control": {"en": "New tokens to generate (generate)", "zh": "要生成的新词元数（generate）"},
     "gen.control_help": {
         "en": "0 to {high}: greedy, one step per token. The generation runs in the background; Stop keeps the "
         "steps made so far.",

@@ -76,13 +76,14 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
         on_change=_asked,
     )
     write_link(to_query_params({GENERATE_KEY: count}))
+    asked = st.session_state.pop(_ASKED, False)  # the control or the link asked for a generation in this run
     if not count:
         box.caption(t("gen.hint"))
         return
     key, service = key_of(run.config, int(count)), generation_service()
     if service.finished(key) is None:
         job = service.job(key)
-        if job is None and st.session_state.pop(_ASKED, False):  # the control or the link asked for it just now
+        if job is None and asked:
             st.session_state.pop(_STOPPED, None)
             job = service.request(key, run.config)
         if job is not None:
