@@ -12,6 +12,10 @@ config adds no logits processor of its own (a repetition penalty...: not applied
 generation config's ``eos_token_id``) ends it early, as it ends ``generate``: it is the last new token, and
 :attr:`Generation.ended_at_eos` says so.
 
+The prompt keeps the tokenizer's prefix (a BOS, a ``[CLS]``) but not its suffix: a GPT-2 paired with a BERT
+tokenizer (``gpt2-chinese``) would otherwise read a prompt ending in ``[SEP]`` and continue after the end of the
+text, not the text itself.
+
 Beside it, our :class:`~mha.module.MultiHeadAttention` copy of the shown layer keeps its own
 :class:`~mha.kv_cache.KVCache`: the prompt's layer inputs fill it in one
 :meth:`~mha.module.MultiHeadAttention.forward_step` (n = L), then each fed token's layer input (the family's
@@ -158,7 +162,9 @@ def generate(
     Args:
         checkpoint: a loaded checkpoint that generates (its ``language_model``; GPT-2, Llama, Qwen2).
         encoded: the prompt, as :meth:`~mha.sources.checkpoint.text.TextCheckpoint.encode` makes it (with the
-            tokenizer's own BOS, where it adds one), every token unmasked.
+            tokenizer's own BOS, where it adds one), every token unmasked. Where it ends with the tokenizer's suffix
+            (:attr:`~mha.sources.checkpoint.text.TextCheckpoint.suffix`, a BERT tokenizer's ``[SEP]``), that
+            suffix is left off: the generation goes on from the text's last token (the prefix is kept).
         layer: the layer our copy follows.
         new_tokens: 1 .. :data:`GENERATE_MAX`.
         stop: set from another thread, it ends the generation before the next step (``stopped``).
@@ -181,6 +187,10 @@ def generate(
     if not 0 <= layer < layers:
         raise ValueError(f"{checkpoint.name} has layers 0 to {layers - 1}, got layer={layer}")
     ids = encoded.inputs["input_ids"]  # (1, L)
+    suffix = tuple(int(i) for i in getattr(checkpoint, "suffix", ()))  # what the tokenizer ends every text with
+    if suffix and ids.size(1) > len(suffix) and tuple(int(i) for i in ids[0, -len(suffix) :]) == suffix:
+        encoded = checkpoint.encode_ids(ids[:, : -len(suffix)])  # (1, L): the text's last token ends the prompt
+        ids = encoded.inputs["input_ids"]
     if not bool(encoded.keys.all()):
         raise ValueError("generation reads a prompt without padding: leave [PAD] out of the text")
     length = ids.size(1)

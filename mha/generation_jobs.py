@@ -4,8 +4,9 @@
 
 A generation is named by what decides it (:class:`GenerationKey`: the checkpoint, the text, the layer, the number
 of new tokens). The first session that asks starts it; a session asking for the same one meanwhile watches the
-same job; the finished ones are kept (:data:`KEPT`, least recently used out) for every session. A job left by
-the session that started it runs to its end (at most ``GENERATE_MAX`` steps).
+same job, and a Stop from any of them stops it for all; the finished ones are kept (:data:`KEPT`, least recently
+used out) for every session. A session that asks for another generation stops the one it asked for before
+(:mod:`components.panels.generation`); at most :data:`MAX_WAITING` wait for a slot.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from dataclasses import dataclass, field
 from mha.config import LIMITS, AttentionConfig, WeightSpec
 from mha.generation import Generation
 
-__all__ = ["KEPT", "GenerationJob", "GenerationKey", "GenerationService", "Generator", "key_of"]
+__all__ = ["KEPT", "MAX_WAITING", "GenerationJob", "GenerationKey", "GenerationService", "Generator", "key_of"]
 
-KEPT = 16  # finished generations kept per process
+KEPT = 16  # finished generations (and failures' messages) kept per process
+MAX_WAITING = 8  # generations waiting for a slot, at most (then the page says the server is busy)
 
 
 @dataclass(frozen=True)
@@ -63,18 +65,25 @@ Generator = Callable[[AttentionConfig, int, threading.Event, Callable[[int, int]
 class GenerationService:
     """Runs generations in background threads (see the module docstring).
 
+    Only a generation that ran to its end (or to the checkpoint's end-of-text token) is kept for every session: a
+    stopped one's steps stay with its job (the session that watched it shows them), and a failure's message is
+    kept per key (:meth:`failure`) until the key is asked for again.
+
     Args:
         generator: what generates (the page's source; tests pass one of their own).
         max_running: generations at once (default ``LIMITS.generate_concurrent``).
+        max_waiting: generations waiting for a slot at most; :meth:`request` refuses more (``None``).
     """
 
-    def __init__(self, generator: Generator, max_running: int | None = None) -> None:
+    def __init__(self, generator: Generator, max_running: int | None = None, max_waiting: int = MAX_WAITING) -> None:
         self._generator = generator
         self.max_running = LIMITS.generate_concurrent if max_running is None else max_running
+        self.max_waiting = max_waiting
         self._slots = threading.Semaphore(self.max_running)
         self._lock = threading.Lock()
         self._jobs: dict[GenerationKey, GenerationJob] = {}
         self._finished: OrderedDict[GenerationKey, Generation] = OrderedDict()
+        self._failed: OrderedDict[GenerationKey, str] = OrderedDict()
 
     def finished(self, key: GenerationKey) -> Generation | None:
         """The finished generation for ``key``, or ``None``."""
@@ -84,46 +93,66 @@ class GenerationService:
                 self._finished.move_to_end(key)
             return found
 
+    def failure(self, key: GenerationKey) -> str | None:
+        """Why the last generation of ``key`` failed (``"RuntimeError: ..."``), or ``None``."""
+        with self._lock:
+            return self._failed.get(key)
+
     def job(self, key: GenerationKey) -> GenerationJob | None:
         """The queued or running generation for ``key``, if any."""
         with self._lock:
             return self._jobs.get(key)
 
-    def request(self, key: GenerationKey, config: AttentionConfig) -> GenerationJob:
-        """The job generating ``key`` (joined, or started for ``config``)."""
+    def request(self, key: GenerationKey, config: AttentionConfig) -> GenerationJob | None:
+        """The job generating ``key`` (joined, or started for ``config``); ``None`` when :attr:`max_waiting`
+        generations already wait for a slot (the page says the server is busy)."""
         with self._lock:
             job = self._jobs.get(key)
-            if job is None or job.stop.is_set():
-                job = GenerationJob(key)
-                self._jobs[key] = job
-                thread = threading.Thread(target=self._run, args=(job, config), name="generate", daemon=True)
-                thread.start()
+            if job is not None and not job.stop.is_set():
+                return job
+            waiting = sum(1 for other in self._jobs.values() if other.state == "queued")
+            if waiting >= self.max_waiting:
+                return None
+            self._failed.pop(key, None)
+            job = GenerationJob(key)
+            self._jobs[key] = job
+            thread = threading.Thread(target=self._run, args=(job, config), name="generate", daemon=True)
+            thread.start()
             return job
 
     def stop(self, job: GenerationJob) -> None:
-        """Stop ``job`` before its next step (its steps so far are kept)."""
+        """Stop ``job``: a running one before its next step (its steps so far stay with it), a queued one at once.
+        Every session watching the job sees it stop."""
         job.stop.set()
+        with self._lock:
+            if job.state == "queued":
+                self._close(job, "stopped", None)
 
     def _run(self, job: GenerationJob, config: AttentionConfig) -> None:
         with self._slots:  # at most max_running at once: the others wait here, queued
-            if job.stop.is_set():
-                self._end(job, "stopped", None)
-                return
-            job.state = "running"
+            with self._lock:
+                if job.finished.is_set():  # stopped while it waited
+                    return
+                job.state = "running"
             try:
                 result = self._generator(config, job.key.new_tokens, job.stop, job.record)
             except Exception as error:  # reported to the page, never raised in a thread
-                job.error = f"{type(error).__name__}: {error}"
-                self._end(job, "failed", None)
+                with self._lock:
+                    job.error = f"{type(error).__name__}: {error}"
+                    self._failed[job.key] = job.error
+                    while len(self._failed) > KEPT:
+                        self._failed.popitem(last=False)
+                    self._close(job, "failed", None)
                 return
-        self._end(job, "stopped" if result.stopped else "done", result)
-
-    def _end(self, job: GenerationJob, state: str, result: Generation | None) -> None:
         with self._lock:
-            job.state, job.result = state, result
-            if self._jobs.get(job.key) is job:
-                del self._jobs[job.key]
-            if result is not None and result.steps:
+            self._close(job, "stopped" if result.stopped else "done", result)
+
+    def _close(self, job: GenerationJob, state: str, result: Generation | None) -> None:
+        """End ``job`` (hold the lock): its state and result, out of the active jobs, a full result kept."""
+        job.state, job.result = state, result
+        if self._jobs.get(job.key) is job:
+            del self._jobs[job.key]
+            if state == "done" and result is not None and result.steps:
                 self._finished[job.key] = result
                 while len(self._finished) > KEPT:
                     self._finished.popitem(last=False)

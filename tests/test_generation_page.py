@@ -25,9 +25,18 @@ SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 PROMPT = "the cat sat on the mat"
 
 
+@pytest.fixture(autouse=True)
+def _fresh_service(monkeypatch):
+    """Each test its own generation service: no result or running job of another test."""
+    import components.generating as generating
+
+    monkeypatch.setattr(generating, "_SERVICE", None)
+
+
 @pytest.fixture
-def listed(tiny_gpt2, tiny_llama, tiny_checkpoint, monkeypatch):
-    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"gpt2={tiny_gpt2},llama={tiny_llama},tiny={tiny_checkpoint}")
+def listed(tiny_gpt2, tiny_llama, tiny_checkpoint, tiny_vit, monkeypatch):
+    listed = f"gpt2={tiny_gpt2},llama={tiny_llama},tiny={tiny_checkpoint},tinyvit={tiny_vit}"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
     return {"gpt2": tiny_gpt2, "llama": tiny_llama}
 
 
@@ -42,7 +51,8 @@ def finished_page(**params: str) -> AppTest:
     """The page once its generation has ended (the page shows the progress meanwhile; a rerun then shows it)."""
     at = open_page(**params)
     deadline = time.monotonic() + 60
-    while not any(m.value.startswith(t("gen.text")) for m in at.markdown) and time.monotonic() < deadline:
+    text = t("gen.text", lang=params.get("lang", "en"))
+    while not any(m.value.startswith(text) for m in at.markdown) and time.monotonic() < deadline:
         time.sleep(0.3)
         at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -81,13 +91,18 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     slider.set_value(2).run()
     shapes = [m.value for m in at.markdown if m.value.startswith("- `q ")]
     (text,) = shapes
-    prompt_length = int(at.select_slider(key="gen_step").options[0].split(",")[1].split()[0])  # "the prompt, L rows"
+    from transformers import AutoTokenizer
+
+    prompt_length = len(AutoTokenizer.from_pretrained(listed[name])(PROMPT)["input_ids"])  # with its BOS, if any
     t_now = prompt_length + 2  # step 2 reads new token 1 at position L + 1: the cache holds L + 2
     assert f"`q [1, {heads}, 1, {d_k}]`" in text
-    assert f"`K, V [1, {kv_heads}, {t_now}, {d_k}]`" in text and text.rstrip().endswith(f"position {t_now - 1}")
+    assert f"`K, V [1, {kv_heads}, {t_now}, {d_k}]`" in text and text.rstrip().endswith(f": {t_now - 1}")
+    assert text.splitlines()[0].endswith(t("gen.after_rope")) == (name == "llama")  # GPT-2 has no rotation
     assert any(s.value.startswith("✓ This step's weights equal") for s in at.success)
     cost = [m.value for m in at.markdown if m.value.startswith(f"| {t('gen.cost.t')}")]
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
+    lengths = [int(line.split("|")[1].strip().replace(",", "")) for line in cost[0].splitlines()[2:]]
+    assert lengths == [prompt_length + 4, 4 * (prompt_length + 4), 16 * (prompt_length + 4)]
 
 
 def test_generate_goes_from_the_link_to_its_control_and_back(listed):
@@ -110,6 +125,7 @@ def test_a_new_text_asks_before_it_generates_again(listed):
         ({}, "random"),
         ({"weights": "trained", "task": "previous"}, "trained"),
         ({"weights": "pretrained", "checkpoint": "tiny"}, "encoder"),
+        ({"weights": "pretrained", "checkpoint": "tinyvit"}, "encoder"),
     ],
 )
 def test_a_page_that_cannot_generate_says_what_can(listed, params, why, short_trainings):
@@ -132,11 +148,12 @@ def _made(config: AttentionConfig, steps: int, stopped: bool) -> Generation:
 
 
 def test_the_service_runs_at_most_its_cap_keeps_results_and_stops_on_request():
-    release = threading.Event()
+    release, started = threading.Event(), threading.Event()
     running = []
 
     def generator(config, new_tokens, stop, progress):
         running.append(new_tokens)
+        started.set()
         for done in range(new_tokens):
             if stop.is_set():
                 return _made(config, done, stopped=True)
@@ -144,28 +161,49 @@ def test_the_service_runs_at_most_its_cap_keeps_results_and_stops_on_request():
             progress(done + 1, new_tokens)
         return _made(config, new_tokens, stopped=False)
 
-    service = GenerationService(generator, max_running=1)
+    service = GenerationService(generator, max_running=1, max_waiting=1)
     config = AttentionConfig()
-    first, second = key_of(config, 2), key_of(config, 3)
+    first, second, third = key_of(config, 2), key_of(config, 3), key_of(config, 4)
     job = service.request(first, config)
-    assert service.request(first, config) is job  # the same generation is joined, not started twice
+    assert job is not None and service.request(first, config) is job  # the same generation is joined
+    assert started.wait(5)
     other = service.request(second, config)
-    time.sleep(0.3)
-    assert running == [2] and other.state == "queued"  # one slot: the second waits its turn
+    assert other is not None and other.state == "queued" and running == [2]  # one slot: the second waits
+    assert service.request(third, config) is None  # one may wait at most: the server is busy
     release.set()
     assert job.finished.wait(5) and other.finished.wait(5)
     assert job.state == "done" and service.finished(first) is job.result and job.done == 2
     assert other.state == "done" and service.finished(second) is not None
 
     release.clear()
-    third = key_of(config, 4)
+    started.clear()
     stopped = service.request(third, config)
-    time.sleep(0.2)
+    assert stopped is not None and started.wait(5)
     service.stop(stopped)
     release.set()
     assert stopped.finished.wait(5)
     assert stopped.state == "stopped" and stopped.result is not None and stopped.result.stopped
-    assert service.finished(third) is stopped.result  # the steps made before Stop are kept
+    assert service.finished(third) is None  # a stopped generation's steps stay with its job, not shared
+
+
+def test_a_queued_generation_stops_at_once():
+    release, started = threading.Event(), threading.Event()
+
+    def generator(config, new_tokens, stop, progress):
+        started.set()
+        release.wait(5)
+        return _made(config, new_tokens, stopped=False)
+
+    service = GenerationService(generator, max_running=1)
+    config = AttentionConfig()
+    running = service.request(key_of(config, 2), config)
+    assert running is not None and started.wait(5)
+    queued = service.request(key_of(config, 3), config)
+    assert queued is not None and queued.state == "queued"
+    service.stop(queued)
+    assert queued.finished.is_set() and queued.state == "stopped"  # without waiting for the slot
+    release.set()
+    assert running.finished.wait(5) and running.state == "done"
 
 
 def test_a_failed_generation_is_reported_not_raised():
@@ -174,5 +212,54 @@ def test_a_failed_generation_is_reported_not_raised():
 
     service = GenerationService(generator)
     job = service.request(key_of(AttentionConfig(), 2), AttentionConfig())
-    assert job.finished.wait(5)
+    assert job is not None and job.finished.wait(5)
     assert job.state == "failed" and "no room" in job.error and service.finished(job.key) is None
+    assert service.failure(job.key) == "RuntimeError: no room"  # kept for the page after the job is gone
+
+
+def test_the_page_says_a_generation_failed_and_offers_it_again(listed, monkeypatch):
+    import components.generating as generating
+
+    def failing(config, new_tokens, stop, progress):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(generating, "_SERVICE", GenerationService(failing))
+    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
+    deadline = time.monotonic() + 30
+    while not at.error and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert t("gen.failed", message=md_escape("RuntimeError: out of memory", limit=200)) in [e.value for e in at.error]
+    assert any(b.label == t("gen.start", count=3) for b in at.button)
+
+
+def test_stop_on_the_page_ends_the_generation_and_shows_its_steps(listed, monkeypatch):
+    import components.generating as generating
+
+    release = threading.Event()
+
+    def slow(config, new_tokens, stop, progress):
+        release.wait(10)  # until the test has clicked Stop
+        return _made(config, 1, stopped=stop.is_set())
+
+    monkeypatch.setattr(generating, "_SERVICE", GenerationService(slow))
+    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
+    (stop,) = [b for b in at.button if b.key == "gen_stop"]
+    stop.click().run()
+    release.set()
+    generating.generation_service()  # the test's service
+    deadline = time.monotonic() + 30
+    while not at.warning and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert t("gen.stopped_after", count=1, requested=3) in [w.value for w in at.warning]
+
+
+def test_the_chinese_generation_panel(listed):
+    finished_page(weights="pretrained", checkpoint="llama", tokens=PROMPT, generate="2")  # AppTest cannot rerun a
+    at = open_page(
+        weights="pretrained", checkpoint="llama", tokens=PROMPT, generate="2", lang="zh"
+    )  # zh page's widgets
+    assert not at.error and t("gen.title", lang="zh") in [m.value.removeprefix("### ") for m in at.markdown]
+    (text,) = [m.value for m in at.markdown if m.value.startswith("- `q ")]
+    assert "行查询" in text and "一行s" not in text and "位置s" not in text  # no English plural left in Chinese

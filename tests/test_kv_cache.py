@@ -124,23 +124,32 @@ def test_a_cache_for_a_layer_takes_its_heads_size_dtype_and_device():
 
 
 # ---------------------------------------------------------------- forward_step against forward_traced
+#: How the LENGTH rows are fed: a prompt (the first block, at start 0), then blocks at the positions that follow.
+#: (2, 3, 1, 1): a block of 3 new rows at start 2 after a prompt of 2, the mask within a block away from start 0.
+FEEDS = [(1,) * LENGTH, (3, 1, 1, 1, 1), (2, 3, 1, 1), (4, 3)]
+
+
 @pytest.mark.parametrize(("num_kv_heads", "rope_base"), LAYERS)
-@pytest.mark.parametrize("prefill", [1, 3])
-def test_token_by_token_steps_give_the_traced_causal_forward_row_by_row(num_kv_heads, rope_base, prefill):
+@pytest.mark.parametrize("sizes", FEEDS, ids=lambda sizes: "+".join(map(str, sizes)))
+def test_steps_of_any_block_sizes_give_the_traced_causal_forward_row_by_row(num_kv_heads, rope_base, sizes):
+    assert sum(sizes) == LENGTH
     layer = _layer(num_kv_heads, rope_base)
     x = torch.randn(2, LENGTH, D_MODEL, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
     with torch.inference_mode():
         trace = layer.forward_traced(x, x, x, causal_mask(LENGTH))
         cache = KVCache.for_layer(layer, LENGTH, batch=2)
-        steps = [layer.forward_step(x[:, :prefill], cache, 0)]
-        steps += [layer.forward_step(x[:, i : i + 1], cache, i) for i in range(prefill, LENGTH)]
+        steps, start = [], 0
+        for n in sizes:
+            steps.append(layer.forward_step(x[:, start : start + n], cache, start))
+            start += n
     queries = trace.project.q_rotated if rope_base is not None else trace.project.q_heads  # (B, H, L, Dh)
     keys = trace.project.k_rotated if rope_base is not None else trace.project.k_heads  # (B, Hkv, L, Dh)
-    for step in steps:
-        rows = list(step.appended)
-        t = rows[-1] + 1
-        assert step.length == t and step.start == rows[0]
-        assert step.weights.shape == (2, HEADS, len(rows), t)
+    start = 0
+    for step, n in zip(steps, sizes, strict=True):
+        rows = list(range(start, start + n))
+        t = start + n
+        assert list(step.appended) == rows and step.start == start and step.length == t
+        assert step.weights.shape == (2, HEADS, n, t)
         assert step.cache_keys.shape == (2, layer.num_kv_heads, t, layer.d_k)
         torch.testing.assert_close(step.weights, trace.weights[:, :, rows, :t], rtol=0, atol=EXACT)
         torch.testing.assert_close(step.scores, trace.attend.masked_scores[:, :, rows, :t], rtol=0, atol=EXACT)
@@ -148,7 +157,11 @@ def test_token_by_token_steps_give_the_traced_causal_forward_row_by_row(num_kv_h
         torch.testing.assert_close(step.q, queries[:, :, rows], rtol=0, atol=EXACT)
         torch.testing.assert_close(step.cache_keys, keys[:, :, :t], rtol=0, atol=EXACT)
         torch.testing.assert_close(step.cache_values, trace.project.v_heads[:, :, :t], rtol=0, atol=EXACT)
-    assert trace.weights[:, :, prefill - 1, prefill:].abs().max() == 0  # the prefill's last row saw nothing later
+        later = torch.arange(t) > torch.tensor(rows)[:, None]  # (n, t): each new row's positions after its own
+        if later.any():  # a block of several rows: none of them read a later row of the same block
+            assert float(step.weights[:, :, later].abs().max()) == 0.0
+        assert bool((step.weights[:, :, ~later] > 0).all())  # and every position up to its own gets some weight
+        start = t
 
 
 def test_a_new_row_of_a_rope_layer_is_turned_by_its_true_position():
@@ -186,8 +199,6 @@ def test_step_times_give_each_length_and_the_cache_it_holds():
     rows = step_times(layer, [1, 5, 12], repeats=3)
     assert [row.length for row in rows] == [1, 5, 12]
     for row in rows:
-        held = KVCache.for_layer(layer, row.length)
-        assert row.cache_bytes == held.k.nbytes + held.v.nbytes
-        assert row.cached_ms > 0 and row.recompute_ms > 0 and row.ratio == row.recompute_ms / row.cached_ms
+        assert row.cache_bytes == row.length * 2 * 2 * 4 * 4  # t · 2 (K and V) · Hkv 2 · Dh 4 (16 / 4 heads) · float32
     with pytest.raises(ValueError, match="length must be a positive integer, got length=0"):
         step_times(layer, [0], repeats=3)

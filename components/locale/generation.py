@@ -8,11 +8,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "A causal language model does not run attention once over a fixed sentence: it writes one token at a "
         "time, and each new token's query looks at the keys and values kept from every earlier step, the **KV "
         "cache**. Here the checkpoint continues your text greedily (the most likely token each time), and this "
-        "layer's copy keeps its own cache: at each step it appends one key and one value per K/V head and attends "
-        "one query row against all of them.",
+        "layer's copy keeps its own cache: the prompt fills it in one step (step 0, all its rows at once); then "
+        "each step appends one key and one value per K/V head and attends one query row against all of them.",
         "zh": "因果语言模型并不是在一个固定的句子上只算一次注意力：它一次写一个词元，每个新词元的查询都去看之前每一步"
         "保留下来的键和值，即 **KV 缓存**。这里由检查点贪心地（每次取最可能的词元）续写你的文本，本层的副本维护"
-        "它自己的缓存：每一步为每个 K/V 头追加一个键和一个值，再用一行查询对它们全部做注意力。",
+        "它自己的缓存：提示词在一步里（第 0 步，所有行一起）填满它；之后每一步为每个 K/V 头追加一个键和一个值，"
+        "再用一行查询对它们全部做注意力。",
     },
     "gen.control": {"en": "New tokens to generate (generate)", "zh": "要生成的新词元数（generate）"},
     "gen.control_help": {
@@ -25,20 +26,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "设置新词元的个数，就能看到检查点一步一步、借助缓存把它们写出来。",
     },
     "gen.queued": {
-        "en": "Waiting for a free slot: {running} generations run at once here.",
+        "en": "Waiting for a free slot: at most {running} generations run at once here.",
         "zh": "等待空位：这里同时最多运行 {running} 个生成。",
     },
-    "gen.running": {"en": "Generating: step {done} of {total}", "zh": "生成中：第 {done} / {total} 步"},
     "gen.stop": {"en": "Stop", "zh": "停止"},
-    "gen.stopped": {
-        "en": "Stopped before any token was written. Start it again with the button.",
-        "zh": "在写出任何词元之前就停止了。可以用按钮重新开始。",
+    "gen.running": {
+        "en": "Generating: {done} of {total} tokens written",
+        "zh": "生成中：已写出 {done} / {total} 个词元",
     },
     "gen.failed": {"en": "The generation failed: {message}", "zh": "生成失败：{message}"},
     "gen.start": {"en": "Generate {count} tokens after this text", "zh": "在这段文本后生成 {count} 个词元"},
     "gen.new_text": {
-        "en": "No generation for this text yet.",
-        "zh": "这段文本还没有生成结果。",
+        "en": "No generation yet for this text, layer and number of tokens.",
+        "zh": "这段文本、这一层和这个词元数还没有生成结果。",
     },
     "gen.text": {
         "en": "**Your text** and **what the checkpoint wrote**:",
@@ -49,10 +49,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "在 {requested} 个词元中写到第 {count} 个时停止：下面显示已完成的步骤。",
     },
     "gen.eos": {
-        "en": "The checkpoint wrote its end-of-text token after {count} tokens and stopped there, as its own "
-        "`generate` does.",
+        "en": "The checkpoint's token {count} was its end-of-text token; it stopped there, as its own `generate` does.",
         "zh": "检查点在第 {count} 个词元写出了它的文本结束词元并在那里停止，与它自己的 `generate` 相同。",
     },
+    "gen.after_rope": {"en": ", after RoPE", "zh": "，经过 RoPE"},
     "gen.step": {"en": "Step", "zh": "步骤"},
     "gen.step_prefill": {
         "en": "step 0 · the prompt, {length} rows at once → wrote “{token}”",
@@ -63,19 +63,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "第 {index} 步 · 读入位置 {position} 的“{reads}” → 写出“{token}”",
     },
     "gen.shapes": {
-        "en": "- `q {q}` (B, h, rows, d_k): the new row{s} after RoPE\n"
+        "en": "- `q {q}` (B, h, rows, d_k): the {rows} query row(s) this step computes{rope}\n"
         "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t), each K/V head repeated for its query heads\n"
-        "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}, softmax over the t cached keys → `weights`\n"
-        "- the cache after this step: `K, V {cache}` (B, h_kv, t, d_k); appended: position{s_app} {appended}",
-        "zh": "- `q {q}` (B, h, 行数, d_k)：经过 RoPE 的新的一行{s}\n"
+        "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}, softmax over the keys each row may read (a new token's "
+        "row: all t) → `weights`\n"
+        "- the cache after this step: `K, V {cache}` (B, h_kv, t, d_k); appended positions: {appended}",
+        "zh": "- `q {q}` (B, h, 行数, d_k)：这一步计算的 {rows} 行查询{rope}\n"
         "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t)，每个 K/V 头为它的查询头复制\n"
-        "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}，对 t 个缓存的键做 softmax → `weights`\n"
-        "- 这一步之后的缓存：`K, V {cache}` (B, h_kv, t, d_k)；追加了位置{s_app} {appended}",
+        "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}，对每一行能读到的键做 softmax（新词元的那一行：全部 t 个）→ "
+        "`weights`\n"
+        "- 这一步之后的缓存：`K, V {cache}` (B, h_kv, t, d_k)；追加的位置：{appended}",
     },
     "gen.chart": {
-        "en": "Weights of the new row, per head, over the t = {t} cached keys (the last column: the entry this step "
-        "appended)",
-        "zh": "新的一行在每个头上对 t = {t} 个缓存键的权重（最后一列：这一步追加的条目）",
+        "en": "Weights of the step's last row, per head, over the t = {t} cached keys (outlined: the {n} entries this "
+        "step appended)",
+        "zh": "这一步最后一行在每个头上对 t = {t} 个缓存键的权重（红框：这一步追加的 {n} 个条目）",
     },
     "gen.check_pass": {
         "en": "✓ This step's weights equal the checkpoint's own for it (its `attentions[{layer}]` of this forward): "
@@ -91,11 +93,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "gen.cost": {
         "en": "Without a cache every step recomputes the keys and values of the whole text, O(t²) work per step "
         "for this layer's scores; with it a step computes one query row against the t cached keys, O(t). The price "
-        "is memory: 2 · layers · h_kv · d_k numbers per token = 2 · {layers} · {kv} · {d_k} = {numbers}, "
-        "{bytes} per token in float32; {total} for this text's {t} tokens. One step of this layer, timed here:",
+        "is memory: 2 · layers · h_kv · d_k = 2 · {layers} · {kv} · {d_k} = {numbers} numbers per token × 4 bytes "
+        "(float32) = {bytes} per token; {total} for this text's {t} tokens. One step of this layer, timed here "
+        "(its float32 copy on the CPU):",
         "zh": "没有缓存时，每一步都要重新计算整段文本的键和值，这一层的打分每步是 O(t²) 的工作量；有缓存时，每一步只用"
-        "一行查询对 t 个缓存的键计算，O(t)。代价是内存：每个词元 2 · 层数 · h_kv · d_k 个数 = 2 · {layers} · {kv} · "
-        "{d_k} = {numbers}，float32 下每个词元 {bytes}；这段文本的 {t} 个词元共 {total}。这里实测的这一层的一步：",
+        "一行查询对 t 个缓存的键计算，O(t)。代价是内存：每个词元 2 · 层数 · h_kv · d_k = 2 · {layers} · {kv} · "
+        "{d_k} = {numbers} 个数 × 4 字节（float32）= 每个词元 {bytes}；这段文本的 {t} 个词元共 {total}。"
+        "这里实测的这一层的一步（它在 CPU 上的 float32 副本）：",
     },
     "gen.cost.t": {"en": "t (tokens so far)", "zh": "t（已有词元数）"},
     "gen.cost.cached": {"en": "with the cache, ms", "zh": "有缓存，毫秒"},
@@ -110,23 +114,33 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "gen.sinks_title": {"en": "Where the weight goes as the text grows", "zh": "文本变长时，权重落在哪里"},
     "gen.sinks_what": {
-        "en": "Per layer: the share of each new token's attention that lands on the first token, averaged over the "
-        "heads and the steps; the line is what spreading the weight evenly over the cached tokens would give "
-        "({uniform}).",
-        "zh": "每一层：每个新词元的注意力落在第一个词元上的比例，对各头和各步取平均；横线是把权重平均分给已缓存词元时的"
-        "比例（{uniform}）。",
+        "en": "Per layer: the share of attention on the first token in the row that chose each new token (the "
+        "prompt's last token, then each token written), averaged over the heads and the steps; the line is the even "
+        "share, the mean of 1/t ({uniform}); a layer is named a sink above {times}× it.",
+        "zh": "每一层：选出每个新词元的那一行（先是提示词的最后一个词元，然后是每个写出的词元）落在第一个词元上的权重，"
+        "对各头和各步取平均；横线是平均份额，即 1/t 的平均（{uniform}）；超过它的 {times} 倍即称为注意力汇。",
     },
     "gen.sinks": {
         "en": "**Attention sinks** in layer(s) {layers}: there the first token takes more than {times}× the even "
         "share. Many trained models park weight a head does not need on the first token, whatever it says "
         "(StreamingLLM, Xiao et al. 2023). A sliding-window cache that evicts the oldest tokens throws that "
-        "token away first, and such models then break down; StreamingLLM keeps the first few tokens in the cache "
-        "with the window.",
+        "token away first, and such models then break down; StreamingLLM keeps the first few tokens (four in the "
+        "paper) in the cache beside the window.",
         "zh": "第 {layers} 层出现了**注意力汇（attention sink）**："
-        "那里的第一个词元拿到了超过平均份额 {times} 倍的权重。"
+        "那里的第一个词元拿到的权重超过平均份额的 {times} 倍。"
         "许多训练好的模型会把某个头用不上的权重停放在第一个词元上，不管它是什么词（StreamingLLM，Xiao 等，2023）。"
         "滑动窗口缓存如果先丢掉最早的词元，最先丢掉的就是它，这类模型随后就会失常；StreamingLLM 的做法是"
-        "在窗口之外一直保留最前面的几个词元。",
+        "在窗口之外一直保留最前面的几个词元（论文中为 4 个）。",
+    },
+    "gen.busy": {
+        "en": "The server is busy: {waiting} generations are waiting for a slot. Try again in a moment.",
+        "zh": "服务器正忙：已有 {waiting} 个生成在等待空位。请稍后再试。",
+    },
+    "gen.no_sinks_short": {
+        "en": "No layer can pass {times}× the even share here: with t ≤ {times} keys that would be more than all "
+        "the weight. Generate after a longer text to look for sinks.",
+        "zh": "这里没有哪一层能超过平均份额的 {times} 倍：键不超过 {times} 个时，那会超过全部权重。"
+        "请在更长的文本之后生成，再看有没有注意力汇。",
     },
     "gen.no_sinks": {
         "en": "No layer puts more than {times}× the even share on the first token here.",
@@ -152,7 +166,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这里训练的小模型不是你这段文本的语言模型。",
     },
     "gen.cannot.encoder": {
-        "en": "This checkpoint is not a causal language model (an encoder, or an image model).",
-        "zh": "这个检查点不是因果语言模型（它是编码器或图像模型）。",
+        "en": "This checkpoint cannot generate: an encoder or an image model, or files without a language-model head.",
+        "zh": "这个检查点不能生成：它是编码器或图像模型，或者文件里没有语言模型头。",
     },
 }

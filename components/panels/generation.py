@@ -27,10 +27,10 @@ from components.safe_text import markdown_rows, md_escape
 from components.today_charts import sinks_chart, step_weights_chart
 from components.url_params import to_query_params
 from components.url_state import changed_in_link, write_link
-from mha.config import PRETRAINED, AttentionConfig
+from mha.config import PRETRAINED, AttentionConfig, WeightSpec
 from mha.experiments.decode_cost import StepTime, step_times
 from mha.generation import GENERATE_MAX, SINK_THRESHOLD, Generation, sink_layers, sink_shares
-from mha.generation_jobs import GenerationJob, key_of
+from mha.generation_jobs import GenerationJob, GenerationKey, key_of
 from mha.pipeline import AttentionRun
 from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
 
@@ -39,9 +39,12 @@ __all__ = ["GENERATE_KEY", "POLL_S", "STEP_KEY", "cannot_generate", "link_asks_t
 GENERATE_KEY = "generate"  # the control, also the link's name
 STEP_KEY = "gen_step"  # the step slider
 POLL_S = 0.5
-_STOPPED = "_gen_stopped"  # the generation key this session stopped
 _ASKED = "_gen_asked"  # the control or the link asked for a generation: the next full run starts it
-_COST_REPEATS = 5
+_MINE = "_gen_job"  # the generation this session asked for last (its steps, if it was stopped)
+_SHOWN = "_gen_shown"  # (key, generation) the page showed last: kept while the process drops old ones
+_BUSY = "_gen_busy"  # the key the server was too busy to start
+_COST_REPEATS = 3
+_LONGEST = 512  # the longest context the cost table times (GPT-2 knows 1,024 positions; the table's point shows)
 
 
 def new_tokens() -> int:
@@ -81,17 +84,44 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
         box.caption(t("gen.hint"))
         return
     key, service = key_of(run.config, int(count)), generation_service()
-    if service.finished(key) is None:
+    if _shown(key) is None:
         job = service.job(key)
         if job is None and asked:
-            st.session_state.pop(_STOPPED, None)
-            job = service.request(key, run.config)
-        if job is not None:
+            job = _request(key, run.config)
+        if job is not None and not job.finished.is_set():
             with box:
                 _watch(job)
             return
     parts.add(box, _summary)
     parts.add_fragment(box, lambda results: _steps(results.config))
+
+
+def _request(key: GenerationKey, config: AttentionConfig) -> GenerationJob | None:
+    """Start (or join) ``key``'s generation for this session, stopping the one it asked for before; ``None`` when the
+    server is busy (the part says so)."""
+    service = generation_service()
+    mine = st.session_state.get(_MINE)
+    if mine is not None and mine.key != key and not mine.finished.is_set():
+        service.stop(mine)
+    job = service.request(key, config)
+    st.session_state[_MINE] = job
+    if job is None:
+        st.session_state[_BUSY] = key
+    return job
+
+
+def _shown(key: GenerationKey) -> Generation | None:
+    """The generation the page shows for ``key``: the shared finished one, or the steps of the one this session
+    stopped; kept in the session too (the process keeps the latest few for every session)."""
+    generation = generation_service().finished(key)
+    mine = st.session_state.get(_MINE)
+    if generation is None and mine is not None and mine.key == key and mine.result is not None:
+        generation = mine.result if mine.result.steps else None
+    if generation is not None:
+        st.session_state[_SHOWN] = (key, generation)
+        return generation
+    kept = st.session_state.get(_SHOWN)
+    return kept[1] if kept is not None and kept[0] == key else None
 
 
 def link_asks_to_generate() -> None:
@@ -107,7 +137,6 @@ def _asked() -> None:
 
 def _stop(job: GenerationJob) -> None:
     generation_service().stop(job)
-    st.session_state[_STOPPED] = job.key
 
 
 @st.fragment(run_every=POLL_S)
@@ -124,19 +153,22 @@ def _watch(job: GenerationJob) -> None:
 
 
 def _summary(results: Results) -> None:
-    """The text and what the checkpoint wrote, the cache's cost against recomputing, and the sinks; or, for a text
-    not generated yet (a live change of the text), a button that generates it."""
+    """The text and what the checkpoint wrote, the cache's cost against recomputing, and the sinks; or, for a
+    generation not made (a live change of the text, a failure, a busy server), why, and a button that makes it."""
     config, count = results.config, new_tokens()
     key = key_of(config, count)
-    generation = generation_service().finished(key)
+    generation = _shown(key)
     if generation is None:
-        job = generation_service().job(key)
-        if job is not None and job.state == "failed":
-            st.error(t("gen.failed", message=md_escape(job.error, limit=200)))
-        st.info(t("gen.stopped" if st.session_state.get(_STOPPED) == key else "gen.new_text"))
+        failure = generation_service().failure(key)
+        if failure is not None:
+            st.error(t("gen.failed", message=md_escape(failure, limit=200)))
+        elif st.session_state.get(_BUSY) == key:
+            st.warning(t("gen.busy", waiting=generation_service().max_waiting))
+        else:
+            st.info(t("gen.new_text"))
         if st.button(t("gen.start", count=count), key="gen_start", type="primary"):
-            st.session_state.pop(_STOPPED, None)
-            generation_service().request(key, config)
+            st.session_state.pop(_BUSY, None)
+            _request(key, config)
             st.rerun(scope="app")
         return
     _text(generation)
@@ -157,13 +189,13 @@ def _text(generation: Generation) -> None:
 
 
 @cache.shared(max_entries=8)
-def _step_times(config: AttentionConfig, lengths: tuple[int, ...]) -> list[StepTime]:
-    """One decoding step of the page's layer at each length, with the cache and recomputing (timed once per layer
-    and lengths, in this process)."""
+def _step_times(spec: WeightSpec, layer: int, lengths: tuple[int, ...]) -> list[StepTime]:
+    """One decoding step of the checkpoint's ``layer`` at each length, with the cache and recomputing: its float32
+    copy on the CPU, as the generation runs it (timed once per layer and lengths, in this process)."""
     from components import runner
 
-    run = runner.cached_run(config)
-    return step_times(run.model, lengths, _COST_REPEATS)
+    source = runner.cached_source(spec)
+    return step_times(source.layer_model(layer), lengths, _COST_REPEATS)  # type: ignore[attr-defined]
 
 
 def _bytes(size: int) -> str:
@@ -188,8 +220,8 @@ def _cost(run: AttentionRun, generation: Generation) -> None:
             t=t_end,
         )
     )
-    lengths = tuple(sorted({t_end, min(4 * t_end, 512), min(16 * t_end, 2048)}))
-    timings = _step_times(run.config, lengths)
+    lengths = tuple(sorted({t_end, min(4 * t_end, _LONGEST), min(16 * t_end, _LONGEST)}))
+    timings = _step_times(run.config.weight_spec, run.config.layer, lengths)
     header = [t(f"gen.cost.{name}") for name in ("t", "cached", "recompute", "ratio", "bytes")]
     rows = [
         [f"{s.length:,}", f"{s.cached_ms:.2f}", f"{s.recompute_ms:.2f}", f"{s.ratio:.1f}×", _bytes(s.cache_bytes)]
@@ -202,13 +234,15 @@ def _cost(run: AttentionRun, generation: Generation) -> None:
 def _sinks(generation: Generation) -> None:
     st.markdown(f"**{t('gen.sinks_title')}**")
     shares, uniform = sink_shares(generation)
-    st.markdown(t("gen.sinks_what", uniform=f"{uniform:.3f}"))
+    st.markdown(t("gen.sinks_what", uniform=f"{uniform:.3f}", times=f"{SINK_THRESHOLD:g}"))
     labels = {name: t(f"gen.chart.{name}") for name in ("layer", "share")}
     vega.draw(st.container(), sinks_chart([float(share) for share in shares], uniform, labels))
     sinks = sink_layers(generation)
     times = f"{SINK_THRESHOLD:g}"
     if sinks:
         st.markdown(t("gen.sinks", layers=", ".join(map(str, sinks)), times=times))
+    elif SINK_THRESHOLD * uniform >= 1:  # rows of at most SINK_THRESHOLD keys: no share can pass it
+        st.caption(t("gen.no_sinks_short", times=times))
     else:
         st.caption(t("gen.no_sinks", times=times))
 
@@ -234,18 +268,18 @@ def _steps(config: AttentionConfig) -> None:
     q_shape, cache_shape = step.q_shape, step.cache_shape
     rows, length = q_shape[2], cache_shape[2]
     appended = ", ".join(str(p) for p in range(length - rows, length))
+    rope = t("gen.after_rope") if _rotates(config) else ""
     st.markdown(
         t(
             "gen.shapes",
             q=list(q_shape),
-            s="s" if rows > 1 else "",
+            rope=rope,
             kv=cache_shape[1],
             d_k=cache_shape[3],
             t=length,
             h=q_shape[1],
             rows=rows,
             cache=list(cache_shape),
-            s_app="s" if rows > 1 else "",
             appended=appended,
         )
     )
@@ -256,11 +290,18 @@ def _steps(config: AttentionConfig) -> None:
         [(h, k, float(weights[h, k])) for h in range(weights.shape[0]) for k in range(length)],
         columns=["head", "key", "weight"],
     )
-    st.caption(t("gen.chart", t=length))
+    st.caption(t("gen.chart", t=length, n=rows))
     vega.draw(st.container(), step_weights_chart(frame, labels, length - rows, texts))
     verdict = st.success if step.max_abs_weights <= CHECKPOINT_TOLERANCE else st.error
     name = "gen.check_pass" if step.max_abs_weights <= CHECKPOINT_TOLERANCE else "gen.check_fail"
     verdict(t(name, layer=generation.layer, diff=f"{step.max_abs_weights:.2e}", tol=f"{CHECKPOINT_TOLERANCE:.0e}"))
+
+
+def _rotates(config: AttentionConfig) -> bool:
+    """Whether the checkpoint's layer turns q and k by position (RoPE)."""
+    from components import runner
+
+    return runner.cached_run(config).model.rope_base is not None
 
 
 def _step_name(generation: Generation, tokens: tuple[str, ...], index: int) -> str:

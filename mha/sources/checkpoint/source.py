@@ -33,6 +33,7 @@ from mha.config import LIMITS, PRETRAINED, AttentionConfig, ConfigError, WeightS
 from mha.generation import Generation, generate
 from mha.head_labels import induction_relation
 from mha.head_patterns import RepeatedSequence, repeated_sequence
+from mha.module import MultiHeadAttention
 from mha.sources.base import IMAGE, SourceInputs
 from mha.sources.checkpoint import check
 from mha.sources.checkpoint.check import CheckpointCheck
@@ -230,6 +231,11 @@ class PretrainedSource:
         encoded = self._encode(self.input_of(config) if image is None else image)
         return check.compare(self._checkpoint(), encoded, config.layer, weights, output, mask)
 
+    def layer_model(self, layer: int) -> MultiHeadAttention:
+        """Our float32 copy of ``layer`` on the CPU, the one :meth:`generate` follows (shared, read-only)."""
+        self._check_layer(layer)
+        return self._checkpoint().layer_model(layer, torch.device("cpu"), "float32")
+
     def generate(
         self,
         config: AttentionConfig,
@@ -241,7 +247,9 @@ class PretrainedSource:
         (float32, on the CPU) and its own key/value cache (:func:`mha.generation.generate`).
 
         Args:
-            config: its ``tokens`` (the prompt, cut by the checkpoint's tokenizer) and ``layer``.
+            config: its ``tokens`` (the prompt, cut by the checkpoint's tokenizer, with the tokenizer's prefix such
+                as a BOS or ``[CLS]`` but without its suffix: a GPT-2 with a BERT tokenizer goes on from the text's
+                last token, not from a ``[SEP]``) and ``layer``.
             new_tokens: 1 .. :data:`mha.generation.GENERATE_MAX`.
             stop: set from another thread, it ends the generation before its next step.
             progress: called ``progress(done, new_tokens)`` after each step.
