@@ -581,19 +581,27 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ live check
     "check.title": {"en": "Live check against PyTorch", "zh": "与 PyTorch 实时核对"},
     "check.what": {
-        "en": "The same weights are copied into `torch.nn.MultiheadAttention` (W_q, W_k, W_v stacked into its "
-        "`in_proj_weight`), which runs on the same input; the outputs and the per-head weights are compared "
-        "number by number.",
-        "zh": "把同样的权重复制到 `torch.nn.MultiheadAttention`（W_q、W_k、W_v 叠成它的 `in_proj_weight`），"
-        "用同样的输入运行，再逐元素比较输出和每个头的权重。",
+        "en": "The same weights run through PyTorch's own implementation on the same input, and the outputs and the "
+        "per-head weights are compared number by number. The tutorials' layer is copied into "
+        "`torch.nn.MultiheadAttention` (W_q, W_k, W_v stacked into its `in_proj_weight`). A layer with fewer K/V "
+        "heads or RoPE, which `nn.MultiheadAttention` cannot hold, runs through PyTorch's own pieces instead: "
+        "`F.linear` for the projections, RoPE written another way (each feature pair as a complex number turned by "
+        "`torch.polar`) and `F.scaled_dot_product_attention(..., enable_gqa=True)`, which repeats the K/V heads "
+        "itself (its weights: the same call with the identity as the values).",
+        "zh": "同样的权重交给 PyTorch 自己的实现，用同样的输入运行，再逐元素比较输出和每个头的权重。教程里的层被复制到 "
+        "`torch.nn.MultiheadAttention`（W_q、W_k、W_v 叠成它的 `in_proj_weight`）。K/V 头更少或使用 RoPE 的层，"
+        "`nn.MultiheadAttention` 装不下，就改用 PyTorch 自己的组件：投影用 `F.linear`，RoPE 换一种写法（每对特征看作"
+        "复数，用 `torch.polar` 旋转），注意力用 `F.scaled_dot_product_attention(..., enable_gqa=True)`，由它自己复制 "
+        "K/V 头（权重来自同一调用、以单位矩阵作为 V）。",
     },
     "check.pass": {
-        "en": "✓ Matches PyTorch: max |Δ output| = {out}, max |Δ weights| = {weights} (tolerance {tol}).",
-        "zh": "✓ 与 PyTorch 一致：输出最大差 |Δ| = {out}，权重最大差 |Δ| = {weights}（容差 {tol}）。",
+        "en": "✓ Matches PyTorch ({against}): max |Δ output| = {out}, max |Δ weights| = {weights} (tolerance {tol}).",
+        "zh": "✓ 与 PyTorch（{against}）一致：输出最大差 |Δ| = {out}，权重最大差 |Δ| = {weights}（容差 {tol}）。",
     },
     "check.fail": {
-        "en": "✗ Differs from PyTorch: max |Δ output| = {out}, max |Δ weights| = {weights} (tolerance {tol}).",
-        "zh": "✗ 与 PyTorch 不一致：输出最大差 |Δ| = {out}，权重最大差 |Δ| = {weights}（容差 {tol}）。",
+        "en": "✗ Differs from PyTorch ({against}): max |Δ output| = {out}, max |Δ weights| = {weights} "
+        "(tolerance {tol}).",
+        "zh": "✗ 与 PyTorch（{against}）不一致：输出最大差 |Δ| = {out}，权重最大差 |Δ| = {weights}（容差 {tol}）。",
     },
     "check.rows": {
         "en": "{compared} of {total} query rows compared: a row whose keys are all masked gives zeros here and "
@@ -612,20 +620,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "True 表示屏蔽；第二个教程的 `torch.triu(torch.ones(L, L), diagonal=1).bool()` 配合 "
         "`masked_fill_(mask, -inf)` 也是如此。所以传给 PyTorch 之前先取反（~mask）。实验 4 把四种写法并排列出。",
     },
-    "check.code": {"en": "How the weights are copied", "zh": "权重是如何复制的"},
-    "check.what_today": {
-        "en": "`torch.nn.MultiheadAttention` has one K/V head per query head and no rotation, so it cannot hold "
-        "this layer. The same weights run through PyTorch's own pieces instead: `F.linear` for the projections, "
-        "RoPE written another way (each feature pair as a complex number turned by `torch.polar`), and "
-        "`F.scaled_dot_product_attention(..., enable_gqa=True)`, which repeats the K/V heads itself; its weights "
-        "come from the same call with the identity as the values. Outputs and per-head weights are compared "
-        "number by number.",
-        "zh": "`torch.nn.MultiheadAttention` 每个查询头只有一个自己的 K/V 头，也不做旋转，装不下这一层。于是把同样的"
-        "权重交给 PyTorch 自己的组件：投影用 `F.linear`，RoPE 换一种写法（每对特征看作复数，用 `torch.polar` "
-        "旋转），注意力用 `F.scaled_dot_product_attention(..., enable_gqa=True)`，由它自己复制 K/V 头；权重来自同一"
-        "调用、以单位矩阵作为 V。逐元素比较输出和每个头的权重。",
+    "check.code": {
+        "en": "The code it is compared with (nn.MultiheadAttention's copy; the pieces for GQA or RoPE)",
+        "zh": "用来比较的代码（复制到 nn.MultiheadAttention；GQA 或 RoPE 用的组件）",
     },
-    "check.code_today": {"en": "The reference it is compared with", "zh": "用来比较的参照实现"},
     "check.order_not_here": {
         "en": "Shown on a layer `nn.MultiheadAttention` can hold (num_kv_heads = num_heads, no RoPE).",
         "zh": "只在 `nn.MultiheadAttention` 装得下的层上演示（num_kv_heads = num_heads，且不用 RoPE）。",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.folds import folded
 from components.headings import heading
 from components.i18n import t
 from components.nav import render_lab_links
@@ -15,9 +16,10 @@ from components.panels.source_code import method_source
 from mha.reference import to_torch_mha
 from mha.reference_today import sdpa_attention
 
-__all__ = ["CHECK_LABS", "render"]
+__all__ = ["CHECK_LABS", "CODE_KEY", "render"]
 
 CHECK_LABS = ("masks",)
+CODE_KEY = "fold_check_code"  # the reference's code, drawn only while open (components.folds)
 _ORDER_CODE = """\
 mha = nn.MultiheadAttention(d_model, num_heads)  # batch_first=False: input [L, B, E]
 out, w = mha(x, x, x)  # x [B, L, E] is read as L = B, batch = L: no error, wrong numbers
@@ -27,11 +29,16 @@ mha = nn.MultiheadAttention(d_model, num_heads, batch_first=True)  # or: [B, L, 
 
 
 def render(parts: ValueParts) -> None:
-    """The live check's panel; what it compares with, the measured differences and the pitfall's numbers are
-    ``parts`` (a layer with grouped K/V heads or RoPE is compared with ``F.scaled_dot_product_attention``)."""
+    """The live check's panel; the measured differences and the pitfall's numbers are ``parts`` (a layer with
+    grouped K/V heads or RoPE is compared with ``F.scaled_dot_product_attention``, the tutorials' layer with
+    ``nn.MultiheadAttention``: the text names both, the result says which ran)."""
     box = st.container(border=True)
     heading(box, t("check.title"))
-    parts.add(box, _what)
+    box.markdown(t("check.what"))
+    code = folded(box, t("check.code"), key=CODE_KEY, icon=":material/code:")
+    if code is not None:  # drawn only once opened: two highlighted listings
+        code.code(method_source(to_torch_mha), language="python")
+        code.code(method_source(sdpa_attention), language="python")
     parts.add(box, _result)
     box.markdown(f"**{t('check.order_title')}**")
     parts.add(box, _batch_order)
@@ -39,18 +46,12 @@ def render(parts: ValueParts) -> None:
     render_lab_links(box, CHECK_LABS)
 
 
-def _what(results: Results) -> None:
-    """What the layer is compared with, and its code."""
-    plain = results.run.model.is_plain
-    st.markdown(t("check.what" if plain else "check.what_today"))
-    with st.expander(t("check.code" if plain else "check.code_today")):
-        st.code(method_source(to_torch_mha if plain else sdpa_attention), language="python")
-
-
 def _result(results: Results) -> None:
     """Passed or failed, with the largest differences and the tolerance; which rows were compared; the mask."""
     check, run = results.check, results.run
+    against = "nn.MultiheadAttention" if run.model.is_plain else "F.scaled_dot_product_attention"
     numbers = {
+        "against": against,
         "out": f"{check.max_abs_output:.2e}",
         "weights": f"{check.max_abs_weights:.2e}",
         "tol": f"{check.tolerance:.0e}",

@@ -28,11 +28,10 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     if not slide:  # on a slide it follows the chart: a long text would push it off the screen
         parts.add(box, _token_line)
     explain(box, 1, _facts, parts, slide)
-    parts.add(box, _features_cut)
     parts.add_head_chart(box, QKV_CHART)
     if slide:
         parts.add(box, _token_line)
-    parts.add(box, today.draw)
+    parts.add(box, _under_chart)
     finish(box, 1, slide)
 
 
@@ -128,13 +127,14 @@ def _patch_facts(run: AttentionRun) -> tuple[str, str]:
     return shapes, params
 
 
-def _features_cut(results: Results) -> None:
+def _under_chart(results: Results) -> None:
+    """Under the chart, one part (a part's elements are sent again with every live change): how many of d_k
+    features it shows, when not all; then step 1b (:mod:`components.panels.today`)."""
     run = results.run
     columns = frames.feature_budget(len(run.tokens), run.d_k, parts=3)
     if columns < run.d_k:
         st.caption(t("steps.features_cut", shown=columns, total=run.d_k))
-    else:
-        st.empty()  # nothing to say: the part keeps its place (ValueParts.add)
+    today.draw(results)
 
 
 @dataclass(frozen=True)

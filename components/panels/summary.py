@@ -71,18 +71,15 @@ def _counts(d_model: int, run: AttentionRun | None = None, counted: int | None =
     """
     layer = _layer_of(d_model, run)
     per_matrix, per_step, by_heads, by_kv_heads = _tables(layer, current_language())
+    # As few elements as will do: a part's elements are sent again with every live change.
     left, right = st.columns(2)
-    left.markdown(per_matrix)
     if counted is not None:
         total = layer_parameters(d_model, _kv_width(layer, layer.num_kv_heads), layer.bias)
-        left.caption(t("summary.counted", counted=count(counted), ok="✓" if counted == total else "✗"))
+        per_matrix += "\n\n" + t("summary.counted", counted=count(counted), ok="✓" if counted == total else "✗")
     if by_kv_heads:
-        left.markdown(by_kv_heads)
-        left.caption(t("summary.kv_note", layers=layer.layers))
-    if per_step:
-        right.markdown(per_step)
-    right.markdown(by_heads)
-    right.caption(t("summary.by_heads_note", d=d_model))
+        per_matrix += f"\n\n{by_kv_heads}\n\n{t('summary.kv_note', layers=layer.layers)}"
+    left.markdown(per_matrix)
+    right.markdown("\n\n".join([*([per_step] if per_step else []), by_heads, t("summary.by_heads_note", d=d_model)]))
 
 
 def _kv_width(layer: _Layer, kv_heads: int | None) -> int:
