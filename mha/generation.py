@@ -95,7 +95,7 @@ class Generation:
     """A greedy generation: the prompt, the tokens chosen and, per step, the shown layer's row of weights.
 
     ``stopped``: the stop event was set midway (``steps`` holds the steps so far); ``ended_at_eos``: the last new
-    token is the end-of-text token, which ended it before ``requested`` tokens. ``cache_bytes_per_token``: the
+    token is the end-of-text token, which ended it (at or before ``requested`` tokens). ``cache_bytes_per_token``: the
     checkpoint's whole key/value cache per token in float32, 2 · layers · Hkv · Dh · 4.
     """
 
