@@ -2,10 +2,10 @@
 
 A Llama of SmolLM2-135M's sizes is built here with random weights (``bench.pretrained.LLAMA_SHAPES``, saved in
 bfloat16), listed as the server's only checkpoint, and its page opened with the tutorials' sentence and
-``generate=8``; once the generation has ended (untimed), the step slider is moved one step at a time, right then
-left, each move timed with :mod:`bench.browser`'s probe and trace (key press -> the renderer's main thread settled).
-The slider redraws only its fragment (the step's shapes, its weights chart and its check): no weight changes.
-Target: 300 ms.
+``generate=8``; once the generation has ended (untimed), the step slider is moved one step at a time, right to the
+last step and back, each move timed with :mod:`bench.browser`'s probe and trace (key press -> the renderer's main
+thread settled). The slider redraws only its fragment (the step's shapes, its weights chart and its check): no
+weight changes. Target: 300 ms.
 
 ``python -m bench.step_slider [--rounds N] [--markdown]``; ``python -m bench --only step_slider``.
 """
@@ -26,7 +26,7 @@ from bench.table import Table, format_table
 
 TITLE = "Generation: the step slider moved -> page settled (SmolLM2-135M-sized checkpoint, Chromium), ms"
 
-ROUNDS, QUICK_ROUNDS = 12, 3
+ROUNDS, QUICK_ROUNDS = 14, 3
 TARGET_MS = 300.0
 NEW_TOKENS = 8
 SENTENCE = "The animal didn't cross the street because it was too tired"
@@ -44,9 +44,11 @@ def _build(folder: Path) -> Path:
 
 
 def _slider(page: Any, i: int) -> Change:
-    """The step slider moved by one step: right, then left, ... (its handle focused first, as a user does)."""
+    """The step slider moved by one step: right to the last step, then left to the first, ... (its handle focused
+    first, as a user does): every step's row is drawn, the longest cache's too."""
     handle = page.locator(".st-key-gen_step input[type=range]")
-    return Change(act=lambda: handle.press("ArrowRight" if i % 2 == 0 else "ArrowLeft"), prepare=handle.focus)
+    right = (i // (NEW_TOKENS - 1)) % 2 == 0
+    return Change(act=lambda: handle.press("ArrowRight" if right else "ArrowLeft"), prepare=handle.focus)
 
 
 def compare(rounds: int) -> Table:

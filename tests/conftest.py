@@ -155,9 +155,13 @@ def markdown_tables(at) -> list[pd.DataFrame]:
     """Every Markdown table of an AppTest page (the panels draw their tables so, some under a title), read back."""
     tables = []
     for element in at.markdown:
-        lines = [line for line in str(element.value).splitlines() if line.lstrip().startswith("|")]
-        if lines:
-            tables.append(markdown_frame("\n".join(lines)))
+        run: list[str] = []  # the lines of one table: an element may hold several, each a run of "|" lines
+        for line in [*str(element.value).splitlines(), ""]:
+            if line.lstrip().startswith("|"):
+                run.append(line)
+            elif run:
+                tables.append(markdown_frame("\n".join(run)))
+                run = []
     return tables
 
 

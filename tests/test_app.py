@@ -409,7 +409,7 @@ def test_chinese_interface():
     steps = headings(at, 3)
     assert any("线性投影" in h for h in steps)
     assert any("缩放点积注意力" in h for h in steps)
-    assert "与 PyTorch 一致" in at.success[0].value
+    assert "与 PyTorch（nn.MultiheadAttention）一致" in at.success[0].value
     assert "因果掩码" in at.selectbox(key="mask_type").options  # labels translated, values plain
 
 
