@@ -10,7 +10,7 @@ from torch import Tensor, nn
 from mha.masks import to_torch_mha_mask
 from mha.module import MultiHeadAttention
 
-__all__ = ["BatchOrderCheck", "TorchCheck", "batch_order_check", "compare_with_torch", "to_torch_mha"]
+__all__ = ["BatchOrderCheck", "TorchCheck", "batch_order_check", "compare_with_torch", "to_torch_mha", "torch_check"]
 
 # float32 sums of up to 1024 products of O(1) numbers agree to ~1e-6; 1e-4 leaves room, still catches any bug.
 TOLERANCE = {torch.float32: 1e-4, torch.float64: 1e-10}
@@ -93,14 +93,24 @@ def compare_with_torch(
         torch_out, torch_weights = torch_mha(
             query, key, value, attn_mask=torch_mask, need_weights=True, average_attn_weights=False
         )  # (B, Lq, D), (B, H, Lq, Lk)
+    return torch_check(output, weights, torch_out, torch_weights, keep_rows)
+
+
+def torch_check(
+    output: Tensor, weights: Tensor, torch_out: Tensor, torch_weights: Tensor, keep_rows: Tensor
+) -> TorchCheck:
+    """The largest differences of ours from PyTorch's on the query rows ``keep_rows`` (B, Lq) compares.
+
+    Shape: output and torch_out (B, Lq, D); weights and torch_weights (B, H, Lq, Lk).
+    """
     out_diff = (output - torch_out)[keep_rows]  # (rows, D)
     weight_diff = (weights - torch_weights).transpose(1, 2)[keep_rows]  # (rows, H, Lk)
     return TorchCheck(
         max_abs_output=float(out_diff.abs().max()) if out_diff.numel() else 0.0,
         max_abs_weights=float(weight_diff.abs().max()) if weight_diff.numel() else 0.0,
-        tolerance=TOLERANCE.get(query.dtype, 1e-2),
+        tolerance=TOLERANCE.get(output.dtype, 1e-2),
         rows_compared=int(keep_rows.sum()),
-        rows_total=batch * length_q,
+        rows_total=keep_rows.numel(),
     )
 
 

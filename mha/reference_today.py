@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from mha.module import MultiHeadAttention
-from mha.reference import TOLERANCE, TorchCheck
+from mha.reference import TorchCheck, torch_check
 
 __all__ = ["compare_with_sdpa", "rotate_as_complex", "sdpa_attention"]
 
@@ -76,12 +76,4 @@ def compare_with_sdpa(
     with torch.inference_mode():
         torch_out, torch_weights = sdpa_attention(model, query, key, value, mask)
     keep_rows = ~torch.isnan(torch_out).any(dim=-1)  # (B, Lq)
-    out_diff = (output - torch_out)[keep_rows]  # (rows, D)
-    weight_diff = (weights - torch_weights).transpose(1, 2)[keep_rows]  # (rows, H, Lk)
-    return TorchCheck(
-        max_abs_output=float(out_diff.abs().max()) if out_diff.numel() else 0.0,
-        max_abs_weights=float(weight_diff.abs().max()) if weight_diff.numel() else 0.0,
-        tolerance=TOLERANCE.get(query.dtype, 1e-2),
-        rows_compared=int(keep_rows.sum()),
-        rows_total=keep_rows.numel(),
-    )
+    return torch_check(output, weights, torch_out, torch_weights, keep_rows)
