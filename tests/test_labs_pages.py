@@ -28,6 +28,7 @@ from mha.experiments import tutorial_code
 from mha.experiments.inputs import token_inputs
 from mha.experiments.tutorial_causal import FIX_CODE, section2_lines, section5_line, tutorial_module
 from mha.masks import causal_mask
+from mha.module import MultiHeadAttention
 from mha.pipeline import AttentionRun, run_attention
 from mha.sources import make_source
 from mha.sources.seeded import build_model
@@ -645,6 +646,14 @@ def test_attribution_a_bad_choice_from_the_main_page_is_an_error_not_a_traceback
     assert len(at.error) == 1 and "30" in at.error[0].value
 
 
+def _line_with(method: object, text: str) -> int:
+    """The file's line number of the first line of ``method`` holding ``text``."""
+    import inspect
+
+    lines, start = inspect.getsourcelines(method)  # type: ignore[arg-type]
+    return next(start + i for i, line in enumerate(lines) if text in line)
+
+
 def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
     at = open_with_session("pages/12_onnx.py", d_model=32, num_heads=4, tokens="the cat sat on the mat")
     assert not at.exception, at.exception
@@ -655,7 +664,9 @@ def test_onnx_lab_exports_only_when_asked_and_checks_the_graph():
     assert list(lengths["L"]) == [6, 3, 37] and set(lengths[column("lab.onnx.col.ok")]) == {"✓"}
     graph = find_table(at, "lab.onnx.col.code")
     reshapes = graph[graph[column("lab.onnx.col.ops")].str.contains("Reshape")]
-    assert set(reshapes[column("lab.onnx.col.line")]) == {"mha/module.py:77", "mha/module.py:91"}
+    views = [MultiHeadAttention.split_heads, MultiHeadAttention.split_kv_heads, MultiHeadAttention.concat_heads]
+    expected = {f"mha/module.py:{_line_with(method, '.view(')}" for method in views}  # the engine's three views
+    assert set(reshapes[column("lab.onnx.col.line")]) == expected
     assert any("**NaN**" in w.value for w in at.warning)  # the empty row, traced on the plain branch
     assert len(at.error) == 0
 

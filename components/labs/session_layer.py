@@ -36,6 +36,7 @@ def session_config() -> AttentionConfig | None:
     state = st.session_state
     names = [field.name for field in dataclasses.fields(_DEFAULT)]
     values = {name: state.get(name, getattr(_DEFAULT, name)) for name in names}
+    values["num_kv_heads"] = state.get("num_kv_heads")  # none set: as many as the session's num_heads
     try:
         config = AttentionConfig(**values)
     except ConfigError as error:
