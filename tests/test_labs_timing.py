@@ -163,3 +163,10 @@ def test_the_profiler_itself_is_noisy_which_is_why_the_lab_isolates_it():
     child = _run("mha.experiments.complexity", "measure_complexity")
     assert child.returncode == 0, child.stderr
     assert "profiler_start" in child.stderr + child.stdout
+
+
+def test_an_unknown_isolated_measurement_is_refused_by_name():
+    from mha.experiments.isolated import run_isolated
+
+    with pytest.raises(ValueError, match="unknown measurement 'nothing'"):
+        run_isolated("nothing", {})
