@@ -9,12 +9,10 @@ from streamlit.delta_generator import DeltaGenerator
 from components.i18n import t
 from components.labs.charts import styled
 from components.safe_text import md_escape
+from components.units import format_bytes
 from mha.tokens import tokenize
 
 __all__ = ["format_bytes", "lab_header", "show_chart", "show_verdict", "table_height", "token_input"]
-
-
-_BYTE_UNITS = ("B", "KiB", "MiB", "GiB")
 
 
 def lab_header(lab: str) -> None:
@@ -57,15 +55,6 @@ def show_chart(chart: alt.TopLevelMixin) -> None:
     """Draw an Altair chart at its own size with the labs' large fonts (``theme=None``: Streamlit's theme
     would override them)."""
     st.altair_chart(styled(chart), width="content", theme=None)
-
-
-def format_bytes(count: float) -> str:
-    """``1536`` -> ``"1.5 KiB"``: powers of 1024, one decimal (whole bytes below 1 KiB)."""
-    value, unit = float(count), 0
-    while abs(value) >= 1024 and unit < len(_BYTE_UNITS) - 1:
-        value /= 1024
-        unit += 1
-    return f"{value:.0f} B" if unit == 0 else f"{value:.1f} {_BYTE_UNITS[unit]}"
 
 
 def table_height(rows: int, most: int = 20) -> int:

@@ -25,6 +25,7 @@ from components.i18n import t
 from components.panels.parts import Results, ValueParts
 from components.safe_text import markdown_rows, md_escape
 from components.today_charts import sinks_chart, step_weights_chart
+from components.units import format_bytes
 from components.url_params import to_query_params
 from components.url_state import changed_in_link, write_link
 from mha.config import PRETRAINED, AttentionConfig, WeightSpec
@@ -198,10 +199,6 @@ def _step_times(spec: WeightSpec, layer: int, lengths: tuple[int, ...]) -> list[
     return step_times(source.layer_model(layer), lengths, _COST_REPEATS)  # type: ignore[attr-defined]
 
 
-def _bytes(size: int) -> str:
-    return f"{size / 1024:,.1f} KiB" if size < 1024**2 else f"{size / 1024**2:,.2f} MiB"
-
-
 def _cost(run: AttentionRun, generation: Generation) -> None:
     st.markdown(f"**{t('gen.cost_title')}**")
     model = run.model
@@ -215,8 +212,8 @@ def _cost(run: AttentionRun, generation: Generation) -> None:
             kv=model.num_kv_heads,
             d_k=model.d_k,
             numbers=f"{numbers:,}",
-            bytes=_bytes(per_token),
-            total=_bytes(per_token * t_end),
+            bytes=format_bytes(per_token),
+            total=format_bytes(per_token * t_end),
             t=t_end,
         )
     )
@@ -224,7 +221,7 @@ def _cost(run: AttentionRun, generation: Generation) -> None:
     timings = _step_times(run.config.weight_spec, run.config.layer, lengths)
     header = [t(f"gen.cost.{name}") for name in ("t", "cached", "recompute", "ratio", "bytes")]
     rows = [
-        [f"{s.length:,}", f"{s.cached_ms:.2f}", f"{s.recompute_ms:.2f}", f"{s.ratio:.1f}×", _bytes(s.cache_bytes)]
+        [f"{s.length:,}", f"{s.cached_ms:.2f}", f"{s.recompute_ms:.2f}", f"{s.ratio:.1f}×", format_bytes(s.cache_bytes)]
         for s in timings
     ]
     st.markdown(markdown_rows(header, rows))

@@ -14,6 +14,7 @@ from components.nav import render_lab_links
 from components.panels.frame import count
 from components.panels.parts import ValueParts
 from components.safe_text import markdown_rows
+from components.units import format_bytes
 from mha.counting import kv_cache_numbers, layer_parameters, projection_parameters, step_costs
 from mha.pipeline import AttentionRun
 
@@ -155,18 +156,9 @@ def _by_kv_heads(layer: _Layer, lang: str) -> str:
             count(2 * projection_parameters(layer.d_model, layer.bias, width)),
             count(layer_parameters(layer.d_model, width, layer.bias)),
             count(numbers),
-            _bytes(4 * numbers),
-            _bytes(2 * numbers),
+            format_bytes(4 * numbers),
+            format_bytes(2 * numbers),
         ]
         rows.append([f"**{cell}**" for cell in row] if kv_heads == layer.num_kv_heads else row)
     header = [t(f"summary.kv.{name}", lang=lang) for name in ("heads", "wkv", "total", "numbers", "fp32", "bf16")]
     return f"**{t('summary.kv_title', lang=lang)}**\n\n{markdown_rows(header, rows)}"
-
-
-def _bytes(size: int) -> str:
-    """``12 KiB``, ``768 B``: a size in bytes, binary units."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024**2:
-        return f"{size / 1024:g} KiB"
-    return f"{size / 1024**2:.3g} MiB"
