@@ -12,7 +12,6 @@ weight changes. Target: 300 ms.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import statistics
 import sys
@@ -22,7 +21,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bench.browser import Change, launch, load_average, measure, open_page
-from bench.table import Table, format_table
+from bench.table import Table, rounds_main
 
 TITLE = "Generation: the step slider moved -> page settled (SmolLM2-135M-sized checkpoint, Chromium), ms"
 
@@ -105,12 +104,7 @@ def run(quick: bool) -> list[Table]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.step_slider", description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"moves after the warm-up (default {ROUNDS})")
-    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    args = parser.parse_args(argv)
-    print(format_table(compare(args.rounds), "markdown" if args.markdown else "text"))
-    return 0
+    return rounds_main("python -m bench.step_slider", __doc__.splitlines()[0], compare, ROUNDS, argv)
 
 
 if __name__ == "__main__":

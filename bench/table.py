@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import argparse
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Table", "format_table"]
+__all__ = ["Table", "format_table", "rounds_main"]
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,16 @@ def format_table(table: Table, style: str = "text") -> str:
     if style == "markdown":
         return _markdown(table.title, header, body, table.notes)
     raise ValueError(f"unknown table style {style!r}; choose text or markdown")
+
+
+def rounds_main(
+    prog: str, description: str, compare: Callable[[int], Table], rounds: int, argv: list[str] | None = None
+) -> int:
+    """The command line of a section measured in rounds: ``--rounds N`` (default ``rounds``) and ``--markdown``;
+    prints ``compare(N)``'s table."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--rounds", type=int, default=rounds, help=f"rounds after the warm-up (default {rounds})")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    args = parser.parse_args(argv)
+    print(format_table(compare(args.rounds), "markdown" if args.markdown else "text"))
+    return 0

@@ -15,7 +15,6 @@ the two pages in turn.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import statistics
 import sys
@@ -26,7 +25,7 @@ from bench import time_once
 from bench.ab import CHANGES as AB_CHANGES
 from bench.ab import SIZE
 from bench.browser import launch, load_average, measure, open_page, page_actions
-from bench.table import Table, format_table
+from bench.table import Table, rounds_main
 
 TITLE = "GQA + RoPE against the tutorials' layer at the default page's sizes: control change -> page settled, ms"
 
@@ -131,12 +130,7 @@ def run(quick: bool) -> list[Table]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.today", description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"rounds after the warm-up (default {ROUNDS})")
-    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
-    args = parser.parse_args(argv)
-    print(format_table(compare(args.rounds), "markdown" if args.markdown else "text"))
-    return 0
+    return rounds_main("python -m bench.today", __doc__.splitlines()[0], compare, ROUNDS, argv)
 
 
 if __name__ == "__main__":
