@@ -208,8 +208,10 @@ def measure_efficient_isolated(
     repeats: int,
     seed: int = 0,
     timeout_s: float = TIMEOUT_S,
+    limit: int | None = LIVE_MAX_LENGTH,
 ) -> Steady[list[EfficientRow]]:
-    """:func:`measure_efficient_steady` in a child process (the profiler's log stays out of the server's).
+    """:func:`measure_efficient_steady` in a child process (the profiler's log stays out of the server's);
+    ``limit=None`` lifts the live cap (the bench).
 
     Raises:
         mha.experiments.isolated.IsolatedMeasurementError: the child failed or ran past ``timeout_s``.
@@ -221,6 +223,7 @@ def measure_efficient_isolated(
         "block": int(block),
         "repeats": int(repeats),
         "seed": int(seed),
+        "limit": limit,
     }
     data = run_isolated("efficient", arguments, timeout_s)
     return Steady(

@@ -17,13 +17,25 @@ here tends to them. (The paper uses no 1/√d: φ is applied to q and k as they 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import torch
 from torch import Tensor
 
+from mha.experiments.inputs import token_heads
 from mha.functional import scaled_dot_product_attention
 from mha.masks import causal_mask
 
-__all__ = ["implied_weights", "linear_attention", "phi", "softmax_weights", "state_numbers"]
+__all__ = [
+    "LinearComparison",
+    "compare_on_tokens",
+    "implied_weights",
+    "linear_attention",
+    "phi",
+    "softmax_weights",
+    "state_numbers",
+]
 
 
 def phi(x: Tensor) -> Tensor:
@@ -91,3 +103,34 @@ def softmax_weights(q: Tensor, k: Tensor, causal: bool = False) -> Tensor:
 def state_numbers(length: int, head_dim: int) -> tuple[int, int]:
     """Numbers held per head: softmax's L × L weights against linear attention's d × d state plus its d-vector z."""
     return length * length, head_dim * head_dim + head_dim
+
+
+@dataclass(frozen=True)
+class LinearComparison:
+    """Softmax and linear attention on the same q, k, v of a sentence (one seeded layer, every head)."""
+
+    softmax_weights: Tensor  # (H, L, L)
+    linear_weights: Tensor  # (H, L, L): the implied φ(q)·φ(k) weights, normalised
+    weight_diff: float  # max |softmax weight - linear weight| over every head and pair
+    output_diff: float  # max |softmax output - linear output|
+    form_diff: float  # max |φ(Q)(φ(K)ᵀV) - (implied weights) V|: the causal running sum against the masked form
+    head_dim: int
+
+
+def compare_on_tokens(
+    tokens: Sequence[str], d_model: int, num_heads: int, causal: bool, seed: int = 0
+) -> LinearComparison:
+    """Both attentions on ``tokens`` with the playground's seeded layer (:func:`mha.experiments.inputs.token_heads`)."""
+    q, k, v = token_heads(tokens, d_model, num_heads, seed)  # (1, H, L, Dh) each
+    with torch.inference_mode():
+        soft = softmax_weights(q, k, causal)  # (1, H, L, L)
+        implied = implied_weights(q, k, causal)  # (1, H, L, L)
+        linear_out = linear_attention(q, k, v, causal)  # (1, H, L, Dh): the d x d state (or its running sum)
+        return LinearComparison(
+            softmax_weights=soft[0],
+            linear_weights=implied[0],
+            weight_diff=float((soft - implied).abs().max()),
+            output_diff=float((soft @ v - linear_out).abs().max()),
+            form_diff=float((implied @ v - linear_out).abs().max()),
+            head_dim=q.shape[-1],
+        )

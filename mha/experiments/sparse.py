@@ -17,14 +17,17 @@ padded, and its padding never attended to.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
+from mha.experiments.inputs import token_heads
 from mha.functional import default_scale, scaled_dot_product_attention
 from mha.masks import window_mask
 
 __all__ = [
+    "SparseOnTokens",
     "bigbird_block_layout",
     "block_layout_of",
     "block_sparse_attention",
@@ -33,6 +36,7 @@ __all__ = [
     "kept_fraction",
     "longformer_mask",
     "num_blocks",
+    "sparse_on_tokens",
 ]
 
 
@@ -207,3 +211,42 @@ def _slot_softmax(scores: Tensor, keep: Tensor, scale: float) -> Tensor:
     exps = scores.sub_(top).exp_() if in_place else (scores - top).exp()  # (B, H, n, m, b, b)
     total = exps.sum(dim=(3, 5), keepdim=True).masked_fill(empty_rows, 1.0)  # (B, H, n, 1, b, 1)
     return exps.div_(total) if in_place else exps / total
+
+
+@dataclass(frozen=True)
+class SparseOnTokens:
+    """The two patterns on a sentence, and the block-skipping run against the dense masked run on its q, k, v."""
+
+    longformer: Tensor  # (L, L) bool
+    bigbird: Tensor  # (L, L) bool: the block layout expanded to tokens
+    longformer_diff: float  # max |block-skipping - dense masked| (float32)
+    bigbird_diff: float
+
+
+def sparse_on_tokens(
+    tokens: Sequence[str],
+    window: int,
+    global_tokens: Sequence[int],
+    block: int,
+    window_blocks: int,
+    global_blocks: int,
+    random_blocks: int,
+    seed: int = 0,
+    d_model: int = 64,
+    num_heads: int = 4,
+) -> SparseOnTokens:
+    """Longformer's mask and BigBird's block pattern on ``tokens``, each run both ways on the seeded layer's q, k, v."""
+    length = len(tokens)
+    q, k, v = token_heads(tokens, d_model, num_heads, seed)  # (1, H, L, Dh) each
+    longformer = longformer_mask(length, window, global_tokens)  # (1, 1, L, L)
+    layout = bigbird_block_layout(num_blocks(length, block), window_blocks, global_blocks, random_blocks, seed)
+    bigbird = expand_layout(layout, block, length)  # (1, 1, L, L)
+    with torch.inference_mode():
+        longformer_sparse = block_sparse_attention(q, k, v, block_layout_of(longformer, block), block, longformer)
+        bigbird_sparse = block_sparse_attention(q, k, v, layout, block)
+        return SparseOnTokens(
+            longformer=longformer[0, 0],
+            bigbird=bigbird[0, 0],
+            longformer_diff=float((longformer_sparse - dense_masked_attention(q, k, v, longformer)).abs().max()),
+            bigbird_diff=float((bigbird_sparse - dense_masked_attention(q, k, v, bigbird)).abs().max()),
+        )
