@@ -39,9 +39,7 @@ def test_the_weights_verdict_prints_the_difference_of_two_formulas_written_here(
     expected = float((softmax - implied).abs().max())
     check = t("lab.efficient.check.weights", lang="en")
     box = next(w.value for w in at.warning if w.value.startswith(check))
-    assert (
-        abs(_printed_difference(box) - expected) <= 0.005 * expected
-    )  # 3 significant digits printed
+    assert abs(_printed_difference(box) - expected) <= 0.005 * expected  # 3 significant digits printed
     assert len(at.error) == 0 and len(at.success) == 3  # the state's form and both sparse runs agree
 
 
