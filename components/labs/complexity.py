@@ -11,6 +11,7 @@ from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import format_bytes, lab_header, show_chart
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from components.nav import render_lab_links
 from mha.experiments.complexity import ALL_LENGTHS, LIVE_MAX_LENGTH, extrapolate, peak_bytes
 from mha.experiments.isolated import IsolatedMeasurementError, measure_complexity_isolated
 
@@ -154,12 +155,18 @@ def render() -> None:
     note = {"cap": LIVE_MAX_LENGTH, "heads": num_heads, "length": EXAMPLE_LENGTH, "d_k": head_dim, "big": big}
     st.info(t("lab.complexity.cap_note", **note))
 
-    settings = (cap, num_heads, head_dim, block, repeats)
+    _measure((cap, num_heads, head_dim, block, repeats))
+    st.markdown(t("lab.complexity.next"))
+    render_lab_links(st, ["efficient"])
+
+
+def _measure(settings: tuple[int, int, int, int, int]) -> None:
+    """The Measure button and, once pressed, the result for ``settings`` (cap, heads, d_k, block, repeats)."""
     try:
         result = measure_on_click("complexity", settings, lambda: complexity_frame(*settings))
     except IsolatedMeasurementError:
         st.error(t("lab.complexity.failed"))
         return
     if result is not None:
-        show_measurement_notes(result, repeats, _method_name)
-        _render_result(result.value, num_heads)
+        show_measurement_notes(result, settings[4], _method_name)
+        _render_result(result.value, settings[1])

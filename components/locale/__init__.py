@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from components.locale import (
     common,
+    efficient,
     export,
     generation,
     input_checks,
@@ -32,6 +33,7 @@ _MODULES = (
     generation,
     training,
     vision,
+    efficient,
 )
 
 

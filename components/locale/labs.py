@@ -655,6 +655,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "完整注意力从 L = {short} 到 L = {long}（长 2 倍）：实测**时间为 {time_ratio:.1f} 倍**，"
         "**内存为 {memory_ratio:.1f} 倍**。",
     },
+    "lab.complexity.next": {
+        "en": "Past L²: linear attention changes the function, sparse attention skips blocks. Lab 14 compares both "
+        "bargains on your tokens and measures where each pays off.",
+        "zh": "越过 L²：线性注意力换掉了函数，稀疏注意力跳过一些块。实验 14 在你的词元上比较这两种交换，"
+        "并测量各自从哪里开始划算。",
+    },
     # ------------------------------------------------------------------ lab 7: cross-attention
     "lab.cross.title": {"en": "Lab 7 · Cross-attention", "zh": "实验 7 · 交叉注意力"},
     "lab.cross.intro": {

@@ -1,0 +1,136 @@
+"""Linear attention (Katharopoulos et al. 2020, "Transformers are RNNs"): softmax's exp(q·k) replaced by a
+kernel φ(q)·φ(k) with φ = elu + 1, so that the sum over keys can be done once for every query.
+
+Softmax attention, for query i: out_i = Σ_j exp(q_i·k_j / √d) v_j / Σ_j exp(q_i·k_j / √d): every query
+scores every key, an L × L matrix. With a kernel that factorises, sim(q, k) = φ(q)·φ(k):
+
+    out_i = Σ_j (φ(q_i)·φ(k_j)) v_j / Σ_j φ(q_i)·φ(k_j) = φ(q_i)ᵀ (Σ_j φ(k_j) v_jᵀ) / φ(q_i)ᵀ (Σ_j φ(k_j))
+
+and the bracket S = φ(K)ᵀ V is one d × d_v state (and z = Σ_j φ(k_j) one d vector) shared by every query:
+O(L · d · d_v) work and no L × L matrix. Causal: query i may read only keys j ≤ i, so S_i and z_i become
+running sums, S_i = S_{i-1} + φ(k_i) v_iᵀ: a recurrent network whose state is S (the paper's title).
+
+It is another function, not an approximation of softmax attention that gets closer with more of
+something: its weights φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) are not exp(q_i·k_j / √d) / Σ_j ..., and nothing
+here tends to them. (The paper uses no 1/√d: φ is applied to q and k as they are.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from mha.experiments.inputs import token_heads
+from mha.functional import scaled_dot_product_attention
+from mha.masks import causal_mask
+
+__all__ = [
+    "LinearComparison",
+    "compare_on_tokens",
+    "implied_weights",
+    "linear_attention",
+    "phi",
+    "softmax_weights",
+    "state_numbers",
+]
+
+
+def phi(x: Tensor) -> Tensor:
+    """φ(x) = elu(x) + 1, elementwise: x + 1 for x > 0, exp(x) otherwise (always > 0).
+
+    Written as the two pieces rather than ``elu(x) + 1``: the same function, but for x < -17 float32 rounds
+    ``exp(x) - 1`` to -1 and ``elu(x) + 1`` to 0, which would leave a query with no weight at all.
+    """
+    return torch.where(x > 0, x + 1, torch.exp(torch.clamp(x, max=0)))
+
+
+def linear_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Tensor:
+    """φ(Q) (φ(K)ᵀ V), each row divided by φ(q_i) · Σ_j φ(k_j) (the sum over j ≤ i when ``causal``).
+
+    Args:
+        q, k: (B, H, L, d); v: (B, H, L, d_v).
+        causal: query i reads only keys j ≤ i: the state is a running sum over the positions.
+
+    Returns:
+        (B, H, L, d_v).
+
+    Memory: non-causal holds one (B, H, d, d_v) state; causal, computed here with cumulative sums,
+    holds the state at every position, (B, H, L, d, d_v) (a loop over positions, or a kernel, keeps one).
+    """
+    phi_q, phi_k = phi(q), phi(k)  # (B, H, L, d) each
+    if not causal:
+        state = torch.einsum("bhjd,bhje->bhde", phi_k, v)  # S = φ(K)ᵀ V: (B, H, d, d_v)
+        key_sum = phi_k.sum(dim=2)  # z = Σ_j φ(k_j): (B, H, d)
+        numerator = torch.einsum("bhid,bhde->bhie", phi_q, state)  # φ(q_i)ᵀ S: (B, H, L, d_v)
+        denominator = torch.einsum("bhid,bhd->bhi", phi_q, key_sum)  # φ(q_i)ᵀ z: (B, H, L)
+        return numerator / denominator.unsqueeze(-1)  # (B, H, L, d_v) / (B, H, L, 1)
+    outer = phi_k.unsqueeze(-1) * v.unsqueeze(
+        -2
+    )  # φ(k_j) v_jᵀ: (B, H, L, d, 1) * (B, H, L, 1, d_v) -> (B, H, L, d, d_v)
+    states = outer.cumsum(dim=2)  # S_i = Σ_{j≤i} φ(k_j) v_jᵀ: (B, H, L, d, d_v)
+    key_sums = phi_k.cumsum(dim=2)  # z_i = Σ_{j≤i} φ(k_j): (B, H, L, d)
+    numerator = torch.einsum("bhid,bhide->bhie", phi_q, states)  # φ(q_i)ᵀ S_i: (B, H, L, d_v)
+    denominator = (phi_q * key_sums).sum(dim=-1)  # φ(q_i)ᵀ z_i: (B, H, L)
+    return numerator / denominator.unsqueeze(-1)  # (B, H, L, d_v) / (B, H, L, 1)
+
+
+def implied_weights(q: Tensor, k: Tensor, causal: bool = False) -> Tensor:
+    """The L × L weights linear attention never builds: φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) (j ≤ i when ``causal``).
+
+    ``implied_weights(q, k) @ v`` is :func:`linear_attention`'s output; built here only to be looked at.
+
+    Shape: q, k (B, H, L, d) -> (B, H, L, L), each row summing to 1.
+    """
+    scores = phi(q) @ phi(k).transpose(-2, -1)  # (B, H, L, d) @ (B, H, d, L) -> (B, H, L, L), all > 0
+    if causal:
+        scores = scores.masked_fill(~causal_mask(q.shape[-2], device=q.device), 0.0)  # (1, 1, L, L) broadcasts
+    return scores / scores.sum(dim=-1, keepdim=True)  # (B, H, L, L)
+
+
+def softmax_weights(q: Tensor, k: Tensor, causal: bool = False) -> Tensor:
+    """Softmax attention's weights on the same q and k (this engine's core, scaled by 1/√d).
+
+    Shape: q, k (B, H, L, d) -> (B, H, L, L).
+    """
+    mask = causal_mask(q.shape[-2], device=q.device) if causal else None  # (1, 1, L, L) or None
+    _, weights = scaled_dot_product_attention(q, k, torch.zeros_like(k[..., :1]), mask)  # v unused: (B, H, L, 1)
+    return weights
+
+
+def state_numbers(length: int, head_dim: int) -> tuple[int, int]:
+    """Numbers held per head: softmax's L × L weights against linear attention's d × d state plus its d-vector z."""
+    return length * length, head_dim * head_dim + head_dim
+
+
+@dataclass(frozen=True)
+class LinearComparison:
+    """Softmax and linear attention on the same q, k, v of a sentence (one seeded layer, every head)."""
+
+    softmax_weights: Tensor  # (H, L, L)
+    linear_weights: Tensor  # (H, L, L): the implied φ(q)·φ(k) weights, normalised
+    weight_diff: float  # max |softmax weight - linear weight| over every head and pair
+    output_diff: float  # max |softmax output - linear output|
+    form_diff: float  # max |φ(Q)(φ(K)ᵀV) - (implied weights) V|: the causal running sum against the masked form
+    head_dim: int
+
+
+def compare_on_tokens(
+    tokens: Sequence[str], d_model: int, num_heads: int, causal: bool, seed: int = 0
+) -> LinearComparison:
+    """Both attentions on ``tokens`` with the playground's seeded layer (:func:`mha.experiments.inputs.token_heads`)."""
+    q, k, v = token_heads(tokens, d_model, num_heads, seed)  # (1, H, L, Dh) each
+    with torch.inference_mode():
+        soft = softmax_weights(q, k, causal)  # (1, H, L, L)
+        implied = implied_weights(q, k, causal)  # (1, H, L, L)
+        linear_out = linear_attention(q, k, v, causal)  # (1, H, L, Dh): the d x d state (or its running sum)
+        return LinearComparison(
+            softmax_weights=soft[0],
+            linear_weights=implied[0],
+            weight_diff=float((soft - implied).abs().max()),
+            output_diff=float((soft @ v - linear_out).abs().max()),
+            form_diff=float((implied @ v - linear_out).abs().max()),
+            head_dim=q.shape[-1],
+        )
