@@ -123,6 +123,7 @@ TECHNICAL = frozenset({
     "ONNX", "Runtime", "TensorRT",
     "ViT", "MLP", "PNG", "JPEG", "scikit-learn", "DeiT", "DIST",
     "RoPE", "GQA", "MQA", "MHA", "Llama", "Qwen", "Mistral", "RMSNorm", "Ainslie", "Shazeer",
+    "FlashAttention", "Dao", "Milakov", "Gimelshein", "SRAM", "HBM",
 })  # fmt: skip
 _SHORT_WORDS = frozenset({"of", "in", "to", "is", "on", "or", "by", "as", "at", "an", "be", "it", "no", "if", "so"})
 

@@ -11,6 +11,7 @@ from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import format_bytes, lab_header, show_chart
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from components.nav import render_lab_case_link
 from mha.experiments.complexity import ALL_LENGTHS, LIVE_MAX_LENGTH, extrapolate, peak_bytes
 from mha.experiments.isolated import IsolatedMeasurementError, measure_complexity_isolated
 
@@ -163,3 +164,4 @@ def render() -> None:
     if result is not None:
         show_measurement_notes(result, repeats, _method_name)
         _render_result(result.value, num_heads)
+    render_lab_case_link(st, "flash", t("lab.complexity.flash_link"))

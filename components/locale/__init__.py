@@ -5,6 +5,7 @@ from __future__ import annotations
 from components.locale import (
     common,
     export,
+    flash,
     generation,
     input_checks,
     labs,
@@ -32,6 +33,7 @@ _MODULES = (
     generation,
     training,
     vision,
+    flash,
 )
 
 

@@ -34,6 +34,7 @@ _QUIET_PROFILER = {"KINETO_LOG_LEVEL": "6"}  # above kineto's highest level: qui
 # name -> "module:function"; the function takes JSON-able keyword arguments and returns a JSON-able value
 MEASUREMENTS = {
     "complexity": "mha.experiments.isolated:complexity_as_json",
+    "flash": "mha.experiments.flash_cost:flash_cost_as_json",
 }
 
 
