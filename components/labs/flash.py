@@ -16,6 +16,7 @@ from components.labs.charts import Grid, Series, Size, Titles, heatmap, line_cha
 from components.labs.common import format_bytes, lab_header, show_chart, show_verdict, table_height, token_input
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
 from components.nav import render_lab_links
+from components.safe_text import md_escape
 from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention
 from mha.experiments.flash_cost import MEMORY_LENGTHS
 from mha.experiments.isolated import IsolatedMeasurementError, run_isolated
@@ -92,13 +93,14 @@ def tile_frame(
     frame["state"] = state.ravel()
     frame["opacity"] = [CELL_OPACITY[s] for s in frame["state"]]
     frame["grey"] = grey.ravel()
+    frame.loc[frame["grey"] == skipped, "opacity"] = 1.0  # a skipped tile stays dark whatever the block
     frame["current"] = current.ravel()
     return frame
 
 
 def _tile_chart(frame: pd.DataFrame, labels: list[str], titles: Titles, greys: tuple[str, str]) -> alt.Chart:
     """The scores, the query block's tiles by state, greyed cells, and the current tile outlined."""
-    grid = Grid.fitted(labels, labels, ["S"], most_per_row=1, largest=26)
+    grid = Grid.fitted(labels, labels, ["S"], most_per_row=1, largest=20)
     axes = {
         "x": alt.X("column:N", sort=list(labels), title=titles.x, axis=alt.Axis(labelAngle=-90, labelOverlap=False)),
         "y": alt.Y("row:N", sort=list(labels), title=titles.y, axis=alt.Axis(labelOverlap=False)),
@@ -193,15 +195,6 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
         show_chart(_tile_chart(frame, labels, titles, greys))
         st.caption(t("lab.flash.chart_caption"))
     with right:
-        grew = [labels[r0 + i] for i, factor in enumerate(step["rescale"]) if factor < 1 and step["l_before"][i] > 0]
-        if step["skipped"]:
-            pass
-        elif grew:
-            smallest = float(min(step["rescale"][i] for i, f in enumerate(step["rescale"]) if step["l_before"][i] > 0))
-            st.warning(t("lab.flash.rescaled", rows=", ".join(grew), factor=smallest))
-        elif tile > 0:
-            st.success(t("lab.flash.not_rescaled"))
-        st.dataframe(_rows_table(step, labels), hide_index=True, height=table_height(r1 - r0))
         st.markdown(t("lab.flash.o_title"))
         o_labels = [f"d{i}" for i in range(HEAD_DIM)]
         o_grid = Grid.fitted(labels[r0:r1], o_labels, ["O"], most_per_row=1, largest=24)
@@ -210,6 +203,15 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
                            diverging=True))  # fmt: skip
         if tile == len(tiles) - 1:
             st.caption(t("lab.flash.o_last"))
+    if not step["skipped"]:
+        earlier = [i for i in range(r1 - r0) if step["l_before"][i] > 0]
+        grew = [i for i in earlier if step["rescale"][i] < 1]
+        if grew:
+            factor = float(min(step["rescale"][i] for i in grew))
+            st.warning(t("lab.flash.rescaled", rows=md_escape(", ".join(labels[r0 + i] for i in grew)), factor=factor))
+        elif earlier:
+            st.success(t("lab.flash.not_rescaled"))
+    st.dataframe(_rows_table(step, labels), hide_index=True, height=table_height(r1 - r0))
 
 
 @cache.results(ttl=600, max_entries=8)
@@ -244,6 +246,7 @@ def _memory_result(memory: pd.DataFrame) -> None:
     titles = Titles(x=t("lab.complexity.axis.length"), y=t("lab.complexity.axis.mib"), chart=t("lab.flash.memory"))
     show_chart(line_chart(memory, Series(x="length", y="MiB", series="series"), titles, log_x=True, log_y=True,
                           size=Size(420, 280)))  # fmt: skip
+    st.caption(t("lab.flash.memory_caption"))
     peaks = memory.pivot(index="length", columns="method", values="peak_bytes")
     cells = memory.pivot(index="length", columns="method", values="largest_cells")
     table = pd.DataFrame(

@@ -173,6 +173,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.flash.method.full": {"en": "full (L × L scores)", "zh": "完整（L × L 分数）"},
     "lab.flash.method.tiled": {"en": "tiled (online softmax)", "zh": "分块（在线 softmax）"},
     "lab.flash.memory": {"en": "Peak memory", "zh": "内存峰值"},
+    "lab.flash.memory_caption": {
+        "en": "Both axes are logarithmic: a line twice as steep grows like L² instead of L. At small L the tiled "
+        "loop's own temporaries (one tile's scores and P, the running m, ℓ and O) outweigh the whole L × L matrix; "
+        "as L grows, only the full method's matrix keeps growing with L².",
+        "zh": "两个坐标轴都是对数刻度：斜率加倍的线按 L² 增长而不是按 L。L 很小时，分块循环自己的临时张量"
+        "（一个分块的分数和 P、运行中的 m、ℓ 和 O）比整个 L × L 矩阵还大；L 变大后，只有完整方法的矩阵按 L² 一直增长。",
+    },
     "lab.flash.col.full_peak": {"en": "full: peak (measured)", "zh": "完整：峰值（实测）"},
     "lab.flash.col.tiled_peak": {"en": "tiled: peak (measured)", "zh": "分块：峰值（实测）"},
     "lab.flash.col.full_cells": {"en": "full: largest matrix (cells)", "zh": "完整：最大矩阵（格数）"},
