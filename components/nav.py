@@ -32,6 +32,7 @@ LAB_PAGES = (
     ("pages/10_windows.py", "windows", ":material/grid_view:"),
     ("pages/11_attribution.py", "attribution", ":material/troubleshoot:"),
     ("pages/12_onnx.py", "onnx", ":material/deployed_code:"),
+    ("pages/13_flash.py", "flash", ":material/bolt:"),
     ("pages/14_efficient.py", "efficient", ":material/compress:"),
 )
 

@@ -205,20 +205,14 @@ def test_the_pages_never_load_onnx_or_onnxruntime(page):
 
 
 def test_a_labs_page_file_is_named_after_the_lab():
-    """One name per lab: ``pages/<n>_<name>.py``, the name of its messages (``lab.<name>.*``) and of its module; the
-    menu lists the labs by their number (labs built on separate branches may leave a number to the other for a while).
-    """
+    """One name per lab: ``pages/<n>_<name>.py``, the name of its messages (``lab.<name>.*``) and of its module."""
     from components.nav import LAB_PAGES
 
-    numbers = []
-    for page, lab, _ in LAB_PAGES:
-        named = re.fullmatch(rf"pages/(\d+)_{re.escape(lab)}\.py", page)
-        assert named, page
-        numbers.append(int(named.group(1)))
+    for number, (page, lab, _) in enumerate(LAB_PAGES, start=1):
+        assert page == f"pages/{number}_{lab}.py", page
         assert (REPO / page).is_file()
         module = "onnx_export" if lab == "onnx" else lab  # a module named onnx would read as the onnx package
         assert (REPO / "components" / "labs" / f"{module}.py").is_file(), lab
-    assert numbers == sorted(set(numbers)) and numbers[0] == 1, numbers
     listed = {page for page, _, _ in LAB_PAGES}
     assert {str(path.relative_to(REPO)) for path in (REPO / "pages").glob("*.py")} == listed
 

@@ -69,3 +69,22 @@ def test_run_attention_on_cuda_matches_cpu():
     assert on_gpu.device.device.type == "cuda" and on_gpu.device.fallback_reason is None
     torch.testing.assert_close(on_gpu.trace.output.cpu(), on_cpu.trace.output, **TOL[torch.float32])
     torch.testing.assert_close(on_gpu.trace.weights.cpu(), on_cpu.trace.weights, **TOL[torch.float32])
+
+
+def test_the_flash_kernel_runs_on_the_gpu_and_gives_the_tiled_loops_numbers():
+    """F.scaled_dot_product_attention under sdpa_kernel(FLASH_ATTENTION) in float16, causal, against lab 13's tiled
+    loop in float64 on the CPU; and lab 13's backend list says flash runs here. float16 keeps 11 bits: 1e-2 absolute
+    on outputs of size about 1 (lab 13's BACKEND_TOLERANCE for CUDA)."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention
+
+    from mha.experiments.flash import tiled_attention
+    from mha.experiments.flash_cost import sdpa_backends
+
+    q, k, v = torch.randn(3, 1, 4, 200, 64, generator=torch.Generator().manual_seed(5))  # (1, H, L, d) each
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        out = scaled_dot_product_attention(*(x.cuda().half() for x in (q, k, v)), is_causal=True)  # (1, H, L, d)
+    expected, _ = tiled_attention(q.double(), k.double(), v.double(), 64, 48, causal_mask(200))
+    torch.testing.assert_close(out.double().cpu(), expected, rtol=0.0, atol=1e-2)
+    rows = {row.backend: row for row in sdpa_backends(length=256, num_heads=2, head_dim=64, repeats=3, device="cuda")}
+    assert rows["flash"].runs and rows["flash"].median_ms > 0 and rows["flash"].max_diff < 1e-2

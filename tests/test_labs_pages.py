@@ -709,3 +709,76 @@ def test_windows_lab_measures_global_and_window_attention_only_when_asked():
     table = find_table(at, "lab.windows.col.global")
     assert table[column("lab.windows.col.patches")].tolist() == [64, 256, 1024]
     assert "820×" in text_of(at)  # the cost at 256 × 256 patches, D = 32, M = 4, by the formulas
+
+
+def _flash_scores(tokens: list[str], causal: bool) -> torch.Tensor:
+    """The lab's scores, recomputed here in float64 from its q and k: QKᵀ/√d, masked cells -inf."""
+    from mha.experiments.flash import flash_inputs
+
+    q, k, _ = (x.double() for x in flash_inputs(tokens, 8))
+    scores = (q @ k.transpose(-2, -1))[0, 0] / 8**0.5  # (L, L)
+    return scores.masked_fill(~causal_mask(len(tokens))[0, 0], float("-inf")) if causal else scores
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_flash_stepper_shows_the_running_max_and_sum_of_the_scores_read(causal):
+    at = open_lab("pages/13_flash.py")
+    at.checkbox(key="flash_causal").set_value(causal).run()
+    tokens = tokenize(at.text_input(key="flash_tokens").value)
+    block_q, block_k = at.slider(key="flash_block_q").value, at.slider(key="flash_block_k").value
+    scores = _flash_scores(tokens, causal)
+    for block, tile in [(1, 0), (1, 1), (2, 2), (0, 3)]:
+        at.slider(key="flash_block").set_value(block)
+        at.slider(key="flash_tile").set_value(tile).run()
+        assert not at.exception, at.exception
+        rows = slice(block * block_q, min((block + 1) * block_q, len(tokens)))
+        seen = scores[rows, : min((tile + 1) * block_k, len(tokens))]
+        running_max = seen.amax(dim=-1)
+        safe = running_max.masked_fill(running_max == float("-inf"), 0.0)
+        running_sum = torch.exp(seen - safe[:, None]).sum(dim=-1)
+        table = find_table(at, "lab.flash.col.m")
+        shown_max = [float(x.replace("−∞", "-inf")) for x in table[column("lab.flash.col.m")]]
+        shown_sum = [float(x) for x in table[column("lab.flash.col.l")]]
+        assert shown_max == pytest.approx(running_max.tolist(), abs=1e-4)
+        assert shown_sum == pytest.approx(running_sum.tolist(), abs=1e-4)
+
+
+def test_flash_verdict_and_skipped_tiles_follow_the_mask_and_the_block_sizes():
+    at = open_lab("pages/13_flash.py")
+    assert at.success and "1e-06" in at.success[0].value
+    length = len(tokenize(at.text_input(key="flash_tokens").value))
+    for block_q, block_k in [(4, 3), (5, 2), (3, 3)]:
+        at.slider(key="flash_block_q").set_value(block_q)
+        at.slider(key="flash_block_k").set_value(block_k).run()
+        above = sum(  # tiles whose first column lies past their last row: wholly above the diagonal
+            c0 > min(r0 + block_q, length) - 1 for r0 in range(0, length, block_q) for c0 in range(0, length, block_k)
+        )
+        tiles = -(-length // block_q) * -(-length // block_k)
+        assert metric(at, "lab.flash.metric.skipped") == f"{above} / {tiles}"
+        assert metric(at, "lab.flash.metric.tile") == f"{block_q} × {block_k} = {block_q * block_k}"
+    at.checkbox(key="flash_causal").set_value(False).run()
+    assert metric(at, "lab.flash.metric.skipped").startswith("0 / ")
+    assert not at.exception and not at.error
+
+
+def test_flash_measures_memory_and_sdpa_backends_only_when_asked():
+    at = open_lab("pages/13_flash.py")
+    with pytest.raises(KeyError):
+        find_table(at, "lab.flash.col.full_peak")
+    at.button(key="flash_measure").click().run(timeout=240)
+    assert not at.exception, at.exception
+    memory = find_table(at, "lab.flash.col.full_peak")
+    longest = memory.iloc[-1]
+    units = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+    def size(text: str) -> float:
+        number, unit = text.split()
+        return float(number) * units[unit]
+
+    assert size(longest[column("lab.flash.col.tiled_peak")]) < size(longest[column("lab.flash.col.full_peak")]) / 4
+    assert size(longest[column("lab.flash.col.full_peak")]) >= 4 * 4 * longest["L"] ** 2  # H·L·L float32 scores
+    backends = find_table(at, "lab.flash.col.backend")
+    assert backends[column("lab.flash.col.backend")].tolist() == [
+        "SDPBackend.MATH", "SDPBackend.FLASH_ATTENTION", "SDPBackend.EFFICIENT_ATTENTION", "SDPBackend.CUDNN_ATTENTION",
+    ]  # fmt: skip
+    assert backends[column("lab.flash.col.runs")].iloc[0] == t("lab.flash.yes", lang="en")

@@ -124,6 +124,7 @@ TECHNICAL = frozenset({
     "ViT", "MLP", "PNG", "JPEG", "scikit-learn", "DeiT", "DIST",
     "RoPE", "GQA", "MQA", "MHA", "Llama", "Qwen", "Mistral", "RMSNorm", "Ainslie", "Shazeer",
     "Longformer", "BigBird", "elu", "RNN", "Katharopoulos", "Beltagy", "Zaheer",
+    "FlashAttention", "Dao", "Milakov", "Gimelshein", "SRAM", "HBM",
 })  # fmt: skip
 _SHORT_WORDS = frozenset({"of", "in", "to", "is", "on", "or", "by", "as", "at", "an", "be", "it", "no", "if", "so"})
 

@@ -157,7 +157,7 @@ def render() -> None:
 
     _measure((cap, num_heads, head_dim, block, repeats))
     st.markdown(t("lab.complexity.next"))
-    render_lab_links(st, ["efficient"])
+    render_lab_links(st, ["flash", "efficient"])
 
 
 def _measure(settings: tuple[int, int, int, int, int]) -> None:

@@ -6,6 +6,7 @@ from components.locale import (
     common,
     efficient,
     export,
+    flash,
     generation,
     input_checks,
     labs,
@@ -34,6 +35,7 @@ _MODULES = (
     training,
     vision,
     efficient,
+    flash,
 )
 
 

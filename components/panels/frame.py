@@ -39,7 +39,7 @@ __all__ = [
 #: The labs that take each step further (names of components.nav.LAB_PAGES).
 STEP_LABS = {
     1: ("heads", "loop", "reshape"),
-    2: ("scaling", "masks", "sculpt", "cross", "complexity", "attribution", "efficient"),
+    2: ("scaling", "masks", "sculpt", "cross", "complexity", "attribution", "flash", "efficient"),
     3: ("reshape",),
     4: ("encoder",),
 }

@@ -35,6 +35,7 @@ _QUIET_PROFILER = {"KINETO_LOG_LEVEL": "6"}  # above kineto's highest level: qui
 MEASUREMENTS = {
     "complexity": "mha.experiments.isolated:complexity_as_json",
     "efficient": "mha.experiments.efficient_cost:efficient_as_json",
+    "flash": "mha.experiments.flash_cost:flash_cost_as_json",
 }
 
 

@@ -1,0 +1,351 @@
+"""Lab 13: FlashAttention, the same numbers tile by tile: the online softmax stepped through, then its memory."""
+
+from __future__ import annotations
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from components import cache
+from components.i18n import t
+from components.labs.charts import Grid, Series, Size, Titles, heatmap, line_chart, matrix_frame
+from components.labs.common import format_bytes, lab_header, show_chart, show_verdict, table_height, token_input
+from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from components.nav import render_lab_links
+from components.safe_text import md_escape
+from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention
+from mha.experiments.flash_cost import MEMORY_LENGTHS
+from mha.experiments.isolated import IsolatedMeasurementError, run_isolated
+from mha.experiments.timing import Steady
+from mha.functional import scaled_dot_product_attention
+from mha.masks import causal_mask
+from mha.tokens import token_labels
+
+__all__ = ["TOLERANCE", "cost_frames", "render", "tile_frame", "tiled_run"]
+
+MAX_TOKENS = 32
+MAX_BLOCK = 16
+HEAD_DIM = 8  # one head of 8 numbers: O fits on the screen
+TOLERANCE = 1e-6  # float32: tiled against full attention, a sum taken in another order
+BACKEND_TOLERANCE = {"cpu": 1e-5, "cuda": 1e-2}  # the flash backend against math: float32 on a CPU, float16 on CUDA
+MEMORY_BLOCKS = (32, 64, 128)
+MEMORY_HEADS, MEMORY_HEAD_DIM = 4, 32
+TILED_GROWTH_MAX = 2.5  # tiled memory may grow at most this much when L doubles (like L: 2x, plus overheads)
+FULL_GROWTH_MIN = 3.0  # full memory grows at least this much when L doubles (like L²: 4x)
+MINUS_INF = "−∞"
+CELL_OPACITY = {"current": 1.0, "read": 0.85, "ahead": 0.3, "other": 0.12}
+
+
+@cache.results(max_entries=32)
+def tiled_run(tokens: tuple[str, ...], block_q: int, block_k: int, causal: bool, seed: int) -> dict:
+    """The tiled run of the learner's tokens (one head), its steps as plain arrays, and full attention beside it."""
+    q, k, v = flash_inputs(tokens, HEAD_DIM, seed)  # (1, 1, L, d) each
+    length = q.shape[2]
+    mask = causal_mask(length) if causal else None  # (1, 1, L, L)
+    output, steps = tiled_attention(q, k, v, block_q, block_k, mask)
+    full, _ = scaled_dot_product_attention(q, k, v, mask)  # (1, 1, L, d)
+    scores = (q @ k.transpose(-2, -1))[0, 0] / math.sqrt(HEAD_DIM)  # (L, d) @ (d, L) -> (L, L)
+    keep = mask[0, 0] if mask is not None else torch.ones(length, length, dtype=torch.bool)  # (L, L)
+    return {
+        "scores": scores.masked_fill(~keep, float("nan")).numpy(),
+        "steps": [
+            {
+                "block": s.query_block,
+                "rows": s.rows,
+                "tile": s.tile,
+                "columns": s.columns,
+                "skipped": s.skipped,
+                **{name: getattr(s, name)[0, 0].numpy() for name in ("m_before", "l_before", "m", "l", "rescale")},
+                "tile_max": s.tile_max[0, 0].numpy(),
+                "O": s.O[0, 0].numpy(),
+            }
+            for s in steps
+        ],
+        "diff": float((output - full).abs().max()),
+        "skipped": count_skipped(mask, length, block_q, block_k),
+        "tiles": len(steps),
+    }
+
+
+def tile_frame(
+    scores: np.ndarray, labels: list[str], steps: list[dict], block: int, tile: int, masked: str, skipped: str
+) -> pd.DataFrame:
+    """One row per cell of the L × L scores: ``row, column, value`` (NaN where masked), ``state`` (current, read,
+    ahead for query block ``block``; other for the other blocks), ``grey`` (``skipped`` in a skipped tile,
+    ``masked`` for a masked cell of a read tile, "" else) and ``current`` (in the tile read at step ``tile``)."""
+    length = len(labels)
+    state = np.full((length, length), "other", dtype=object)
+    grey = np.full((length, length), "", dtype=object)
+    grey[np.isnan(scores)] = masked
+    current = np.zeros((length, length), dtype=bool)
+    for step in steps:
+        (r0, r1), (c0, c1) = step["rows"], step["columns"]
+        if step["skipped"]:
+            grey[r0:r1, c0:c1] = skipped
+        if step["block"] == block:
+            state[r0:r1, c0:c1] = "current" if step["tile"] == tile else "read" if step["tile"] < tile else "ahead"
+            current[r0:r1, c0:c1] = step["tile"] == tile
+    frame = matrix_frame(scores[None], labels, labels, ["S"])
+    frame["state"] = state.ravel()
+    frame["opacity"] = [CELL_OPACITY[s] for s in frame["state"]]
+    frame["grey"] = grey.ravel()
+    frame.loc[frame["grey"] == skipped, "opacity"] = 1.0  # a skipped tile stays dark whatever the block
+    frame["current"] = current.ravel()
+    return frame
+
+
+def _tile_chart(frame: pd.DataFrame, labels: list[str], titles: Titles, greys: tuple[str, str]) -> alt.Chart:
+    """The scores, the query block's tiles by state, greyed cells, and the current tile outlined."""
+    grid = Grid.fitted(labels, labels, ["S"], most_per_row=1, largest=20)
+    axes = {
+        "x": alt.X("column:N", sort=list(labels), title=titles.x, axis=alt.Axis(labelAngle=-90, labelOverlap=False)),
+        "y": alt.Y("row:N", sort=list(labels), title=titles.y, axis=alt.Axis(labelOverlap=False)),
+    }
+    tooltip = [alt.Tooltip("row:N", title=titles.y), alt.Tooltip("column:N", title=titles.x)]
+    limit = float(np.nanmax(np.abs(frame["value"].to_numpy()))) or 1.0
+    base = alt.Chart(frame).encode(**axes)
+    numbers = (
+        base.transform_filter(alt.datum.grey == "")
+        .mark_rect()
+        .encode(
+            color=alt.Color(
+                "value:Q", scale=alt.Scale(scheme="redblue", domain=[-limit, limit], reverse=True), title=titles.color
+            ),
+            opacity=alt.Opacity("opacity:Q", scale=None, legend=None),
+            tooltip=[*tooltip, alt.Tooltip("value:Q", title=titles.color, format=".4f")],
+        )
+    )
+    greyed = (
+        base.transform_filter(alt.datum.grey != "")
+        .mark_rect()
+        .encode(
+            fill=alt.Fill("grey:N", scale=alt.Scale(domain=list(greys), range=["#e5e5e5", "#737373"]), title=None),
+            opacity=alt.Opacity("opacity:Q", scale=None, legend=None),
+            tooltip=[*tooltip, alt.Tooltip("grey:N", title=titles.color)],
+        )
+    )
+    outline = (
+        base.transform_filter(alt.datum.current)
+        .mark_rect(filled=False, stroke="#111827", strokeWidth=2)
+        .encode(tooltip=tooltip)
+    )
+    size = grid.cell * len(labels)
+    return alt.layer(numbers, greyed, outline).properties(width=size, height=size)
+
+
+def _number(value: float) -> str:
+    return MINUS_INF if value == float("-inf") else f"{value:.4f}"
+
+
+def _rows_table(step: dict, labels: list[str]) -> pd.DataFrame:
+    """Per query row of the block: m and ℓ before and after the tile, the tile's row max and the rescale factor."""
+    r0, r1 = step["rows"]
+    return pd.DataFrame(
+        {
+            t("lab.flash.col.row"): labels[r0:r1],
+            t("lab.flash.col.m_before"): [_number(x) for x in step["m_before"]],
+            t("lab.flash.col.tile_max"): [_number(x) for x in step["tile_max"]],
+            t("lab.flash.col.m"): [_number(x) for x in step["m"]],
+            t("lab.flash.col.rescale"): [f"{x:.4f}" for x in step["rescale"]],
+            t("lab.flash.col.l_before"): [f"{x:.4f}" for x in step["l_before"]],
+            t("lab.flash.col.l"): [f"{x:.4f}" for x in step["l"]],
+        }
+    )
+
+
+def _clamp_state(key: str, high: int) -> None:
+    """Keep a slider's remembered value within its current range (the range follows the block sizes)."""
+    if key in st.session_state and st.session_state[key] > high:
+        st.session_state[key] = high
+
+
+@st.fragment
+def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
+    """Pick a query block, step through its tiles: what was read, m, ℓ and O after it."""
+    length = len(labels)
+    blocks, tiles = tile_ranges(length, block_q), tile_ranges(length, block_k)
+    _clamp_state("flash_block", len(blocks) - 1)
+    _clamp_state("flash_tile", len(tiles) - 1)
+    cols = st.columns(2)
+    block = int(
+        cols[0].slider(t("lab.flash.block_pick"), 0, max(len(blocks) - 1, 1), 0, key="flash_block",
+                       disabled=len(blocks) == 1)
+    )  # fmt: skip
+    tile = int(
+        cols[1].slider(t("lab.flash.tile_pick"), 0, max(len(tiles) - 1, 1), 0, key="flash_tile",
+                       disabled=len(tiles) == 1)
+    )  # fmt: skip
+    block, tile = min(block, len(blocks) - 1), min(tile, len(tiles) - 1)
+    step = next(s for s in run["steps"] if s["block"] == block and s["tile"] == tile)
+    (r0, r1), (c0, c1) = step["rows"], step["columns"]
+    where = {"block": block, "tile": tile, "r0": r0, "r1": r1 - 1, "c0": c0, "c1": c1 - 1, "tiles": len(tiles)}
+    if step["skipped"]:
+        st.info(t("lab.flash.step_skipped", **where))
+    else:
+        st.markdown(t("lab.flash.step_read", **where))
+    greys = (t("lab.flash.masked"), t("lab.flash.skipped"))
+    titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.flash.score"))
+    frame = tile_frame(run["scores"], labels, run["steps"], block, tile, *greys)
+    left, right = st.columns([3, 2])
+    with left:
+        show_chart(_tile_chart(frame, labels, titles, greys))
+        st.caption(t("lab.flash.chart_caption"))
+    with right:
+        st.markdown(t("lab.flash.o_title"))
+        o_labels = [f"d{i}" for i in range(HEAD_DIM)]
+        o_grid = Grid.fitted(labels[r0:r1], o_labels, ["O"], most_per_row=1, largest=24)
+        o_titles = Titles(x=t("lab.flash.axis.feature"), y=t("lab.common.query"), color="O")
+        show_chart(heatmap(matrix_frame(step["O"][None], labels[r0:r1], o_labels, ["O"]), o_titles, o_grid,
+                           diverging=True))  # fmt: skip
+        if tile == len(tiles) - 1:
+            st.caption(t("lab.flash.o_last"))
+    if not step["skipped"]:
+        earlier = [i for i in range(r1 - r0) if step["l_before"][i] > 0]
+        grew = [i for i in earlier if step["rescale"][i] < 1]
+        if grew:
+            factor = float(min(step["rescale"][i] for i in grew))
+            st.warning(t("lab.flash.rescaled", rows=md_escape(", ".join(labels[r0 + i] for i in grew)), factor=factor))
+        elif earlier:
+            st.success(t("lab.flash.not_rescaled"))
+    st.dataframe(_rows_table(step, labels), hide_index=True, height=table_height(r1 - r0))
+
+
+@cache.results(ttl=600, max_entries=8)
+def cost_frames(block: int, causal: bool, repeats: int) -> Measured[dict]:
+    """Memory of full and tiled attention against L and the sdpa backends, measured in a child process."""
+    data = run_isolated(
+        "flash",
+        {
+            "lengths": list(MEMORY_LENGTHS),
+            "block": int(block),
+            "num_heads": MEMORY_HEADS,
+            "head_dim": MEMORY_HEAD_DIM,
+            "causal": bool(causal),
+            "repeats": int(repeats),
+        },
+    )
+    return measured(Steady(data, 1, ()), {"memory": pd.DataFrame(data["memory"]), "backends": data["backends"]})
+
+
+def _method_name(method: str) -> str:
+    return t(f"lab.flash.method.{method}")
+
+
+def _backend_name(backend: str) -> str:
+    return {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION", "cudnn": "CUDNN_ATTENTION"}[
+        backend
+    ]
+
+
+def _memory_result(memory: pd.DataFrame) -> None:
+    memory = memory.assign(MiB=memory["peak_bytes"] / 2**20, series=[_method_name(m) for m in memory["method"]])
+    titles = Titles(x=t("lab.complexity.axis.length"), y=t("lab.complexity.axis.mib"), chart=t("lab.flash.memory"))
+    show_chart(line_chart(memory, Series(x="length", y="MiB", series="series"), titles, log_x=True, log_y=True,
+                          size=Size(420, 280)))  # fmt: skip
+    st.caption(t("lab.flash.memory_caption"))
+    peaks = memory.pivot(index="length", columns="method", values="peak_bytes")
+    cells = memory.pivot(index="length", columns="method", values="largest_cells")
+    table = pd.DataFrame(
+        {
+            "L": peaks.index,
+            t("lab.flash.col.full_peak"): peaks["full"].map(format_bytes).to_numpy(),
+            t("lab.flash.col.tiled_peak"): peaks["tiled"].map(format_bytes).to_numpy(),
+            t("lab.flash.col.full_cells"): cells["full"].map("{:,}".format).to_numpy(),
+            t("lab.flash.col.tiled_cells"): cells["tiled"].map("{:,}".format).to_numpy(),
+        }
+    )
+    st.dataframe(table, hide_index=True)
+    longest, before = peaks.index[-1], peaks.index[-2]
+    full_growth = peaks.loc[longest, "full"] / peaks.loc[before, "full"]
+    tiled_growth = peaks.loc[longest, "tiled"] / peaks.loc[before, "tiled"]
+    words = {"short": before, "long": longest, "full": full_growth, "tiled": tiled_growth,
+             "full_min": FULL_GROWTH_MIN, "tiled_max": TILED_GROWTH_MAX,
+             "full_bytes": format_bytes(peaks.loc[longest, "full"]),
+             "tiled_bytes": format_bytes(peaks.loc[longest, "tiled"])}  # fmt: skip
+    as_expected = tiled_growth <= TILED_GROWTH_MAX and full_growth >= FULL_GROWTH_MIN
+    (st.success if as_expected else st.warning)(
+        t("lab.flash.memory_ok" if as_expected else "lab.flash.memory_bad", **words)
+    )
+
+
+def _backends_result(backends: list[dict]) -> None:
+    st.markdown(t("lab.flash.backends_title", device=backends[0]["device"], length=MEMORY_LENGTHS[-1]))
+    table = pd.DataFrame(
+        {
+            t("lab.flash.col.backend"): [f"SDPBackend.{_backend_name(b['backend'])}" for b in backends],
+            t("lab.flash.col.runs"): [t("lab.flash.yes" if b["runs"] else "lab.flash.no") for b in backends],
+            t("lab.flash.col.ms"): ["—" if b["median_ms"] is None else f"{b['median_ms']:.3f}" for b in backends],
+            t("lab.flash.col.diff"): ["—" if b["max_diff"] is None else f"{b['max_diff']:.1e}" for b in backends],
+        }
+    )
+    st.dataframe(table, hide_index=True)
+    flash = next(b for b in backends if b["backend"] == "flash")
+    if flash["runs"] and flash["max_diff"] is not None:
+        tolerance = BACKEND_TOLERANCE.get(flash["device"], 1e-2)
+        show_verdict(st, t("lab.flash.backend_check", device=flash["device"]), flash["max_diff"], tolerance)
+    else:
+        st.info(t("lab.flash.no_flash_backend", device=flash["device"]))
+    refused = [b for b in backends if not b["runs"]]
+    if refused:
+        with st.expander(t("lab.flash.refused", count=len(refused))):
+            st.code("\n".join(f"{_backend_name(b['backend'])}: {b['reason']}" for b in refused), language="text")
+
+
+def _measure_section(causal: bool) -> None:
+    st.subheader(t("lab.flash.cost_title"))
+    st.markdown(t("lab.flash.cost_intro", heads=MEMORY_HEADS, d=MEMORY_HEAD_DIM))
+    cols = st.columns(2)
+    block = int(cols[0].select_slider(t("lab.flash.memory_block"), MEMORY_BLOCKS, 64, key="flash_memory_block"))
+    repeats = repeats_slider(cols[1], "flash_repeats")
+    settings = (block, causal, repeats)
+    try:
+        result = measure_on_click("flash", settings, lambda: cost_frames(*settings))
+    except IsolatedMeasurementError:
+        st.error(t("lab.flash.failed"))
+        return
+    if result is None:
+        return
+    show_measurement_notes(result, repeats, _method_name)
+    _memory_result(result.value["memory"])
+    _backends_result(result.value["backends"])
+
+
+def render() -> None:
+    """Draw the lab."""
+    lab_header("flash")
+    tokens = token_input(t("lab.common.text"), t("lab.flash.default_text"), "flash_tokens", MAX_TOKENS)
+    cols = st.columns(3)
+    block_q = int(cols[0].slider(t("lab.flash.block_q"), 1, MAX_BLOCK, 4, key="flash_block_q"))
+    block_k = int(cols[1].slider(t("lab.flash.block_k"), 1, MAX_BLOCK, 3, key="flash_block_k"))
+    causal = bool(cols[2].checkbox(t("lab.flash.causal"), value=True, key="flash_causal"))
+    if tokens is None:
+        return
+    length = len(tokens)
+    block_q, block_k = min(block_q, length), min(block_k, length)
+    labels = token_labels(tokens)
+    run = tiled_run(tuple(tokens), block_q, block_k, causal, 0)
+    blocks, tiles = len(tile_ranges(length, block_q)), len(tile_ranges(length, block_k))
+    sizes = {"length": length, "bq": block_q, "bk": block_k, "blocks": blocks, "tiles": tiles, "all": blocks * tiles}
+    st.caption(t("lab.flash.grid", **sizes))
+    if length % block_q or length % block_k:
+        st.caption(t("lab.flash.uneven", **sizes, last_q=length - (blocks - 1) * block_q,
+                     last_k=length - (tiles - 1) * block_k))  # fmt: skip
+
+    st.subheader(t("lab.flash.step_title"))
+    _stepper(run, labels, block_q, block_k)
+
+    st.subheader(t("lab.flash.result_title"))
+    show_verdict(st, t("lab.flash.check"), run["diff"], TOLERANCE)
+    cols = st.columns(3)
+    cols[0].metric(t("lab.flash.metric.tile"), f"{block_q} × {block_k} = {block_q * block_k}")
+    cols[1].metric(t("lab.flash.metric.full"), f"{length} × {length} = {length * length}")
+    cols[2].metric(t("lab.flash.metric.skipped"), f"{run['skipped']} / {run['tiles']}")
+    st.caption(t("lab.flash.skipped_caption" if causal else "lab.flash.no_mask_caption", **sizes,
+                 skipped=run["skipped"]))  # fmt: skip
+
+    _measure_section(causal)
+    render_lab_links(st, ["complexity", "masks"])
