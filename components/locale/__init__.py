@@ -11,6 +11,7 @@ from components.locale import (
     labs_practice,
     playground,
     pretrained,
+    reviews,
     teacher,
     training,
     vision,
@@ -32,6 +33,7 @@ _MODULES = (
     generation,
     training,
     vision,
+    reviews,
 )
 
 
