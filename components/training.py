@@ -30,6 +30,9 @@ from mha.head_labels import HeadLabel, label_heads
 from mha.masks import build_mask
 from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
+from mha.text.baseline import BASELINE_HELD_OUT
+from mha.text.reviews import LENGTH, load_reviews
+from mha.training.encoder import encoder_parameters
 from mha.training.loop import (
     LEARNING_RATE,
     TARGET_ACCURACY,
@@ -37,7 +40,7 @@ from mha.training.loop import (
 )
 from mha.training.model import task_model_parameters, training_mask
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
-from mha.training.tasks import IGNORE, DigitsTask, Task, UnscrambleTask, make_task
+from mha.training.tasks import IGNORE, DigitsTask, ReviewsTask, Task, UnscrambleTask, make_task
 from mha.training.vit import MLP_RATIO, patch_model_parameters
 from mha.vision.analysis import patch_head_labels
 from mha.vision.samples import DIGIT_SIZE, load_digits
@@ -213,10 +216,47 @@ def _explain_digits(box: st.delta_generator.DeltaGenerator, task: DigitsTask, co
     _gqa_note(box, config)
 
 
+def _reviews_model_line(task: ReviewsTask, config: AttentionConfig) -> str:
+    d = config.d_model
+    kv_heads, rope = _layer_sizes(config)
+    counts = encoder_parameters(len(task.vocab), task.length, d, config.num_heads, task.layers, 2, kv_heads, rope)
+    recipe = task.recipe
+    positions = t("training.model_rope") if rope else t("training.model_reviews_positions", length=task.length, d=d)
+    return t(
+        "training.model_reviews",
+        vocab=f"{len(task.vocab):,}",
+        d=d,
+        positions=positions,
+        layers=task.layers,
+        heads=_heads_words(config),
+        attention=f"{counts['attention']:,}",
+        hidden=MLP_RATIO * d,
+        total=f"{counts['total']:,}",
+        steps=recipe.steps,
+        lr=f"{recipe.learning_rate:g}",
+        warmup=recipe.warmup_steps,
+        decay=f"{recipe.weight_decay:g}",
+        batch=task.batch,
+    )
+
+
+def _explain_reviews(box: st.delta_generator.DeltaGenerator, task: ReviewsTask, config: AttentionConfig) -> None:
+    """The reviews task in words, its model's line and the bag of characters it is measured against."""
+    splits = load_reviews().splits
+    sizes = {name: f"{ids.numel():,}" for name, ids in splits.items()}
+    box.markdown(t("training.task.reviews", length=LENGTH, vocab=f"{len(task.vocab) - 3:,}", **sizes))
+    box.caption(_reviews_model_line(task, config))
+    box.caption(t("training.model_reviews_baseline", baseline=f"{100 * BASELINE_HELD_OUT:.1f}"))
+    _gqa_note(box, config)
+
+
 def _explain(box: st.delta_generator.DeltaGenerator, config: AttentionConfig) -> Task:
     task = _task(config)
     if isinstance(task, DigitsTask):
         _explain_digits(box, task, config)
+        return task
+    if isinstance(task, ReviewsTask):
+        _explain_reviews(box, task, config)
         return task
     box.markdown(t(f"training.task.{task.name}"))
     box.markdown(t("training.example"))
@@ -312,7 +352,8 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
     box.success(_result_line(history, task))
     target = f"{100 * TARGET_ACCURACY:g}"
     if task.recipe.steps is not None:  # a fixed schedule: no target ends it
-        box.caption(t("training.fixed_schedule", steps=history.steps, warmup=task.recipe.warmup_steps))
+        schedule = "training.fixed_schedule_reviews" if isinstance(task, ReviewsTask) else "training.fixed_schedule"
+        box.caption(t(schedule, steps=history.steps, warmup=task.recipe.warmup_steps))
     elif history.target_step is None:
         box.warning(t("training.target_missed", target=target, steps=history.steps))
     else:
@@ -450,8 +491,9 @@ def render_timeline(run: AttentionRun) -> None:
             _draw_heads(box, layer_weights[0], task, ids, layer, mask)
     box = st.container(border=True)
     heading(box, t("training.timeline"))
-    image = "_image" if task.reads_image else ""  # an image's words: the sample image, patches
-    box.markdown(t(f"training.timeline_what{image}"))
+    # an image's words (the sample image, patches), a review's (a validation review, characters), or the sequences'
+    image = "_image" if task.reads_image else "_review" if isinstance(task, ReviewsTask) else ""
+    box.markdown(t(f"training.timeline_what{image}", length=LENGTH))
     snapshots = history.snapshots
     options = list(range(len(snapshots)))
     if st.session_state.get("train_snapshot") not in options:

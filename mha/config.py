@@ -18,6 +18,7 @@ from mha.tokens import TOKENIZERS, tokenize
 from mha.vision.samples import DEFAULT_IMAGE, SAMPLE_NAMES
 
 __all__ = [
+    "CUT_TASKS",
     "DOMAINS",
     "DTYPES",
     "IMAGE_TASKS",
@@ -71,7 +72,9 @@ DTYPES = ("float32", "float64")
 RANDOM, TRAINED, PRETRAINED = "random", "trained", "pretrained"
 WEIGHT_SOURCES = (RANDOM, TRAINED, PRETRAINED)
 #: The small tasks a model can be trained on (see ``mha.training``).
-TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits")
+TASKS = ("previous", "previous_and_first", "previous_and_last_digit", "induction", "unscramble", "digits", "reviews")
+#: Tasks that cut the learner's text to their own length (a note says so) instead of refusing a long one.
+CUT_TASKS = frozenset({"reviews"})
 #: Tasks whose input is an image (``config.image``), not the text: its tokens are the image's patches.
 IMAGE_TASKS = frozenset({"digits"})
 #: Where positions come from (``positional``): sinusoids added to the input (the 2017 paper; a trained model learns
@@ -289,7 +292,10 @@ class AttentionConfig:
 
     def _validate_text(self) -> None:
         if self.weights != PRETRAINED and not self.trains_on_images:  # a checkpoint counts its own; an image: patches
-            check_token_count(len(tokenize(self.tokens, self.tokenizer)))
+            count = len(tokenize(self.tokens, self.tokenizer))
+            if self.weights == TRAINED and self.task in CUT_TASKS:  # read up to the task's length, a note says so
+                count = min(count, LIMITS.tokens_max)
+            check_token_count(count)
 
     def _validate_weights(self) -> None:
         lim = LIMITS

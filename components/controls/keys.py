@@ -19,6 +19,14 @@ EXAMPLES = (
     ("cat", "The cat sat on the mat"),
     ("padded", "The cat sat on the mat [PAD] [PAD] [PAD]"),
 )
+#: (kind, sentence): the reviews task's sentences to click, both kinds; none is a bundled review
+#: (tests/test_reviews.py).
+REVIEW_EXAMPLES = (
+    ("negative", "质量太差了，很失望"),
+    ("positive", "这本书写得很好，值得一读"),
+    ("negative", "房间又小又脏，服务态度也不好"),
+    ("positive", "酒店位置方便，服务周到，下次还来"),
+)
 PERSIST = "session"  # widget values survive a visit to another page
 
 Choices = dict[str, object]  # the controls' values by config field name (may not run: see build_config)

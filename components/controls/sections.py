@@ -15,6 +15,7 @@ from components.controls.keys import (
     EXAMPLES,
     LIVE_KEYS,
     PERSIST,
+    REVIEW_EXAMPLES,
     RUN_KEYS,
     TRAINED_SIZES,
     Changed,
@@ -28,6 +29,7 @@ from components.url_params import (
 )
 from mha.checkpoints import any_checkpoint_cap_mb
 from mha.config import DOMAINS, IMAGE_TASKS, LIMITS, PRETRAINED, RANDOM, TRAINED
+from mha.text.reviews import LENGTH
 from mha.tokens import tokenize
 from mha.training.tasks import task_mask
 
@@ -215,11 +217,18 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         )
     checkpoints.render_example_buttons(st, dict(EXAMPLES))
     training.render_examples_link(st)
+    reviews = st.session_state["weights"] == TRAINED and st.session_state["task"] == "reviews"
+    if reviews:
+        _render_review_examples(changed)
     text, removed = clean_text(text)  # typed or pasted text is user input just like a link
     if removed:
         st.warning(t("input.control_chars", count=removed))
     if st.session_state["weights"] == PRETRAINED:  # a checkpoint cuts the text with its own tokenizer
         st.caption(t("controls.tokenizer_checkpoint"))
+        return
+    if reviews:  # the reviews model reads characters whatever the tokenizer says
+        st.caption(t("controls.tokenizer_reviews", length=LENGTH))
+        st.caption(t("controls.token_count", count=len(tokenize(text, "characters")), high=LIMITS.tokens_max))
         return
     tokenizer = st.session_state["tokenizer"]
     if "tokenizer" not in hidden:
@@ -237,6 +246,18 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         )
     count = len(tokenize(text, tokenizer))
     st.caption(t("controls.token_count", count=count, high=LIMITS.tokens_max))
+
+
+def _render_review_examples(changed: Changed) -> None:
+    """The reviews task's sentences of both kinds, to click."""
+    st.caption(t("reviews.examples"))
+    row = st.container(horizontal=True, gap="small")
+    for number, (kind, text) in enumerate(REVIEW_EXAMPLES):
+        row.button(
+            t(f"reviews.example.{kind}", text=text),
+            key=f"review_example_{number}",
+            on_click=after(changed, _use_example, text, None),
+        )
 
 
 def _render_run_controls(hidden: frozenset[str], changed: Changed) -> None:

@@ -29,8 +29,9 @@ from mha.experiments.attribution import (
 )
 from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
+from mha.text.reviews import LABELS
 from mha.tokens import token_labels
-from mha.training.tasks import IGNORE
+from mha.training.tasks import IGNORE, ReviewsTask
 
 __all__ = ["Prediction", "head_frame", "key_frame", "measure_bars", "render"]
 
@@ -44,10 +45,11 @@ class Prediction:
     """A trained model's prediction at the query and what removing each key does to it (see ``prediction_effects``)."""
 
     readouts: tuple[str, ...]  # names of the task's outputs scored at the query
-    predicted: tuple[str, ...]  # the token each predicts, nothing removed
+    predicted: tuple[str, ...]  # the token each predicts, nothing removed (a class: its name, see ``classes``)
     probability: tuple[float, ...]
     largest_drop: tuple[float, ...]  # per key: the largest fall of a predicted token's probability
     flips: tuple[bool, ...]  # per key: a prediction changes
+    classes: bool = False  # ``predicted`` names classes (``training.class.<name>``), not tokens
 
 
 @cache.results(max_entries=32)
@@ -65,20 +67,25 @@ def _prediction(config: AttentionConfig, query: int, head: int, ablation: str) -
     if not isinstance(source, TrainedSource) or source.task.reads_image:
         return None
     ids, _ = source.sequence(config)
-    targets = source.task.targets(ids.unsqueeze(0))[0, :, query]  # (R,)
-    scored = tuple(r for r in range(targets.numel()) if int(targets[r]) != IGNORE)
+    reviews = isinstance(source.task, ReviewsTask)
+    if reviews:  # read at [CLS]: a query's row reaches it there, or through a later layer
+        scored = (0,) if query == 0 or run.layer < run.num_layers - 1 else ()
+    else:
+        targets = source.task.targets(ids.unsqueeze(0))[0, :, query]  # (R,)
+        scored = tuple(r for r in range(targets.numel()) if int(targets[r]) != IGNORE)
     if not scored:
         return None
     deltas = ablation_deltas(run.model, run.x, run.mask, query, None if head == LAYER else head, ablation)
     model = source.model(run.device.device, config.dtype)
     effects = prediction_effects(model, ids, run.mask, run.layer, query, deltas, scored)
-    vocab = source.task.vocab
+    names = LABELS if reviews else source.task.vocab
     return Prediction(
         readouts=tuple(source.task.outputs[r] for r in scored),
-        predicted=tuple(vocab[int(effects.predicted[r])] for r in scored),
+        predicted=tuple(names[int(effects.predicted[r])] for r in scored),
         probability=tuple(float(effects.probability[r]) for r in scored),
         largest_drop=tuple(float(v) for v in effects.largest_drop),
         flips=tuple(bool(v) for v in effects.any_flip),
+        classes=reviews,
     )
 
 
@@ -183,11 +190,16 @@ def _measure_names(ablation: str) -> dict[str, str]:
     }
 
 
+def _reads_cls(run: AttentionRun) -> bool:
+    """Whether the run's trained model reads its answer at [CLS] from text (the reviews)."""
+    return run.source_kind == TRAINED and run.config.task == "reviews"
+
+
 def _choose(run: AttentionRun, labels: list[str]) -> tuple[int, int, str]:
     """The query, the head (``LAYER`` for all) and the ablation, from widgets that survive a change of layer."""
     length, heads = len(run.tokens), run.num_heads
-    if st.session_state.get("attribution_query") not in range(length):
-        st.session_state["attribution_query"] = length - 1
+    if st.session_state.get("attribution_query") not in range(length):  # the reviews' answer is read at [CLS]
+        st.session_state["attribution_query"] = 0 if _reads_cls(run) else length - 1
     if st.session_state.get("attribution_head") not in range(-1, heads):
         st.session_state["attribution_head"] = LAYER
     left, middle, right = st.columns([2, 2, 3])
@@ -287,8 +299,12 @@ def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None
     elif prediction is None:
         st.info(t("lab.attribution.no_prediction_here"))
     else:
+
+        def word(p: str) -> str:
+            return t(f"training.class.{p}") if prediction.classes else md_escape(p)
+
         said = "; ".join(
-            t("lab.attribution.predicts", output=t(f"training.output.{o}"), token=md_escape(p), probability=q)
+            t("lab.attribution.predicts", output=t(f"training.output.{o}"), token=word(p), probability=q)
             for o, p, q in zip(prediction.readouts, prediction.predicted, prediction.probability, strict=True)
         )
         st.markdown(t("lab.attribution.prediction", said=said, layer=run.layer))

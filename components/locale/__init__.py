@@ -13,6 +13,7 @@ from components.locale import (
     labs_practice,
     playground,
     pretrained,
+    reviews,
     teacher,
     training,
     vision,
@@ -36,6 +37,7 @@ _MODULES = (
     vision,
     efficient,
     flash,
+    reviews,
 )
 
 

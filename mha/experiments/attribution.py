@@ -31,6 +31,7 @@ from torch import Tensor
 
 from mha.functional import apply_mask, default_scale, masked_softmax
 from mha.module import MultiHeadAttention
+from mha.training.encoder import EncoderModel
 from mha.training.model import TaskModel
 
 __all__ = [
@@ -218,7 +219,7 @@ class PredictionEffects:
 
 
 def prediction_effects(
-    task_model: TaskModel,
+    task_model: TaskModel | EncoderModel,
     ids: Tensor,
     mask: Tensor | None,
     layer: int,
@@ -230,10 +231,11 @@ def prediction_effects(
 
     The change is exact: removing key j for one query changes only that query's row of that layer's output, by
     ``deltas[j]`` (:func:`ablation_deltas`); everything after it (the residual, later layers, the readouts) is
-    computed again, one batch row per key.
+    computed again, one batch row per key. An :class:`~mha.training.encoder.EncoderModel` (the reviews) reads its
+    one readout at [CLS], whatever the query: its prediction is at [CLS] (R = 1).
 
     Args:
-        task_model: the trained model (``mha.training.model.TaskModel``).
+        task_model: the trained model (``mha.training.model.TaskModel``, or the reviews' ``EncoderModel``).
         ids: the token ids, shape (L,).
         mask: the keep-mask every layer ran with, broadcastable to (1, H, L, L), or ``None``.
         layer: the attention layer the keys are removed from.
@@ -249,11 +251,14 @@ def prediction_effects(
     change = torch.zeros(length + 1, length, deltas.size(-1), dtype=param.dtype, device=param.device)  # (1 + L, L, D)
     change[1:, query] = deltas.to(change)  # row 0: nothing removed; row 1 + j: key j removed
     with torch.inference_mode():
-        x = task_model.embed(ids.view(1, -1).to(param.device)).expand(length + 1, -1, -1)  # (1 + L, L, D)
-        for index, attention in enumerate(task_model.layers):
-            out, _ = attention(x, x, x, mask)  # (1 + L, L, D)
-            x = x + (out + change if index == layer else out)
-        logits = torch.stack([readout(x[:, query]) for readout in task_model.readouts], dim=1)  # (1 + L, R, C)
+        if isinstance(task_model, EncoderModel):
+            logits = task_model.changed_logits(ids.to(param.device), mask, layer, change)  # (1 + L, 1, C): at [CLS]
+        else:
+            x = task_model.embed(ids.view(1, -1).to(param.device)).expand(length + 1, -1, -1)  # (1 + L, L, D)
+            for index, attention in enumerate(task_model.layers):
+                out, _ = attention(x, x, x, mask)  # (1 + L, L, D)
+                x = x + (out + change if index == layer else out)
+            logits = torch.stack([readout(x[:, query]) for readout in task_model.readouts], dim=1)  # (1 + L, R, C)
     probabilities = torch.softmax(logits.double(), dim=-1).cpu()  # (1 + L, R, C)
     predicted = probabilities[0].argmax(dim=-1)  # (R,)
     picked = probabilities.gather(-1, predicted.view(1, -1, 1).expand(length + 1, -1, 1)).squeeze(-1)  # (1 + L, R)

@@ -9,6 +9,10 @@ the learner's mask; the relations are the task's own (``last digit``, ``inductio
 An image task (``digits``) reads an image instead: ``config.image`` (a bundled sample) or, through
 :meth:`TrainedSource.prepare_image`, any image (an upload), made to look like the digits; the
 tokens are [CLS] and the patches, and the shown layer's input is what its LayerNorm gives it.
+
+The ``reviews`` task reads the learner's sentence as characters after [CLS] (whatever the tokenizer; cut to its
+length, unknown characters as [UNK], each with a note), and says how the model reads it: positive or negative and
+the probability, from the model's own forward on it.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from torch import Tensor
 from mha.config import TRAINED, AttentionConfig, ConfigError, WeightSpec
 from mha.masks import build_mask
 from mha.sources.base import ImageAttention, Note, SourceInputs
+from mha.text.reviews import LABELS, LENGTH, read_review
 from mha.training.model import Model
 from mha.training.service import TrainedModel, training_service
-from mha.training.tasks import DigitsTask, Task, make_task
+from mha.training.tasks import DigitsTask, ReviewsTask, Task, make_task
 from mha.vision.images import as_digit
 from mha.vision.patches import PatchedImage
 from mha.vision.samples import sample_image, sample_label
@@ -69,6 +74,8 @@ class TrainedSource:
     def sequence(self, config: AttentionConfig) -> tuple[Tensor, tuple[Note, ...]]:
         """The ids (L,) to show: the learner's tokens when the task reads them, else the sample, with notes."""
         task = self.task
+        if isinstance(task, ReviewsTask):
+            return self._review(config)
         if task.name == "unscramble":
             return self.trained.history.probe, (Note("trained_unscramble", {"words": len(task.vocab) - 1}),)
         ids = task.read_text(config.tokens, config.tokenizer)
@@ -79,6 +86,23 @@ class TrainedSource:
         if task.name == "induction" and not bool(task.relations(ids, 1)["induction"].any()):
             return ids, (Note("trained_no_repeat"),)
         return ids, ()
+
+    def _review(self, config: AttentionConfig) -> tuple[Tensor, tuple[Note, ...]]:
+        """The reviews task's ids (L,): the learner's sentence as characters, with notes on what was cut or unknown
+        (no character at all: the timeline's review)."""
+        reading = read_review(config.tokens, self.task.vocab)
+        if reading is None:
+            probe = self.task.inputs(self.trained.history.probe.view(1))[0]  # (L,): [CLS], the characters, [PAD]
+            return probe[probe != self.task.vocab.index("[PAD]")], (Note("trained_review_sample"),)
+        read = reading.ids.numel() - 1
+        notes: tuple[Note, ...] = ()
+        if reading.cut:
+            notes += (Note("trained_review_cut", {"total": read + reading.cut, "high": LENGTH, "count": reading.cut}),)
+        if reading.chinese == 0:
+            notes += (Note("trained_review_not_chinese"),)
+        if reading.unknown:
+            notes += (Note("trained_review_unknown", {"count": reading.unknown, "total": read}),)
+        return reading.ids, notes
 
     def prepare(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
         """The task's tokens, the input of layer ``config.layer`` on them, and that layer.
@@ -159,6 +183,12 @@ class TrainedSource:
         mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
         with torch.inference_mode():
             xs, _ = model.layer_inputs(ids.unsqueeze(0).to(device), mask)  # (1, L, D) per layer
+        if isinstance(self.task, ReviewsTask):  # the verdict first: the model's forward on the sentence, this mask
+            with torch.inference_mode():
+                probabilities = model.readout(xs[-1][0, 0]).softmax(dim=-1)  # [CLS]'s (D,) -> (K,)
+            label = LABELS[int(probabilities.argmax())]
+            percent = f"{100 * float(probabilities.max()):.0f}"
+            notes = (Note(f"trained_review_{label}", {"percent": percent}), *notes)
         if self.task.mask != config.mask_type:  # "trained_mask_causal" or "trained_mask_none"
             notes += (Note(f"trained_mask_{self.task.mask}"),)
         relations = {name: cells.to(device) for name, cells in self.task.relations(ids, config.layer).items()}

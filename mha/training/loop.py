@@ -43,6 +43,7 @@ __all__ = [
     "Snapshot",
     "TrainingHistory",
     "TrainingStoppedError",
+    "evaluate",
     "head_difference",
     "train",
 ]
@@ -141,9 +142,9 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _evaluate(model: Model, task: Task, sequences: Tensor) -> tuple[float, int]:
-    """The share of right predictions of ``task``'s outputs on ``sequences`` ((N, L) ids; digits: (N,) images'
-    indices), and how many predictions."""
+def evaluate(model: Model, task: Task, sequences: Tensor) -> tuple[float, int]:
+    """The share of right predictions of ``task``'s outputs on ``sequences`` ((N, L) ids; digits and reviews: (N,)
+    indices into their data), and how many predictions."""
     right = scored = 0
     attention_mask = training_mask(task, task.length)
     with torch.no_grad():
@@ -331,7 +332,7 @@ def _train(
     model.eval().requires_grad_(False)
     recorder.finish(model, step)
     evaluation = spec.evaluation_sequences(EVAL_SEQUENCES, _generator(seed, task, "eval"))  # (N, L)
-    accuracy, evaluated = _evaluate(model, spec, evaluation)
+    accuracy, evaluated = evaluate(model, spec, evaluation)
     history = TrainingHistory(
         task=task,
         steps=step,

@@ -25,7 +25,9 @@ from torch import Tensor, nn
 
 from mha.masks import causal_mask
 from mha.module import MultiHeadAttention
-from mha.training.tasks import DigitsTask, Task
+from mha.text.reviews import PAD
+from mha.training.encoder import EncoderModel, build_encoder_model
+from mha.training.tasks import DigitsTask, ReviewsTask, Task
 from mha.training.vit import PatchModel, attention_parameters, build_patch_model
 from mha.vision.samples import DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD, DIGIT_SIZE
 
@@ -165,8 +167,9 @@ def task_model_parameters(
     return parts
 
 
-#: A model of a task: token embeddings and attention layers (text), or a small ViT (digits).
-Model = TaskModel | PatchModel
+#: A model of a task: token embeddings and attention layers (text), a small ViT (digits), or a small encoder with a
+#: readout from [CLS] (reviews).
+Model = TaskModel | PatchModel | EncoderModel
 
 
 def build_model(
@@ -177,8 +180,9 @@ def build_model(
     num_kv_heads: int | None = None,
     rope_base: float | None = None,
 ) -> Model:
-    """The model for ``task`` (a :class:`PatchModel` for the digits), parameters drawn from ``generator`` alone;
-    ``num_kv_heads`` and ``rope_base`` go to every attention layer (see the module docstring)."""
+    """The model for ``task`` (a :class:`PatchModel` for the digits, an :class:`EncoderModel` for the reviews),
+    parameters drawn from ``generator`` alone; ``num_kv_heads`` and ``rope_base`` go to every attention layer (see
+    the module docstring)."""
     if isinstance(task, DigitsTask):
         pixels = (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
         return build_patch_model(
@@ -193,5 +197,11 @@ def build_model(
             pixels,
             num_kv_heads=num_kv_heads,
             rope_base=rope_base,
+        )
+    if isinstance(task, ReviewsTask):
+        vocab = len(task.vocab)
+        pad = task.vocab.index(PAD)
+        return build_encoder_model(
+            vocab, task.length, d_model, num_heads, task.layers, task.classes, generator, pad, num_kv_heads, rope_base
         )
     return build_task_model(task, d_model, num_heads, generator, num_kv_heads, rope_base)

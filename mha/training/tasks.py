@@ -15,17 +15,21 @@ Tasks (values of ``AttentionConfig.task``):
     induction                two layers: the token that followed the last earlier occurrence of token i
     unscramble               a sentence shuffled, then blanks to write it back: blank k points at word k
     digits                   an 8 × 8 handwritten digit cut into patches: its class, read from [CLS]
+    reviews                  a Chinese review read character by character: positive or negative, read from [CLS]
 
 The text tasks' ids are token ids, (B, L). The digits task's ids are images' indices into
 scikit-learn's digits, (B,): the model reads the images themselves (:meth:`Task.inputs`), and
-the accuracy is measured on held-out digits no step trained on (:meth:`Task.evaluation_sequences`).
+the accuracy is measured on held-out digits no step trained on (:meth:`Task.evaluation_sequences`). The reviews
+task's ids are likewise indices into the bundled reviews (:mod:`mha.text.reviews`), (B,); the model reads their
+characters' ids, (B, L).
 
 What the accuracy is measured on (:attr:`Task.evaluation`): ``"fresh"`` sequences drawn like the
 training ones from their own generator (each task above but unscramble has more than a billion
 possible sequences, so almost surely none was trained on); ``"held_out"``: unscramble's orders set
 aside before training (:meth:`Task.hold_out`), which no training batch contains; ``"every_order"``:
 a two-word sentence has two orders and both are trained on; ``"held_out_images"``: the digits kept
-out of training (:meth:`Task.evaluation_sequences`).
+out of training (:meth:`Task.evaluation_sequences`); ``"held_out_reviews"``: the reviews' held-out split, which
+neither training nor the choice of the recipe saw (the validation split is what chose it).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import torch
 from torch import Tensor
 
 from mha.head_labels import induction_relation, induction_sources
+from mha.text.reviews import LABELS, LENGTH, load_reviews
 from mha.tokens import tokenize
 from mha.vision.patches import patch_tokens
 from mha.vision.samples import DEFAULT_IMAGE, DIGIT_LEVELS, DIGIT_SIZE, load_digits
@@ -52,6 +57,7 @@ __all__ = [
     "TASK_MASKS",
     "DigitsTask",
     "Recipe",
+    "ReviewsTask",
     "Task",
     "make_task",
     "task_layers",
@@ -63,8 +69,9 @@ SYMBOLS = tuple("0123456789abcdefghijklmnopqrstuvwxyz")
 DIGITS = frozenset("0123456789")
 IGNORE = -100  # a target the loss skips (``F.cross_entropy``'s ignore_index)
 #: Layers of a model trained on each task (the others have one). The digits' first layer lets the patches look at
-#: each other before [CLS] reads them in the second (bench/vision.py: with one layer, about 94 % held out).
-TASK_LAYERS = {"induction": 2, "digits": 2}
+#: each other before [CLS] reads them in the second (bench/vision.py: with one layer, about 94 % held out); so do the
+#: reviews' characters (bench/reviews.py: with one layer about 1 point less on the validation reviews).
+TASK_LAYERS = {"induction": 2, "digits": 2, "reviews": 2}
 #: The mask a task trains with (the others train without one): induction predicts what comes next.
 TASK_MASKS = {"induction": "causal"}
 _DIGIT_SHARE = 0.3  # of the tokens of previous_and_last_digit's sequences
@@ -135,8 +142,8 @@ class Task:
 
     @property
     def evaluation(self) -> str:
-        """What :meth:`evaluation_sequences` are: ``"fresh"``, ``"held_out"``, ``"every_order"`` or
-        ``"held_out_images"`` (module doc)."""
+        """What :meth:`evaluation_sequences` are: ``"fresh"``, ``"held_out"``, ``"every_order"``,
+        ``"held_out_images"`` or ``"held_out_reviews"`` (module doc)."""
         return "fresh"
 
     def hold_out(self, generator: torch.Generator) -> Task:
@@ -459,6 +466,72 @@ class DigitsTask(Task):
         return None
 
 
+#: How the reviews train (chosen on the validation split: 400 or 700 steps or a learning rate of 5e-3 or 6e-3 did no
+#: better, one block about a point worse): a fixed schedule of 300 steps of 128 reviews (under three passes over the
+#: 14,000 training reviews), 20 warm-up steps, the learning rate annealed to 0 along a cosine, weight decay 0.1.
+REVIEWS_RECIPE = Recipe(learning_rate=3e-3, weight_decay=0.1, warmup_steps=20, steps=300)
+
+
+@dataclass(frozen=True)
+class ReviewsTask(Task):
+    """Whether a Chinese review is positive or negative; the model reads its characters after [CLS].
+
+    Ids are indices into :func:`~mha.text.reviews.load_reviews`, (B,); the model reads their characters' ids
+    (:meth:`inputs`, (B, L), [PAD] after a short review); the one output is read at [CLS] (targets (B, 1, 1)).
+    Training draws from the training split; the accuracy is measured on the held-out split. ``vocab`` holds the
+    characters (the training split's vocabulary), ``outputs`` the one readout, class k is ``LABELS[k]``.
+    A learner's sentence is read by :func:`~mha.text.reviews.read_review` (characters, whatever the tokenizer).
+    """
+
+    def sample(self, batch: int, generator: torch.Generator) -> Tensor:
+        train = load_reviews().splits["train"]
+        return train[torch.randint(train.numel(), (batch,), generator=generator)]  # (B,)
+
+    def example(self, generator: torch.Generator) -> Tensor:
+        """The index of the review the timeline shows (a full-length validation review), a 0-d tensor."""
+        return torch.tensor(load_reviews().example())
+
+    def targets(self, ids: Tensor) -> Tensor:
+        return load_reviews().labels[ids].view(-1, 1, 1)  # (B,) -> (B, R=1, 1): the class, at [CLS]
+
+    def inputs(self, ids: Tensor) -> Tensor:
+        """(B,) indices -> (B, L) token ids: [CLS], the characters, [PAD]."""
+        return load_reviews().ids[ids]
+
+    @property
+    def evaluation(self) -> str:
+        return "held_out_reviews"
+
+    def evaluation_sequences(self, count: int, generator: torch.Generator) -> Tensor:
+        """The held-out reviews' indices, (N,) (``count`` is not used): no training step draws them."""
+        return load_reviews().splits["held_out"]
+
+    def validation_sequences(self) -> Tensor:
+        """The validation reviews' indices, (N,): what the recipe was chosen by (the bench reports it)."""
+        return load_reviews().splits["validation"]
+
+    def scored_rows(self, ids: Tensor, layer: int) -> Tensor:
+        """(B,) reviews' indices or (B, L) token ids -> (B, L): in the last layer only [CLS]'s row reaches the loss;
+        in an earlier one every row."""
+        length = ids.size(1) if ids.dim() == 2 else self.length
+        rows = torch.zeros(ids.size(0), length, dtype=torch.bool, device=ids.device)  # (B, L)
+        if layer < self.layers - 1:
+            return ~rows
+        rows[:, 0] = True
+        return rows
+
+    def tokens(self, ids: Tensor) -> tuple[str, ...]:
+        """A review's index (0-d) -> its L tokens ([CLS], the characters, [PAD]); token ids (L,) -> their tokens."""
+        ids = load_reviews().ids[int(ids)] if ids.dim() == 0 else ids
+        return tuple(self.vocab[i] for i in ids.tolist())
+
+    def parse(self, tokens: Sequence[str]) -> Tensor | None:
+        return None
+
+    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
+        return None
+
+
 def make_task(name: str, text: str | None = None, patch: int = 2) -> Task:
     """The task ``name``; ``unscramble`` needs ``text``, its sentence's tokens joined by single spaces.
 
@@ -489,4 +562,9 @@ def make_task(name: str, text: str | None = None, patch: int = 2) -> Task:
         length = (DIGIT_SIZE // patch) ** 2 + 1
         layers = task_layers(name)
         return DigitsTask(name, classes, length, ("digit",), 10, layers=layers, recipe=DIGITS_RECIPE, patch=patch)
+    if name == "reviews":
+        vocab = load_reviews().vocab
+        return ReviewsTask(
+            name, vocab, 1 + LENGTH, ("sentiment",), len(LABELS), layers=task_layers(name), recipe=REVIEWS_RECIPE
+        )
     raise ValueError(f"unknown task {name!r}")

