@@ -56,6 +56,8 @@ def test_causal_toggle_checks_the_running_sum_and_a_changed_pattern_changes_the_
 
 
 def test_measure_draws_both_bargains_and_says_where_they_cross():
+    """The multiply-add count is stated as a count (equal at L = d), and the measured crossing the page prints is
+    the one its own table of medians shows: linear no slower from that L on, and not faster just before it."""
     at = _open()
     at.select_slider(key="efficient_cap").set_value(512).run()
     at.slider(key="efficient_repeats").set_value(3).run()
@@ -63,4 +65,40 @@ def test_measure_draws_both_bargains_and_says_where_they_cross():
     assert not at.exception, at.exception
     assert len(at.get("vega_lite_chart")) >= 3  # the two masks, then time and memory of each bargain
     text = "\n".join(m.value for m in at.markdown)
-    assert "L ≈ d" in text and "512" in text
+    assert "equal at L = 64" in text  # 2·L²·d = 2·L·d² at L = d, the page's default d = 64
+    table = next(d.value for d in at.dataframe if t("lab.efficient.col.method", lang="en") in d.value.columns)
+    ms = {
+        (method, int(length)): float(value)
+        for method, length, value in zip(
+            table[t("lab.efficient.col.method", lang="en")], table["L"], table[t("lab.efficient.col.ms", lang="en")],
+            strict=True,
+        )
+    }  # fmt: skip
+    softmax, linear = t("lab.efficient.method.softmax", lang="en"), t("lab.efficient.method.linear", lang="en")
+    lengths = sorted(length for method, length in ms if method == softmax)
+    assert lengths[-1] == 512
+    found = re.search(r"In time, linear attention costs less than softmax attention from L = (\d+) on", text)
+    if found is None:  # "did not stay below": at the longest length linear was not faster
+        assert "In time, linear attention did not stay below softmax attention up to L = 512" in text
+        assert ms[linear, 512] >= ms[softmax, 512]
+    else:
+        crossing = int(found.group(1))
+        assert all(ms[linear, n] <= ms[softmax, n] for n in lengths if n >= crossing)  # printed to 3 decimals
+        if crossing > lengths[0]:
+            before = lengths[lengths.index(crossing) - 1]
+            assert ms[linear, before] >= ms[softmax, before]
+
+
+def test_the_state_caption_says_which_holds_more_on_the_learners_tokens():
+    """L² weights against d² + d numbers of the state, worked out here: a sentence past L ≈ d gets the other caption."""
+    at = _open()
+    for text, heads in [(DEFAULT_TEXT["en"], 2), (" ".join(f"w{i}" for i in range(20)), 4)]:
+        at.text_input(key="efficient_text").set_value(text)
+        at.select_slider(key="efficient_heads").set_value(heads).run()
+        assert not at.exception, at.exception
+        length, head_dim = len(tokenize(text)), D_MODEL // heads
+        key = (
+            "lab.efficient.state_caption_past" if length**2 > head_dim**2 + head_dim else "lab.efficient.state_caption"
+        )
+        expected = t(key, lang="en", d=head_dim, length=length)
+        assert any(c.value == expected for c in at.caption), (length, head_dim)

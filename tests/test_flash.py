@@ -1,4 +1,4 @@
-"""Lab 13's engine: tiled attention (FlashAttention's Algorithm 1) against independent formulas.
+"""Lab 13's engine: tiled attention (FlashAttention's online softmax, tile by tile) against independent formulas.
 
 The reference is written here from the definition, softmax(QKᵀ/√d)V with masked_fill, in float64; the running max
 and sum are recomputed from the scores column by column; skipped tiles are counted cell by cell in Python.

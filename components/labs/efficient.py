@@ -68,7 +68,9 @@ def _render_linear(tokens: list[str]) -> None:
     cols = st.columns(2)
     cols[0].metric(t("lab.efficient.metric.matrix", length=length), f"{matrix:,}")
     cols[1].metric(t("lab.efficient.metric.state", d=head_dim), f"{state:,}")
-    st.caption(t("lab.efficient.state_caption", d=head_dim, length=length))
+    past = matrix > state  # the L × L weights already hold more numbers than the state
+    st.caption(t("lab.efficient.state_caption_past" if past else "lab.efficient.state_caption", d=head_dim,
+                 length=length))  # fmt: skip
 
 
 def render() -> None:

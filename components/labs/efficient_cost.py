@@ -1,5 +1,6 @@
 """Lab 14, cost part: time and peak memory against L behind the Measure button, measured in a child process:
-softmax against linear attention (the crossover near L ≈ d), dense, dense masked and block-skipping sparse."""
+softmax against linear attention (equal multiply-adds at L = d; the measured crossover is where the times put it),
+dense, dense masked and block-skipping sparse."""
 
 from __future__ import annotations
 

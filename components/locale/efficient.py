@@ -20,18 +20,22 @@ MESSAGES: dict[str, dict[str, str]] = {
         "query i the output Σ_j exp(q_i·k_j/√d) v_j / Σ_j exp(q_i·k_j/√d). Replace exp(q·k) by a product of "
         "features φ(q)·φ(k) with φ(x) = elu(x) + 1 (positive everywhere) and the sum can be regrouped: "
         "out_i = φ(q_i)ᵀ (Σ_j φ(k_j) v_jᵀ) / φ(q_i)ᵀ (Σ_j φ(k_j)). The bracket S = φ(K)ᵀV is a d × d matrix "
-        "computed once for all queries: O(L · d²) work and memory d² instead of O(L² · d) and L². The two cost "
-        "the same near L ≈ d; linear attention wins only past it. Causal: query i may only read keys j ≤ i, so "
+        "computed once for all queries: O(L · d²) work and memory d² instead of O(L² · d) and L². Counted in "
+        "multiply-adds (about 2 · L² · d against 2 · L · d²) the two are equal at L = d and linear attention does "
+        "less only past it; where the measured times cross depends on the kernels and the machine as well, and "
+        "the measurement below finds it (on a CPU it has come well after L = d). Causal: query i may only read "
+        "keys j ≤ i, so "
         "S and z = Σ φ(k_j) become running sums, S_i = S_(i−1) + φ(k_i) v_iᵀ: a recurrent network whose state is "
         "S, which is the paper's title.\n\n"
         "It is **another function**, not an approximation that gets closer with more of anything: its weights "
         "φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) are not softmax's, and nothing in the formula tends to them. A model "
         "trained with it learns other weights; dropping it into a layer trained with softmax changes the output.\n\n"
         "**Sparse attention** keeps softmax but lets query i see only some keys. Longformer (Beltagy et al. 2020): "
-        "a sliding window |i − j| ≤ w, plus a few global tokens (such as [CLS]) that see and are seen by every "
+        "a sliding window |i − j| ≤ w (w keys on each side; the paper's w is the whole window), "
+        "plus a few global tokens (such as [CLS]) that see and are seen by every "
         "token. BigBird (Zaheer et al. 2020): the same at the granularity of blocks of b tokens, a window of "
-        "blocks, global blocks and a few random blocks per row. With a fixed number of kept blocks per row the "
-        "work is O(L · b), linear in L.\n\n"
+        "blocks, global blocks and a few random blocks per row. With a fixed number k of kept blocks per row the "
+        "work is O(L · k · b · d), linear in L.\n\n"
         "**A mask saves nothing.** Given to a dense run as a mask, the pattern still costs all L × L scores: they "
         "are computed, then overwritten with −∞. The saving comes only from code that never computes the blocks "
         "the pattern drops (here: gather, per query block, its kept key blocks; real systems use block-sparse "
@@ -41,16 +45,19 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Σ_j exp(q_i·k_j/√d) v_j / Σ_j exp(q_i·k_j/√d)。把 exp(q·k) 换成特征的内积 φ(q)·φ(k)，其中 "
         "φ(x) = elu(x) + 1（处处为正），求和就可以重新组合："
         "out_i = φ(q_i)ᵀ (Σ_j φ(k_j) v_jᵀ) / φ(q_i)ᵀ (Σ_j φ(k_j))。括号里的 S = φ(K)ᵀV 是一个 d × d 矩阵，"
-        "对所有查询只算一次：计算量 O(L · d²)、内存 d²，而不是 O(L² · d) 和 L²。两者在 L ≈ d 附近代价相当；"
-        "只有超过这个长度，线性注意力才更省。因果情形：查询 i 只能读 j ≤ i 的键，所以 S 和 z = Σ φ(k_j) "
+        "对所有查询只算一次：计算量 O(L · d²)、内存 d²，而不是 O(L² · d) 和 L²。按乘加次数算"
+        "（约 2 · L² · d 对 2 · L · d²），两者在 L = d 时相等，只有超过这个长度线性注意力才算得更少；"
+        "实测时间在哪里交叉还取决于内核和机器，下面的测量会找出来（在 CPU 上它出现在远大于 L = d 的地方）。"
+        "因果情形：查询 i 只能读 j ≤ i 的键，所以 S 和 z = Σ φ(k_j) "
         "变成累加和，S_i = S_(i−1) + φ(k_i) v_iᵀ：一个以 S 为状态的循环网络（RNN），这正是论文标题的意思。\n\n"
         "它是**另一个函数**，而不是某种“越多越接近”的近似：它的权重 φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) "
         "不是 softmax 的权重，公式里也没有任何东西会趋向它们。用它训练的模型会学到别的权重；"
         "把它直接换进用 softmax 训练好的层里，输出就变了。\n\n"
         "**稀疏注意力**保留 softmax，只让查询 i 看一部分键。Longformer（Beltagy 等，2020）："
-        "滑动窗口 |i − j| ≤ w，再加几个全局词元（例如 [CLS]），它们看所有词元，也被所有词元看。"
+        "滑动窗口 |i − j| ≤ w（每侧 w 个键；论文里的 w 指整个窗口），"
+        "再加几个全局词元（例如 [CLS]），它们看所有词元，也被所有词元看。"
         "BigBird（Zaheer 等，2020）：同样的思路，但以 b 个词元为一块：块的窗口、全局块，以及每行几个随机块。"
-        "每行保留的块数固定时，计算量是 O(L · b)，与 L 成线性关系。\n\n"
+        "每行保留的块数 k 固定时，计算量是 O(L · k · b · d)，与 L 成线性关系。\n\n"
         "**掩码什么也省不了。**把这种模式作为掩码交给稠密计算，仍要付出全部 L × L 个分数的代价："
         "先算出来，再改写成 −∞。只有从不计算被丢弃的块的代码才能省下来（这里：对每个查询块收集它保留的键块；"
         "实际系统使用块稀疏内核）。两种算法得到相同的数值，本页会检查这一点；代价在下面测量。",
@@ -107,10 +114,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.efficient.metric.state": {"en": "linear: d × d state + z (d = {d})", "zh": "线性：d × d 状态 + z（d = {d}）"},
     "lab.efficient.state_caption": {
         "en": "Numbers held per head. Softmax's grow like L², the state does not grow with L at all: with d = {d} "
-        "it is the bigger one until L passes about d. Your {length} tokens are far below that: on a sentence "
-        "linear attention saves nothing.",
+        "it is the bigger one until L passes about d. Your {length} tokens are below that: here linear attention "
+        "holds more, not less.",
         "zh": "每个头要保存的数。softmax 的按 L² 增长，状态则完全不随 L 增长：d = {d} 时，"
-        "直到 L 超过大约 d 之前，状态都更大。你的 {length} 个词元远在这之下：在一个句子上线性注意力什么也省不了。",
+        "直到 L 超过大约 d 之前，状态都更大。你的 {length} 个词元在这之下：这里线性注意力保存的数更多，而不是更少。",
+    },
+    "lab.efficient.state_caption_past": {
+        "en": "Numbers held per head. Softmax's grow like L², the state does not grow with L at all: with d = {d} "
+        "it is the bigger one until L passes about d. Your {length} tokens are past that: here the state holds "
+        "fewer numbers (time is another matter: see the measurement below).",
+        "zh": "每个头要保存的数。softmax 的按 L² 增长，状态则完全不随 L 增长：d = {d} 时，"
+        "直到 L 超过大约 d 之前，状态都更大。你的 {length} 个词元已经超过了它：这里状态保存的数更少"
+        "（时间是另一回事：见下面的测量）。",
     },
     # ---------------------------------------------------------------- sparse patterns on the tokens
     "lab.efficient.sparse_title": {"en": "Sparse patterns on your tokens", "zh": "你的词元上的稀疏模式"},
@@ -194,9 +209,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{what}上，直到 L = {longest}，{cheaper}都没有一直低于{dearer}。",
     },
     "lab.efficient.linear_summary": {
-        "en": "Softmax attention's work grows like L² · d, linear attention's like L · d²: with d = {d} they cross "
-        "near L ≈ d.",
-        "zh": "softmax 注意力的计算量按 L² · d 增长，线性注意力按 L · d² 增长：d = {d} 时两者在 L ≈ d 附近交叉。",
+        "en": "Counted in multiply-adds, softmax attention's work grows like L² · d and linear attention's like "
+        "L · d²: with d = {d} the counts are equal at L = {d}. Where the times cross depends on the kernels and "
+        "the machine too; measured here:",
+        "zh": "按乘加次数算，softmax 注意力的计算量按 L² · d 增长，线性注意力按 L · d² 增长：d = {d} 时两者在 "
+        "L = {d} 相等。时间在哪里交叉还取决于内核和机器；这里的实测：",
     },
     "lab.efficient.sparse_summary": {
         "en": "At L = {length}: dense {dense} ({dense_ms:.2f} ms), dense with the mask {masked} ({masked_ms:.2f} "

@@ -10,10 +10,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The first tutorial says FlashAttention speeds attention up *without changing the mathematical "
         "result*. Here it is, step by step, on your tokens: queries in blocks, keys and values read one tile at a "
         "time, a running max **m**, a running sum **ℓ** and a running output **O** per row, and at the end the "
-        "same numbers as softmax(QKᵀ/√d)V, while no matrix larger than one tile was ever held.",
-        "zh": "第一篇教程说 FlashAttention 能大幅加速注意力，*而不改变数学结果*。这里在你的词元上一步步演示："
+        "same numbers as softmax(QKᵀ/√d)V, while no score matrix larger than one tile was ever held.",
+        "zh": "第一篇教程说 FlashAttention 能加速注意力，*而不改变数学结果*。这里在你的词元上一步步演示："
         "查询分成块，键和值一次读一个分块，每一行保存一个运行最大值 **m**、一个运行和 **ℓ** 和一个运行输出 **O**，"
-        "最后得到与 softmax(QKᵀ/√d)V 相同的数，而内存里从未有过比一个分块更大的矩阵。",
+        "最后得到与 softmax(QKᵀ/√d)V 相同的数，而内存里从未有过比一个分块更大的分数矩阵。",
     },
     "lab.flash.explain": {
         "en": "**The online softmax.** A softmax needs the largest score of the row (to subtract it, so that exp does "
@@ -29,13 +29,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "computed with the new maximum from the start. Nothing is approximated: the result differs from full "
         "attention only by float32 rounding (the sums are taken in another order).\n\n"
         "**FlashAttention** (Dao et al. 2022, *FlashAttention: Fast and Memory-Efficient Exact Attention with "
-        "IO-Awareness*, Algorithm 1) runs this loop per query block, with the blocks sized to fit the GPU's small "
-        "fast memory (SRAM): the L × L scores are never written to the large slow memory (HBM). It computes the "
+        "IO-Awareness*) runs this update on blocks sized to fit the GPU's small fast memory (SRAM): the L × L scores "
+        "are never written to the large slow memory (HBM). The loop here is ordered as in FlashAttention-2 (Dao "
+        "2023, Algorithm 1): each query block reads every tile, and O is divided by ℓ once, at the end. The 2022 "
+        "paper's Algorithm 1 does the same arithmetic with the loops the other way round (tiles outside, query "
+        "blocks inside, O divided by ℓ after every tile). It computes the "
         "same scores as full attention, so its arithmetic still grows like L²; it is faster on a GPU because it "
         "reads and writes slow memory far less, and its memory grows like L, not L².\n\n"
         "**With a causal mask** a tile whose every cell lies above the diagonal has nothing to add: it is skipped, "
         "never read. A row whose cells in a read tile are all masked keeps m = −∞; exp(−∞ − (−∞)) would be NaN, so "
-        "the code subtracts 0 instead of −∞ there (the guard of the paper's code).\n\n"
+        "the code subtracts 0 instead of −∞ there (the same guard as in the authors' `flash-attn` code).\n\n"
         "Here q, k, v are one head of 8 numbers per token: your tokens' embeddings (with positions) through a seeded "
         "layer's W_q, W_k, W_v. The engine is `mha/experiments/flash.py`, `tiled_attention`.",
         "zh": "**在线 softmax。** softmax 需要一行里的最大分数（先减去它，exp 才不会溢出）和整行的和。"
@@ -49,12 +52,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "把之前分块加进 ℓ 和 O 的部分缩小，正好等于一开始就用新的最大值计算。没有任何近似："
         "结果与完整注意力只差 float32 的舍入（求和的顺序不同）。\n\n"
         "**FlashAttention**：Dao 等 2022 年的论文（FlashAttention: Fast and Memory-Efficient Exact Attention with "
-        "IO-Awareness）的算法 1 对每个查询块运行这个循环，块的大小正好放进 GPU 小而快的存储（SRAM）："
-        "L × L 的分数从不写入大而慢的显存（HBM）。它计算的分数与完整注意力相同，所以计算量仍按 L² 增长；"
+        "IO-Awareness）在大小正好放进 GPU 小而快的存储（SRAM）的块上做这个更新："
+        "L × L 的分数从不写入大而慢的显存（HBM）。这里的循环顺序与 FlashAttention-2（Dao 2023 年的论文，算法 1）相同："
+        "每个查询块读完所有分块，O 只在最后除以 ℓ 一次。2022 年论文的算法 1 做的是同样的运算，只是两层循环反过来"
+        "（分块在外层，查询块在内层，每读一个分块就把 O 除以 ℓ）。"
+        "它计算的分数与完整注意力相同，所以计算量仍按 L² 增长；"
         "它在 GPU 上更快，是因为读写慢速存储少得多，而它的内存按 L 增长，不是 L²。\n\n"
         "**有因果掩码时**，所有格子都在对角线上方的分块没有任何贡献：直接跳过，从不读取。"
         "如果某一行在一个已读分块里的格子全被掩盖，它的 m 保持 −∞；exp(−∞ − (−∞)) 会是 NaN，"
-        "所以代码在那里减去 0 而不是 −∞（论文代码里的保护）。\n\n"
+        "所以代码在那里减去 0 而不是 −∞（与作者的 `flash-attn` 代码里的保护相同）。\n\n"
         "这里的 q、k、v 是一个头、每个词元 8 个数：你的词元嵌入（加上位置）经过一个随机种子固定的层的 "
         "W_q、W_k、W_v。引擎代码是 `mha/experiments/flash.py` 的 `tiled_attention`。",
     },
@@ -150,11 +156,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Random q, k, v of {heads} heads × d = {d}, at L = 64 … 1024: the peak memory the PyTorch CPU allocator "
         "held during one call of full attention (this engine's, which holds the H × L × L scores) and of the "
         "tiled loop above (B_r = B_c = the block below), read by the profiler in a separate process. Then "
-        "`F.scaled_dot_product_attention` under each backend of `torch.nn.attention.sdpa_kernel`: which run on "
-        "this machine, and how fast.",
+        "`F.scaled_dot_product_attention` under each of the four CPU and GPU backends of "
+        "`torch.nn.attention.sdpa_kernel` (`math`, `flash`, `efficient`, `cudnn`): which run on this machine, and "
+        "how fast.",
         "zh": "随机的 q、k、v，{heads} 个头 × d = {d}，L = 64 … 1024：完整注意力（本引擎的实现，保存 H × L × L "
         "的分数）和上面的分块循环（B_r = B_c = 下面选的块大小）各调用一次时 PyTorch CPU 分配器占用的内存峰值，"
-        "由性能分析器（profiler）在单独的进程里读出。然后在 `torch.nn.attention.sdpa_kernel` 的每个后端下运行 "
+        "由性能分析器（profiler）在单独的进程里读出。然后在 `torch.nn.attention.sdpa_kernel` 面向 CPU 和 GPU 的"
+        "四个后端（`math`、`flash`、`efficient`、`cudnn`）下分别运行 "
         "`F.scaled_dot_product_attention`：哪些能在这台机器上运行，各自多快。",
     },
     "lab.flash.memory_block": {"en": "Block size (B_r = B_c)", "zh": "块大小（B_r = B_c）"},

@@ -656,11 +656,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "**内存为 {memory_ratio:.1f} 倍**。",
     },
     "lab.complexity.next": {
-        "en": "Past the L × L matrix: FlashAttention gives the same numbers without ever holding it (lab 13); "
-        "linear attention changes the function and sparse attention skips blocks (lab 14): different bargains, "
-        "measured on your tokens.",
-        "zh": "越过 L × L 矩阵：FlashAttention 从不存下这个矩阵，得到的数却完全相同（实验 13）；线性注意力换掉了函数，"
-        "稀疏注意力跳过一些块（实验 14）：不同的交换，在你的词元上测量。",
+        "en": "Past the L × L matrix: FlashAttention gives the same numbers (to rounding) without ever holding it "
+        "(lab 13); linear attention changes the function and sparse attention skips blocks (lab 14): different "
+        "bargains, measured on your tokens.",
+        "zh": "越过 L × L 矩阵：FlashAttention 从不存下这个矩阵，得到的数却相同（只差舍入，实验 13）；"
+        "线性注意力换掉了函数，稀疏注意力跳过一些块（实验 14）：不同的交换，在你的词元上测量。",
     },
     # ------------------------------------------------------------------ lab 7: cross-attention
     "lab.cross.title": {"en": "Lab 7 · Cross-attention", "zh": "实验 7 · 交叉注意力"},

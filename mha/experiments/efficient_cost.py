@@ -4,7 +4,8 @@ Two bargains, five methods:
 
 - ``softmax``: this engine's full attention (:func:`mha.functional.scaled_dot_product_attention`): L × L scores,
   work ∝ L² · d; ``linear``: :func:`mha.experiments.linear.linear_attention` (non-causal), a d × d state,
-  work ∝ L · d². They cost the same near L ≈ d; past it linear attention is cheaper, before it dearer.
+  work ∝ L · d². In multiply-adds (2 L² d against 2 L d²) they are equal at L = d; the measured times cross
+  where the kernels and the machine put them, which :func:`crossover` reads off the rows.
 - ``dense``: full attention with no mask; ``dense_masked``: the same with BigBird's pattern (window of one block
   each side, one global block, one random block per row) as a mask on the L × L matrix; ``block_sparse``:
   :func:`mha.experiments.sparse.block_sparse_attention`, only the kept blocks. A mask saves nothing: dense and

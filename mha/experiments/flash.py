@@ -1,9 +1,11 @@
 """FlashAttention's forward pass written out: the same numbers as softmax attention, one tile at a time.
 
-Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", Algorithm 1,
-with the online softmax of Milakov & Gimelshein 2018, "Online normalizer calculation for softmax". For each
-query block Q_i (``block_q`` rows) the keys and values are read one tile K_j, V_j (``block_k`` columns) at a
-time, and three running quantities per row are kept:
+Dao et al. 2022, "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness", with the online
+softmax of Milakov & Gimelshein 2018, "Online normalizer calculation for softmax". The loops are ordered as in
+FlashAttention-2 (Dao 2023, Algorithm 1): for each query block Q_i (``block_q`` rows) the keys and values are
+read one tile K_j, V_j (``block_k`` columns) at a time, O is divided by l once at the end, and three running
+quantities per row are kept (the 2022 paper's Algorithm 1 runs the same update with the tiles in the outer loop
+and O divided by l after every tile):
 
 - ``m``: the largest score seen so far (starts at −inf);
 - ``l``: the sum of exp(score − m) over the keys seen so far (starts at 0);
@@ -12,11 +14,12 @@ time, and three running quantities per row are kept:
 After tile j, with S_j = Q_i K_jᵀ / √d:  m' = max(m, rowmax S_j);  P_j = exp(S_j − m');
 l' = e^{m − m'} l + rowsum P_j;  O' = e^{m − m'} O + P_j V_j. When a larger score appears (m' > m), the factor
 e^{m − m'} < 1 corrects everything the earlier tiles added. At the end O / l is softmax(Q Kᵀ / √d) V exactly
-(to rounding), and no matrix larger than block_q × block_k was ever held.
+(to rounding), and no score matrix larger than block_q × block_k was ever held.
 
 With a bool keep-mask (True = may attend) a tile whose every cell is masked is skipped (never read); a row whose
-cells in a read tile are all masked keeps m = −inf, and the paper-style guard (exp against 0 instead of −inf)
-keeps it free of NaN. A row masked everywhere gives zeros, as :func:`mha.functional.masked_softmax` does.
+cells in a read tile are all masked keeps m = −inf, and the guard of the authors' flash-attn code (subtract 0
+instead of −inf) keeps it free of NaN. A row masked everywhere gives zeros, as
+:func:`mha.functional.masked_softmax` does.
 
 Shapes: B batch, H heads, L length, d head size; Br = block_q and Bc = block_k (the last block may be shorter).
 """
@@ -93,7 +96,7 @@ def tiled_attention(
     *,
     keep_steps: bool = True,
 ) -> tuple[Tensor, list[TileStep]]:
-    """softmax(Q Kᵀ / √d) V computed as FlashAttention's Algorithm 1: query blocks × K/V tiles, online softmax.
+    """softmax(Q Kᵀ / √d) V computed as FlashAttention(-2) does: query blocks × K/V tiles, online softmax.
 
     Args:
         q, k, v: (B, H, L, d), the same L (self-attention).

@@ -6,7 +6,8 @@
   (:func:`mha.experiments.timing.peak_allocated_bytes`): the lab runs it in a child process
   (:mod:`mha.experiments.isolated`).
 - :func:`sdpa_backends`: ``torch.nn.functional.scaled_dot_product_attention`` under each of
-  ``torch.nn.attention.sdpa_kernel``'s backends (math, flash, efficient, cudnn): which run on this machine
+  ``torch.nn.attention.sdpa_kernel``'s CPU and CUDA backends (math, flash, efficient, cudnn; ``OVERRIDEABLE``,
+  for other devices, is left out): which run on this machine
   (a backend that cannot raises ``RuntimeError``), their difference from the math backend and their median time.
 """
 

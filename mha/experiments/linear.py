@@ -41,8 +41,8 @@ __all__ = [
 def phi(x: Tensor) -> Tensor:
     """φ(x) = elu(x) + 1, elementwise: x + 1 for x > 0, exp(x) otherwise (always > 0).
 
-    Written as the two pieces rather than ``elu(x) + 1``: the same function, but for x < -17 float32 rounds
-    ``exp(x) - 1`` to -1 and ``elu(x) + 1`` to 0, which would leave a query with no weight at all.
+    Written as the two pieces rather than ``elu(x) + 1``: the same function, but for x below about -17.3 float32
+    rounds ``exp(x) - 1`` to -1 and ``elu(x) + 1`` to 0, which would leave a query with no weight at all.
     """
     return torch.where(x > 0, x + 1, torch.exp(torch.clamp(x, max=0)))
 
@@ -67,9 +67,8 @@ def linear_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> T
         numerator = torch.einsum("bhid,bhde->bhie", phi_q, state)  # φ(q_i)ᵀ S: (B, H, L, d_v)
         denominator = torch.einsum("bhid,bhd->bhi", phi_q, key_sum)  # φ(q_i)ᵀ z: (B, H, L)
         return numerator / denominator.unsqueeze(-1)  # (B, H, L, d_v) / (B, H, L, 1)
-    outer = phi_k.unsqueeze(-1) * v.unsqueeze(
-        -2
-    )  # φ(k_j) v_jᵀ: (B, H, L, d, 1) * (B, H, L, 1, d_v) -> (B, H, L, d, d_v)
+    # φ(k_j) v_jᵀ: (B, H, L, d, 1) * (B, H, L, 1, d_v) -> (B, H, L, d, d_v)
+    outer = phi_k.unsqueeze(-1) * v.unsqueeze(-2)
     states = outer.cumsum(dim=2)  # S_i = Σ_{j≤i} φ(k_j) v_jᵀ: (B, H, L, d, d_v)
     key_sums = phi_k.cumsum(dim=2)  # z_i = Σ_{j≤i} φ(k_j): (B, H, L, d)
     numerator = torch.einsum("bhid,bhide->bhie", phi_q, states)  # φ(q_i)ᵀ S_i: (B, H, L, d_v)
