@@ -267,8 +267,9 @@ def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress)
 
 
 @st.fragment(run_every=POLL_S)
-def _watch(job: TrainingJob) -> None:
-    """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends."""
+def _watch(job: TrainingJob, quiet: bool = False) -> None:
+    """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends.
+    ``quiet`` (a presentation's slide other than the model's): one line saying that it trains, no progress."""
     progress = training_service().progress(job)
     if progress.state == "failed":
         st.session_state[_FAILED] = (job.spec, progress.error)
@@ -277,6 +278,9 @@ def _watch(job: TrainingJob) -> None:
     if progress.state in ("done", "failed", "stopped"):
         st.session_state[_JOB] = None
         st.rerun()
+    if quiet:
+        st.info(t("training.on_model_slide"))
+        return
     _render_progress(st.container(), progress)
     st.button(t("training.stop"), key="train_stop", on_click=_stop, args=(job,))
 
@@ -328,7 +332,9 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
     vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
 
 
-def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
+def render_training(
+    config: AttentionConfig, link_trains: bool = False, shown: bool = True, slide: bool = False
+) -> bool:
     """For trained weights: the task, its model, and its training; ``True`` once the model can be shown.
 
     Other weights: nothing is drawn (a training this session watched is left) and ``True``.
@@ -336,6 +342,9 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
     Args:
         config: the page's valid config.
         link_trains: the link asked for trained weights (:func:`link_asks_to_train`): train without a click.
+        shown: draw the task, the training and its curves (``False``: a presentation's slide other than the model's,
+            where a training in progress is one line without its progress, and a finished one nothing).
+        slide: laid out for a projector (the model's slide): the task beside the training.
     """
     if config.weights != TRAINED:
         _follow(None)
@@ -343,9 +352,13 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
     if link_trains:
         st.session_state[_AUTO] = True
     spec, service = config.weight_spec, training_service()
-    box = st.container(border=True)
-    heading(box, t("training.title", task=t(f"task.{config.task}")))
-    _explain(box, config)
+    if shown:
+        box = st.container(border=True)
+        heading(box, t("training.title", task=t(f"task.{config.task}")))
+        explained, outcome = box.columns(2, gap="large") if slide else (box, box)
+        _explain(explained, config)
+    else:
+        outcome = st.container()
     trained = service.finished(spec)
     if trained is None:
         job = service.job(spec)
@@ -356,15 +369,16 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
                 trained = found
             else:
                 _follow(found)
-                with box:
-                    _watch(found)
+                with outcome:
+                    _watch(found, quiet=not shown)
                 return False
         else:
             _follow(None)
-            _render_ask(box, spec)
+            _render_ask(outcome, spec)
             return False
     _follow(None)
-    _render_result(box, trained, config)
+    if shown:
+        _render_result(outcome, trained, config)
     return True
 
 
