@@ -52,6 +52,8 @@ __all__ = [
 ]
 
 POLL_S = 0.5  # seconds between two looks at a training in progress
+CURVES_PX = 320  # each of the loss and accuracy curves, wide
+SLIDE_CURVES_PX = 190  # on a slide, in the half of the width beside the task
 #: Where the tutorials' examples lead: a task whose two heads learn two relations, at sizes that train in seconds.
 TRAINED_LINK = {"weights": TRAINED, "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
 #: Sequences the task explanation shows (the learner's own sentence for unscramble).
@@ -248,7 +250,7 @@ def _curves(losses: tuple[float, ...], accuracies: tuple[float, ...]) -> pd.Data
     )
 
 
-def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress) -> None:
+def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress, curves_px: int = CURVES_PX) -> None:
     if progress.state == "queued":
         box.info(t("training.queued", place=progress.place, running=training_service().max_running))
         return
@@ -263,11 +265,11 @@ def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress)
         accuracy=f"{100 * progress.accuracies[-1]:.1f}",
     )
     box.progress(min(1.0, progress.step / progress.max_steps), text=text)
-    vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text(), curves_px))
 
 
 @st.fragment(run_every=POLL_S)
-def _watch(job: TrainingJob, quiet: bool = False) -> None:
+def _watch(job: TrainingJob, quiet: bool = False, curves_px: int = CURVES_PX) -> None:
     """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends.
     ``quiet`` (a presentation's slide other than the model's): one line saying that it trains, no progress."""
     progress = training_service().progress(job)
@@ -281,7 +283,7 @@ def _watch(job: TrainingJob, quiet: bool = False) -> None:
     if quiet:
         st.info(t("training.on_model_slide"))
         return
-    _render_progress(st.container(), progress)
+    _render_progress(st.container(), progress, curves_px)
     st.button(t("training.stop"), key="train_stop", on_click=_stop, args=(job,))
 
 
@@ -310,7 +312,9 @@ def _result_line(history: TrainingHistory, task: Task) -> str:
     return t(f"training.done.{history.evaluation}", **numbers)
 
 
-def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
+def _render_result(
+    box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig, curves_px: int = CURVES_PX
+) -> None:
     history = trained.history
     task = _task(config)
     box.success(_result_line(history, task))
@@ -329,7 +333,7 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
     if layers > 1:
         box.caption(t("training.layer_shown", layer=config.layer, high=layers - 1))
     box.markdown(f"**{t('training.curves')}**")
-    vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text(), curves_px))
 
 
 def render_training(
@@ -352,6 +356,7 @@ def render_training(
     if link_trains:
         st.session_state[_AUTO] = True
     spec, service = config.weight_spec, training_service()
+    curves_px = SLIDE_CURVES_PX if slide else CURVES_PX
     if shown:
         box = st.container(border=True)
         heading(box, t("training.title", task=t(f"task.{config.task}")))
@@ -370,7 +375,7 @@ def render_training(
             else:
                 _follow(found)
                 with outcome:
-                    _watch(found, quiet=not shown)
+                    _watch(found, quiet=not shown, curves_px=curves_px)
                 return False
         else:
             _follow(None)
@@ -378,7 +383,7 @@ def render_training(
             return False
     _follow(None)
     if shown:
-        _render_result(outcome, trained, config)
+        _render_result(outcome, trained, config, curves_px)
     return True
 
 

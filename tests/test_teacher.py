@@ -583,3 +583,20 @@ def test_a_slide_the_page_lacks_opens_the_one_before_it_and_the_link_says_so():
     at = open_page(teacher="1", step="heads")
     assert not at.exception and not at.warning
     assert step_headings(at) == [t("step2.title")] and at.query_params["step"] == "2"
+
+
+@pytest.mark.parametrize("step", ["model", "heads"])
+def test_the_slides_about_a_checkpoint_read_in_chinese(gpt2_page, step):
+    from test_languages import leftover_english, shown_texts, user_tokens
+
+    at = open_page(lang="zh", teacher="1", step=step, **gpt2_page)
+    assert not at.exception and not at.error
+    data = (
+        user_tokens(at)
+        | {"gpt2", "tiny", "planted", "gpt2-chinese", "animal"}
+        | set(at.selectbox(key="checkpoint").options)
+    )
+    shown = [(key, text) for key, text in shown_texts(at) if key != "lang" and not key.startswith("example_")]
+    leftovers = [(key, text[:80], words) for key, text in shown if (words := leftover_english(text, data))]
+    assert not leftovers, leftovers
+    assert t("teacher.slide." + step, lang="zh") in [m.value for m in at.markdown]
