@@ -6,16 +6,16 @@ URL parameters, mirrored like every control, so the host's link opens exactly th
     step     the slide shown, by its name: ``1``..``4`` the four pipeline steps, ``5`` (or ``summary``) the
              summary and live check, and where the page has them ``model`` (before step 1: trained weights'
              task, training and curves, a training's progress; a checkpoint's sizes and notes), ``patches``
-             (after step 2, a run on an image: the patches on the image, a query's weights over it, attention
-             distance, rollout), ``heads`` (after step 2, a checkpoint: the head finder and the pattern search)
-             and ``timeline`` (after step 4, trained weights: the heads during training)
+             (after step 2, weights trained here on images, the digits: the patches on the image, a query's
+             weights over it, attention distance, rollout), ``heads`` (after step 2, a checkpoint: the head
+             finder and the pattern search) and ``timeline`` (after step 4, trained weights: the heads during training)
     hide     a comma list of controls not drawn while presenting, e.g. ``seed,device,positional``
              (names in :data:`HIDEABLE`); their values still come from the link or the defaults
 
 The slides of a page are data (:func:`components.url_params.slide_names` of the weights' source and whether the
-run reads an image); Previous / Next and the ← → keys walk them in order, and each slide shows its own thing
-first: what is about the model is on its own slides, never above every step. A slide the page does not have
-(``step=heads`` on random weights) opens the nearest one before it.
+run holds an image's attention, :func:`slides_of`); Previous / Next and the ← → keys walk them in order, and each
+slide shows its own thing first: what is about the model is on its own slides, never above every step. A slide
+the page does not have (``step=heads`` on random weights) opens the nearest one before it.
 
 A value that cannot be used (``step=9``, ``step=intro``, ``hide=colour``) is reported as a
 :class:`~components.url_params.Problem`, shown like every other link problem, and a safe
@@ -55,6 +55,7 @@ __all__ = [
     "TeacherView",
     "initial_sidebar_state",
     "load_view",
+    "place_view",
     "render_navigation",
     "render_settings",
     "render_slide",
