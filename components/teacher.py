@@ -290,7 +290,7 @@ def render_slide(view: TeacherView, results: Results) -> None:
     elif view.step == "patches" and run.image is not None:
         patches.render(parts)
     elif view.step == "heads":
-        pretrained.render_head_finder(run)
+        pretrained.render_head_finder(run, slide=True)
     elif view.step == "timeline":
         training.render_timeline(run)
     else:

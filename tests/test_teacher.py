@@ -551,6 +551,11 @@ def test_a_checkpoint_shows_its_notes_on_the_model_slide_and_the_head_finder_on_
     assert len(model.info) >= 1  # the notes (Conv1D, the tokenizer) are here
     heads = open_page(teacher="1", step="heads", **gpt2_page)
     assert headings(heads, 3)[:2] == [t("finder.title"), t("patterns.title")] and step_headings(heads) == []
+    finder, previous, induction = (json.loads(c.proto.spec) for c in heads.get("vega_lite_chart"))
+    normal = json.loads(open_page(**gpt2_page).get("vega_lite_chart")[0].proto.spec)
+    for spec in (finder, previous, induction):  # the room reads the maps: larger words and cells than the page's
+        assert spec["config"]["axis"]["labelFontSize"] == pytest.approx(10 * PRESENTATION_FONT_SCALE)
+    assert finder["width"] > normal["width"] and "config" not in normal
     assert _walk(heads) == ["model", "1", "2", "heads", "3", "4", "5"]
 
 
