@@ -199,3 +199,35 @@ def test_lab_link_opens_its_page_without_an_error_or_a_warning(url):
     assert not at.error, _shown(at, "error")
     # A lab's own warnings are its lesson (lab 4's NaN rows); none may be about the link.
     assert not [text for text in _shown(at, "warning") if "“lang”" in text], _shown(at, "warning")
+
+
+def _session_two(lang: str) -> str:
+    """The second session's part of the guide in ``lang`` (from its anchor to the next language or the end)."""
+    text = WORKSHOP.read_text(encoding="utf-8")
+    start = text.index('<a id="session-two">' if lang == "en" else '<a id="第二节课">')
+    end = text.find('<a id="中文">', start)
+    return text[start : end if end > 0 else None]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_session_two_is_45_minutes_with_a_link_per_exercise(lang):
+    part = _session_two(lang)
+    rows = re.findall(r"^\| (\d+) \| [^|]+ \| (\d+) \|$", part, re.M)
+    assert len(rows) == 8 and sum(int(minutes) for _, minutes in rows) == 45, rows
+    assert re.search(r"^\| \| (total|合计) \| 45 \|$", part, re.M)
+    links = [
+        _query(url) | {"path": urlsplit(url).path} for url in re.findall(r"\]\((http://localhost:8501/[^)\s]*)\)", part)
+    ]
+    assert all(link["lang"] == lang for link in links)
+    wanted = {
+        "a causal model's layer and its pattern search": {"checkpoint": "distilgpt2", "step": "heads"},
+        "grouped-query heads and RoPE": {"checkpoint": "smollm2-135m"},
+        "generation": {"checkpoint": "smollm2-135m", "generate": "16"},
+        "an image's patches slide": {"task": "digits", "step": "patches"},
+        "Swin's windows (lab 10)": {"path": "/windows"},
+        "what the layer used (lab 11)": {"path": "/attribution"},
+        "the tutorial's two masks (lab 4)": {"path": "/masks"},
+        "an export (lab 12)": {"path": "/onnx"},
+    }
+    for what, fields in wanted.items():
+        assert any(fields.items() <= link.items() for link in links), what
