@@ -7,8 +7,9 @@ the summary, the live check and the export. Data flows one way (ARCHITECTURE.md)
 (:mod:`components.panels.parts`), which the values' fragment, drawn last, fills
 (:mod:`components.live_controls`): a change of the sizes, the mask, the text or the seed redraws only those.
 
-With ``?teacher=1`` the same page becomes a presentation: one step per slide, large
-type, the controls listed in ``hide`` not drawn (see :mod:`components.teacher`).
+With ``?teacher=1`` the same page becomes a presentation: one step per slide (and, for trained weights, a
+checkpoint or an image, slides of their own about the model), large type, the controls listed in ``hide`` not
+drawn (see :mod:`components.teacher`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
 
     if view.on:
         teacher.use_large_type()
-        teacher.render_navigation(view)
+        navigation = st.container()  # the slide's navigation, drawn once the page knows its slides
     else:
         heading(st, t("app.title"), level=1)
         st.markdown(t("page.intro"))
@@ -57,11 +58,17 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     choices = controls.current_choices()
     upload = controls.current_upload()
     config = pretrained.use_checkpoint(controls.build_config(choices))
+    view = teacher.place_view(view, config)  # the page's slides: what the weights and the input bring
+    if view.on:
+        teacher.render_navigation(view, place=navigation)
     teacher.sync_url(view)
 
     run = None
     parts = None  # the values the live controls fill (main page only)
-    waiting = config is not None and not training.render_training(config, link_trains)  # trained weights, not yet
+    # trained weights: the task and the training (in a presentation on the model's slide only); not ready yet
+    waiting = config is not None and not training.render_training(
+        config, link_trains, shown=view.shows_model, slide=view.on
+    )
     if config is not None and not waiting:
         try:
             with st.spinner(t("page.computing")):
@@ -80,7 +87,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     else:
         canvas.load()
         if view.on:
-            controls.show_run_notes(run)
+            teacher.show_notes(view, run)
             teacher.render_slide(view, Results(config, upload))
         else:
             parts = ValueParts()

@@ -34,7 +34,9 @@ Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
 the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up). A third mix,
 :data:`CHECKPOINT_MIX`, walks a checkpoint's page: ``--mix "checkpoint page"`` builds one of GPT-2 small's
 size with random weights (``tests/tiny_checkpoint.build_gpt2``: 768 wide, 12 layers, 12 heads, GPT-2's
-vocabulary) and lists it on the server.
+vocabulary) and lists it on the server; its learners try sentences of their own. A fourth,
+:data:`CHECKPOINT_GUIDE_MIX` (``--mix "checkpoint, guide's sentence"``), walks the same page as the workshop's
+second session does (docs/WORKSHOP.md): the link's sentence, other layers and heads.
 
 ``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms;
 ``--url http://127.0.0.1:8501`` runs them against a server (or a proxy) that is already up.
@@ -150,6 +152,16 @@ def checkpoint_step(learner: int, step: int) -> Step:
     return steps[step % len(steps)]
 
 
+def checkpoint_guide_step(learner: int, step: int) -> Step:
+    """The guide's way through a checkpoint: everyone on the link's sentence, another layer, then another head (the
+    layers' runs repeat across the room: cache hits; no sentence of one's own)."""
+    steps: tuple[Step, ...] = (
+        ("layer", 1 + step // 2 % 11),
+        ("head_picker", {"head": (learner + step) % 12}),
+    )
+    return steps[step % len(steps)]
+
+
 @dataclass(frozen=True)
 class Mix:
     """What the room does: the link learner i opens, and learner i's change number k."""
@@ -166,6 +178,9 @@ MIXES = (
 )
 # A checkpoint's page (its server lists the checkpoint: run() and --mix "checkpoint page" build it).
 CHECKPOINT_MIX = Mix("checkpoint page", checkpoint_link, checkpoint_step)
+# The same page walked as the workshop guide's second session walks it: layers and heads on the link's sentence.
+CHECKPOINT_GUIDE_MIX = Mix("checkpoint, guide's sentence", checkpoint_link, checkpoint_guide_step)
+CHECKPOINT_MIXES = (CHECKPOINT_MIX, CHECKPOINT_GUIDE_MIX)
 
 
 @dataclass
@@ -555,9 +570,10 @@ def run(quick: bool) -> list[Table]:
     if not quick:
         with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
             env = checkpoint_env(build_checkpoint(Path(scratch)))
-            result = measure_room(CHECKPOINT_MIX, CHECKPOINT_LEARNERS, ramp_s, steady_s, env)
-            rows.append(_row(CHECKPOINT_MIX, result))
-            errors += _error_notes(CHECKPOINT_MIX, result)
+            for mix in CHECKPOINT_MIXES:
+                result = measure_room(mix, CHECKPOINT_LEARNERS, ramp_s, steady_s, env)
+                rows.append(_row(mix, result))
+                errors += _error_notes(mix, result)
     return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s, think_s=think_s), *errors))]
 
 
@@ -566,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.room", description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="a running server or proxy (default: start a fresh server per room)")
     parser.add_argument("--learners", default="30", help="room sizes, comma-separated")
-    parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in (*MIXES, CHECKPOINT_MIX)])
+    parser.add_argument("--mix", default=MIXES[0].name, choices=[m.name for m in (*MIXES, *CHECKPOINT_MIXES)])
     parser.add_argument(
         "--replicas", type=int, default=1, help="servers behind deploy/run-local-cluster's HAProxy (or at --url)"
     )
@@ -584,13 +600,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--timeline", help="write every open and change (at, what, seconds) to this JSON file")
     args = parser.parse_args(argv)
-    mix = next(m for m in (*MIXES, CHECKPOINT_MIX) if m.name == args.mix)
+    mix = next(m for m in (*MIXES, *CHECKPOINT_MIXES) if m.name == args.mix)
     low, high = (float(x) for x in args.think.split(","))
     think_s = (low, high)
     env = dict(item.split("=", 1) for item in args.env) if args.env else None
     rows, errors, timelines = [], [], {}
     with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
-        if mix is CHECKPOINT_MIX and not args.url:  # its server lists a GPT-2 small-sized checkpoint built here
+        if mix in CHECKPOINT_MIXES and not args.url:  # its server lists a GPT-2 small-sized checkpoint built here
             env = {**checkpoint_env(build_checkpoint(Path(scratch))), **(env or {})}
         for learners in (int(n) for n in args.learners.split(",")):
             if args.url:

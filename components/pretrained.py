@@ -17,6 +17,7 @@ import torch
 from torch import Tensor
 
 from components import runner
+from components.charts import PRESENTATION_FONT_SCALE, scale_fonts
 from components.checkpoints import FINDER_REQUEST, PAIRS
 from components.controls import source_message, with_random_weights
 from components.head_picker import move_head
@@ -191,13 +192,33 @@ def finder_chart(
     return {"title": title, "width": cell * heads, "height": cell * layers, "autosize": autosize, "layer": cells}
 
 
+#: Vega-Lite's default sizes of a chart's words, made explicit so that a slide can enlarge them (``scale_fonts``).
+_WORD_SIZES = {
+    "axis": {"labelFontSize": 10, "titleFontSize": 11},
+    "legend": {"labelFontSize": 10, "titleFontSize": 11},
+    "title": {"fontSize": 13},
+}
+_SLIDE_CELL_SCALE = 1.4  # a map's cells on a slide, larger for the room
+
+
+def _for_slide(spec: dict[str, object], slide: bool) -> dict[str, object]:
+    """``spec`` as a slide shows it (teacher mode): its words and cells larger; unchanged off a slide."""
+    if not slide:
+        return spec
+    sized = {**spec, "config": _WORD_SIZES}
+    for side in ("width", "height"):
+        sized[side] = round(cast(int, spec[side]) * _SLIDE_CELL_SCALE)
+    return scale_fonts(sized, PRESENTATION_FONT_SCALE)
+
+
 def _source(config: AttentionConfig) -> PretrainedSource:
     return cast(PretrainedSource, runner.cached_source(config.weight_spec))
 
 
-def render_head_finder(run: AttentionRun) -> None:
+def render_head_finder(run: AttentionRun, slide: bool = False) -> None:
     """Pick a query and a key token; every head of every layer, as a layer x head map and a ranked list.
-    For a causal checkpoint, the pattern search follows (:func:`render_head_patterns`)."""
+    For a causal checkpoint, the pattern search follows (:func:`render_head_patterns`). ``slide``: a presentation's
+    slide (teacher mode), whose maps have larger words and cells."""
     if run.source_kind != PRETRAINED:
         return
     config = run.config
@@ -217,7 +238,8 @@ def render_head_finder(run: AttentionRun) -> None:
     write_link({"finder_query": str(query), "finder_key": str(key)})
     table = head_weights(maps, query, key)  # (layers, H)
     title = t("finder.chart", looking=labels[query], looked_at=labels[key])
-    box.vega_lite_chart(finder_frame(table), finder_chart(*table.shape, title), theme=None, width="content")
+    chart = _for_slide(finder_chart(*table.shape, title), slide)
+    box.vega_lite_chart(finder_frame(table), chart, theme=None, width="content")
     ranked = rank_heads(maps, query, key)[:_TOP]
     entries = " · ".join(
         t("finder.entry", layer=head.layer, head=head.head, weight=f"{head.weight:.2f}") for head in ranked
@@ -233,7 +255,7 @@ def render_head_finder(run: AttentionRun) -> None:
             args=(head.layer, head.head),
         )
     if causal:
-        render_head_patterns(run)
+        render_head_patterns(run, slide)
 
 
 # ---------------------------------------------------------------- the pattern search (causal checkpoints)
@@ -246,7 +268,7 @@ def _repeat_text(text: str) -> None:
     st.session_state["tokens"] = f"{text} {text}"
 
 
-def render_head_patterns(run: AttentionRun) -> None:
+def render_head_patterns(run: AttentionRun, slide: bool = False) -> None:
     """Every head of every layer scored as a previous-token head (on the text) and as an induction head
     (on a repeated random sequence): two layer x head maps, the strongest heads with buttons that show them."""
     config = run.config
@@ -258,6 +280,7 @@ def render_head_patterns(run: AttentionRun) -> None:
         _PATTERNS, (patterns.previous, patterns.induction), box.columns(2), strict=True
     ):
         chart = finder_chart(*table.shape, t(f"patterns.{kind}_chart"), t("patterns.score"), _PATTERN_CHART_WIDTH)
+        chart = _for_slide(chart, slide)
         column.vega_lite_chart(finder_frame(table), chart, theme=None, width="content")
         ranked = rank_table(table)[:_BUTTONS]  # (layer, head, score), the highest first
         entries = " · ".join(

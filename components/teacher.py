@@ -1,39 +1,66 @@
-"""Teacher (presentation) mode: one pipeline step per slide, large type, only the controls the host shows.
+"""Teacher (presentation) mode: one thing per slide, large type, only the controls the host shows.
 
 URL parameters, mirrored like every control, so the host's link opens exactly the view on the wall:
 
     teacher  ``1`` (or true/on/yes) turns presentation mode on; ``0`` (or absent) is the normal page
-    step     the slide shown: ``1``..``4`` are the four pipeline steps, ``5`` the summary and live check
+    step     the slide shown, by its name: ``1``..``4`` the four pipeline steps, ``5`` (or ``summary``) the
+             summary and live check, and where the page has them ``model`` (before step 1: trained weights'
+             task, training and curves, a training's progress; a checkpoint's sizes and notes), ``patches``
+             (after step 2, weights trained here on images, the digits: the patches on the image, a query's
+             weights over it, attention distance, rollout), ``heads`` (after step 2, a checkpoint: the head
+             finder and the pattern search) and ``timeline`` (after step 4, trained weights: the heads during training)
     hide     a comma list of controls not drawn while presenting, e.g. ``seed,device,positional``
              (names in :data:`HIDEABLE`); their values still come from the link or the defaults
 
-A value that cannot be used (``step=9``, ``hide=colour``) is reported as a
+The slides of a page are data (:func:`components.url_params.slide_names` of the weights' source and whether the
+run holds an image's attention, :func:`slides_of`); Previous / Next and the ← → keys walk them in order, and each
+slide shows its own thing first: what is about the model is on its own slides, never above every step. A slide
+the page does not have (``step=heads`` on random weights) opens the nearest one before it.
+
+A value that cannot be used (``step=9``, ``step=intro``, ``hide=colour``) is reported as a
 :class:`~components.url_params.Problem`, shown like every other link problem, and a safe
 value is taken (parsing: :func:`components.url_params.parse_teacher_params`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from components import pretrained, training
 from components.charts import PRESENTATION_FONT_SCALE
-from components.controls import select_color_scale
+from components.controls import select_color_scale, show_run_notes
+from components.headings import heading
 from components.i18n import choice_labels, t
-from components.panels import Results, ValueParts, live_check, step1, step2, step3, step4, summary
-from components.url_params import HIDEABLE, SLIDES, STEPS, TEACHER_KEYS, Problem, parse_teacher_params
+from components.panels import Results, ValueParts, live_check, patches, step1, step2, step3, step4, summary
+from components.safe_text import markdown_table, md_escape
+from components.url_params import (
+    HIDEABLE,
+    STEPS,
+    TEACHER_KEYS,
+    Problem,
+    fit_slide,
+    parse_teacher_params,
+    slide_names,
+)
 from components.url_state import changed_in_link, write_link
+from mha.config import PRETRAINED, AttentionConfig
+from mha.pipeline import AttentionRun
 
 __all__ = [
     "LARGE_TYPE_CSS",
     "TeacherView",
     "initial_sidebar_state",
     "load_view",
+    "place_view",
     "render_navigation",
     "render_settings",
     "render_slide",
     "slide_label",
+    "slides_of",
     "sync_url",
     "to_teacher_params",
     "use_large_type",
@@ -74,11 +101,22 @@ _to_top = st.components.v2.component("attention_playground.slide_top", js=_TO_TO
 
 @dataclass(frozen=True)
 class TeacherView:
-    """Presentation mode on or off, the slide (1..SLIDES), and the controls the host hides (in HIDEABLE order)."""
+    """Presentation mode on or off, the slide (its name in ``slides``), the controls the host hides (in HIDEABLE
+    order), and the page's slides in order (:func:`slides_of`; the steps and the summary until the page knows)."""
 
     on: bool = False
-    step: int = 1
+    step: str = "1"
     hide: tuple[str, ...] = ()
+    slides: tuple[str, ...] = slide_names()
+
+    def on_page(self, slides: tuple[str, ...]) -> TeacherView:
+        """This view on a page with ``slides``: a slide the page lacks becomes the nearest one it has."""
+        return replace(self, step=fit_slide(self.step, slides), slides=slides)
+
+    @property
+    def shows_model(self) -> bool:
+        """Whether what is about the model (training, a checkpoint's notes) is drawn: on its slide, or off a slide."""
+        return not self.on or self.step == "model"
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -95,7 +133,7 @@ def to_teacher_params(view: TeacherView) -> dict[str, str | None]:
     """
     return {
         "teacher": "1" if view.on else None,
-        "step": str(view.step) if view.on else None,
+        "step": view.step if view.on else None,
         "hide": ",".join(view.hide) or None,
     }
 
@@ -119,13 +157,33 @@ def load_view() -> tuple[TeacherView, list[Problem]]:
     state_keys = {"teacher": "teacher", "step": _STEP, "hide": "hide"}
     for name, value in parsed.values.items():
         st.session_state[state_keys[name]] = list(value) if name == "hide" else value
-    defaults = {"teacher": False, _STEP: 1, "hide": []}
+    defaults = {"teacher": False, _STEP: "1", "hide": []}
     for key, default in defaults.items():
         if key not in st.session_state:
             st.session_state[key] = default
     hide = tuple(name for name in HIDEABLE if name in st.session_state["hide"])
-    view = TeacherView(bool(st.session_state["teacher"]), int(st.session_state[_STEP]), hide)
+    view = TeacherView(bool(st.session_state["teacher"]), str(st.session_state[_STEP]), hide)
     return view, parsed.problems
+
+
+def slides_of(config: AttentionConfig | None) -> tuple[str, ...]:
+    """The page's slides for ``config`` (the weights actually used: a checkpoint that could not load is random
+    weights); ``None`` (nothing can run) has the steps and the summary."""
+    if config is None:
+        return slide_names()
+    # the patch panels come with a run that holds the image's attention (the digits' ViT, trained here); a
+    # checkpoint's ViT shows its image through the steps and the head finder (from [CLS]) instead
+    return slide_names(config.weights, image=config.trains_on_images)
+
+
+def place_view(view: TeacherView, config: AttentionConfig | None) -> TeacherView:
+    """The view on this page: its slides, the slide fitted to them (and kept in the session, so Next goes on
+    from the slide shown)."""
+    if not view.on:
+        return view
+    placed = view.on_page(slides_of(config))
+    st.session_state[_STEP] = placed.step
+    return placed
 
 
 def sync_url(view: TeacherView) -> None:
@@ -134,8 +192,8 @@ def sync_url(view: TeacherView) -> None:
 
 
 # ---------------------------------------------------------------- widgets and slides
-def _go_to(step: int) -> None:
-    st.session_state[_STEP] = min(max(step, 1), SLIDES)
+def _go_to(step: str) -> None:
+    st.session_state[_STEP] = step
 
 
 def _leave() -> None:
@@ -163,23 +221,30 @@ def use_large_type() -> None:
     st.html(LARGE_TYPE_CSS)
 
 
-def slide_label(step: int) -> str:
-    """``Step 2 / 4`` for a pipeline step; the last slide's title for the summary and live check."""
-    return t("teacher.step_of", step=step, steps=STEPS) if step <= STEPS else t("teacher.final")
+def slide_label(step: str) -> str:
+    """``Step 2 / 4`` for a pipeline step; the slide's title for the others (the summary and live check, the
+    model, the patches, the heads, the timeline)."""
+    if step.isdigit() and int(step) <= STEPS:
+        return t("teacher.step_of", step=int(step), steps=STEPS)
+    return t("teacher.final") if step.isdigit() else t(f"teacher.slide.{step}")
 
 
-def render_navigation(view: TeacherView, position: str = "top") -> None:
-    """Previous, the slide's number, Next (and, at the top, Leave); ``position`` is ``"top"`` or ``"bottom"``."""
+def render_navigation(view: TeacherView, position: str = "top", place: DeltaGenerator | None = None) -> None:
+    """Previous, the slide's name, Next (and, at the top, Leave); ``position`` is ``"top"`` or ``"bottom"``;
+    ``place``: the container to draw in (the top's is kept before the page knows its slides)."""
     back_key, next_key = _NAVIGATION_KEYS[position]
-    row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    where = view.slides.index(view.step) if view.step in view.slides else 0
+    earlier = view.slides[where - 1] if where > 0 else None
+    later = view.slides[where + 1] if where + 1 < len(view.slides) else None
+    row = (place or st).container(horizontal=True, vertical_alignment="center", gap="medium")
     # A button with a keyboard shortcut shows its key (an arrow) already: an arrow icon too would double it.
     row.button(
         t("teacher.previous"),
         key=f"teacher_previous_{position}",
         icon=None if back_key else ":material/arrow_back:",
-        disabled=view.step <= 1,
+        disabled=earlier is None,
         on_click=_go_to,
-        args=(view.step - 1,),
+        args=(earlier or view.step,),
         shortcut=back_key,
     )
     row.container(key=f"teacher_slide_{position}", width="content").markdown(slide_label(view.step))
@@ -189,9 +254,9 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
         icon=None if next_key else ":material/arrow_forward:",
         icon_position="right",
         type="primary",
-        disabled=view.step >= SLIDES,
+        disabled=later is None,
         on_click=_go_to,
-        args=(view.step + 1,),
+        args=(later or view.step,),
         shortcut=next_key,
     )
     if position == "top":
@@ -202,24 +267,69 @@ def render_navigation(view: TeacherView, position: str = "top") -> None:
 
 
 def render_slide(view: TeacherView, results: Results) -> None:
-    """The current slide -- one pipeline step, or the summary and the live check -- filled at once for ``results``;
+    """The current slide -- a pipeline step, the summary and the live check, or one about the model (its sizes and
+    notes, the patches on the image, the head finder, the training timeline) -- filled at once for ``results``;
     then the navigation again. ``view``: the presentation view (its ``step`` picks the slide)."""
     parts = ValueParts(hide_picker="head" in view.hidden)
-    if view.step in (1, 2):  # the head and the colour scale side by side: a slide's height is the chart's
+    run = results.run
+    if view.step in ("1", "2"):  # the head and the colour scale side by side: a slide's height is the chart's
         row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
         parts.add_head_picker(row)
-        if view.step == 1:
+        if view.step == "1":
             step1.render(parts, slide=True)
         else:
             with row:
                 color_scale = select_color_scale(hidden="color_scale" in view.hidden, inline=True)
             step2.render(parts, color_scale, slide=True)
-    elif view.step == 3:
+    elif view.step == "3":
         step3.render(parts, slide=True)
-    elif view.step == 4:
+    elif view.step == "4":
         step4.render(parts, slide=True)
+    elif view.step == "model":
+        _render_model(run)
+    elif view.step == "patches" and run.image is not None:
+        patches.render(parts)
+    elif view.step == "heads":
+        pretrained.render_head_finder(run, slide=True)
+    elif view.step == "timeline":
+        training.render_timeline(run)
     else:
         summary.render(parts)
         live_check.render(parts)
     parts.fill(results)
     render_navigation(view, "bottom")
+
+
+def show_notes(view: TeacherView, run: AttentionRun) -> None:
+    """The run's notes (``controls.show_run_notes``): on a page with a model slide, on that slide only (a checkpoint's
+    notes would fill the screen above every step); on random weights above every slide, as on the normal page."""
+    if not view.on or "model" not in view.slides:
+        show_run_notes(run)
+
+
+def _model_facts(run: AttentionRun) -> pd.DataFrame:
+    """A checkpoint's sizes as the page reads them: one row per fact, its value beside it."""
+    kv_heads = run.model.num_kv_heads
+    rows = {
+        t("teacher.model.layers"): f"{run.num_layers}",
+        t("teacher.model.heads"): t("teacher.model.heads_value", heads=run.num_heads, kv_heads=kv_heads),
+        t("teacher.model.width"): t("teacher.model.width_value", d=run.d_model, d_k=run.d_k),
+        t("teacher.model.layer"): f"{run.layer}",
+        t("teacher.model.tokens"): f"{len(run.tokens)}",
+    }
+    return pd.DataFrame({t("teacher.model.value"): list(rows.values())}, index=list(rows))
+
+
+def _render_model(run: AttentionRun) -> None:
+    """The model slide's own part: for a checkpoint its name, sizes and notes (trained weights' task, training and
+    curves are drawn before the run, by :func:`components.training.render_training`); the run's notes for both."""
+    if run.source_kind == PRETRAINED:
+        box = st.container(border=True)
+        heading(box, t("teacher.model.title", checkpoint=md_escape(run.config.pretrained_name)))
+        left, right = box.columns([2, 3], gap="large")
+        left.markdown(markdown_table(_model_facts(run)))
+        with right:
+            if not show_run_notes(run):
+                st.caption(t("teacher.model.no_notes"))
+    else:
+        show_run_notes(run)

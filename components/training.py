@@ -55,6 +55,8 @@ __all__ = [
 ]
 
 POLL_S = 0.5  # seconds between two looks at a training in progress
+CURVES_PX = 320  # each of the loss and accuracy curves, wide
+SLIDE_CURVES_PX = 190  # on a slide, in the half of the width beside the task
 #: Where the tutorials' examples lead: a task whose two heads learn two relations, at sizes that train in seconds.
 TRAINED_LINK = {"weights": TRAINED, "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
 #: Sequences the task explanation shows (the learner's own sentence for unscramble).
@@ -288,7 +290,7 @@ def _curves(losses: tuple[float, ...], accuracies: tuple[float, ...]) -> pd.Data
     )
 
 
-def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress) -> None:
+def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress, curves_px: int = CURVES_PX) -> None:
     if progress.state == "queued":
         box.info(t("training.queued", place=progress.place, running=training_service().max_running))
         return
@@ -303,12 +305,13 @@ def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress)
         accuracy=f"{100 * progress.accuracies[-1]:.1f}",
     )
     box.progress(min(1.0, progress.step / progress.max_steps), text=text)
-    vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text(), curves_px))
 
 
 @st.fragment(run_every=POLL_S)
-def _watch(job: TrainingJob) -> None:
-    """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends."""
+def _watch(job: TrainingJob, quiet: bool = False, curves_px: int = CURVES_PX) -> None:
+    """The training in progress, looked at again every POLL_S seconds; the whole page reruns when it ends.
+    ``quiet`` (a presentation's slide other than the model's): one line saying that it trains, no progress."""
     progress = training_service().progress(job)
     if progress.state == "failed":
         st.session_state[_FAILED] = (job.spec, progress.error)
@@ -317,7 +320,10 @@ def _watch(job: TrainingJob) -> None:
     if progress.state in ("done", "failed", "stopped"):
         st.session_state[_JOB] = None
         st.rerun()
-    _render_progress(st.container(), progress)
+    if quiet:
+        st.info(t("training.on_model_slide"))
+        return
+    _render_progress(st.container(), progress, curves_px)
     st.button(t("training.stop"), key="train_stop", on_click=_stop, args=(job,))
 
 
@@ -346,7 +352,9 @@ def _result_line(history: TrainingHistory, task: Task) -> str:
     return t(f"training.done.{history.evaluation}", **numbers)
 
 
-def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig) -> None:
+def _render_result(
+    box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig, curves_px: int = CURVES_PX
+) -> None:
     history = trained.history
     task = _task(config)
     box.success(_result_line(history, task))
@@ -366,10 +374,12 @@ def _render_result(box: st.delta_generator.DeltaGenerator, trained: TrainedModel
     if layers > 1:
         box.caption(t("training.layer_shown", layer=config.layer, high=layers - 1))
     box.markdown(f"**{t('training.curves')}**")
-    vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text()))
+    vega.draw(box, curves_chart(_curves(history.losses, history.accuracies), _chart_text(), curves_px))
 
 
-def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
+def render_training(
+    config: AttentionConfig, link_trains: bool = False, shown: bool = True, slide: bool = False
+) -> bool:
     """For trained weights: the task, its model, and its training; ``True`` once the model can be shown.
 
     Other weights: nothing is drawn (a training this session watched is left) and ``True``.
@@ -377,6 +387,9 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
     Args:
         config: the page's valid config.
         link_trains: the link asked for trained weights (:func:`link_asks_to_train`): train without a click.
+        shown: draw the task, the training and its curves (``False``: a presentation's slide other than the model's,
+            where a training in progress is one line without its progress, and a finished one nothing).
+        slide: laid out for a projector (the model's slide): the task beside the training.
     """
     if config.weights != TRAINED:
         _follow(None)
@@ -384,9 +397,14 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
     if link_trains:
         st.session_state[_AUTO] = True
     spec, service = config.weight_spec, training_service()
-    box = st.container(border=True)
-    heading(box, t("training.title", task=t(f"task.{config.task}")))
-    _explain(box, config)
+    curves_px = SLIDE_CURVES_PX if slide else CURVES_PX
+    if shown:
+        box = st.container(border=True)
+        heading(box, t("training.title", task=t(f"task.{config.task}")))
+        explained, outcome = box.columns(2, gap="large") if slide else (box, box)
+        _explain(explained, config)
+    else:
+        outcome = st.container()
     trained = service.finished(spec)
     if trained is None:
         job = service.job(spec)
@@ -397,15 +415,16 @@ def render_training(config: AttentionConfig, link_trains: bool = False) -> bool:
                 trained = found
             else:
                 _follow(found)
-                with box:
-                    _watch(found)
+                with outcome:
+                    _watch(found, quiet=not shown, curves_px=curves_px)
                 return False
         else:
             _follow(None)
-            _render_ask(box, spec)
+            _render_ask(outcome, spec)
             return False
     _follow(None)
-    _render_result(box, trained, config)
+    if shown:
+        _render_result(outcome, trained, config, curves_px)
     return True
 
 

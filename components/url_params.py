@@ -30,7 +30,7 @@ from typing import cast
 
 from components.heatmap import COLOR_SCALES
 from mha.checkpoints import any_checkpoint_cap_mb, is_hub_id
-from mha.config import DOMAINS, LIMITS, AttentionConfig, Domain
+from mha.config import DOMAINS, LIMITS, PRETRAINED, RANDOM, TRAINED, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
 from mha.generation import GENERATE_MAX
 from mha.tokens import tokenize
@@ -40,6 +40,7 @@ __all__ = [
     "HIDEABLE",
     "INT_RANGES",
     "SLIDES",
+    "SLIDE_ORDER",
     "STEPS",
     "TEACHER_KEYS",
     "URL_KEYS",
@@ -47,8 +48,10 @@ __all__ = [
     "ParsedParams",
     "Problem",
     "clean_text",
+    "fit_slide",
     "parse_query_params",
     "parse_teacher_params",
+    "slide_names",
     "to_query_params",
 ]
 
@@ -70,7 +73,15 @@ TEACHER_KEYS = ("teacher", "step", "hide")
 #: Controls a host may hide while presenting (all of them; ``tokens`` hides the text box and its examples).
 HIDEABLE = URL_KEYS
 STEPS = 4
-SLIDES = STEPS + 1  # the four steps, then the summary and the live check
+SLIDES = STEPS + 1  # the four steps, then the summary and the live check: ``step=1..5`` in a link
+#: Every slide a presentation can show, in the order it shows them; a page shows those its run has
+#: (:func:`slide_names`). Each is its ``step=`` in the link: ``model`` (trained weights: the task, the training and
+#: its curves; a checkpoint: its sizes and notes), the pipeline steps ``1`` and ``2``, ``patches`` (a run on an image:
+#: the patches on the image, a query's weights over it, attention distance, rollout), ``heads`` (a checkpoint: the
+#: head finder and, for a causal one, the pattern search), the steps ``3`` and ``4``, ``timeline`` (trained weights:
+#: the heads during training) and ``5`` (the summary and the live check; ``summary`` in a link names it too).
+SLIDE_ORDER = ("model", "1", "2", "patches", "heads", "3", "4", "timeline", str(SLIDES))
+_SLIDE_ALIASES = {"summary": str(SLIDES)}
 
 DEFAULTS: dict[str, object] = {
     **{item.name: item.default for item in fields(AttentionConfig)},
@@ -266,6 +277,46 @@ def _parse_hide(raw: str) -> tuple[tuple[str, ...], Problem | None]:
     return known, Problem("hide", "unknown_names", {"value": ", ".join(unknown), "choices": ", ".join(HIDEABLE)})
 
 
+def slide_names(weights: str = RANDOM, image: bool = False) -> tuple[str, ...]:
+    """The slides of a page, in :data:`SLIDE_ORDER`: what the weights bring (``weights``, one of the config's weight
+    sources) and whether the run reads an image (``image``) add their slides to the steps and the summary.
+
+    Random weights on a text: ``1 2 3 4 5``; trained weights: ``model 1 2 3 4 timeline 5`` (an image task adds
+    ``patches``); a checkpoint: ``model 1 2 heads 3 4 5`` (an image checkpoint adds ``patches``).
+    """
+    shows = {
+        "model": weights in (TRAINED, PRETRAINED),
+        "patches": image,
+        "heads": weights == PRETRAINED,
+        "timeline": weights == TRAINED,
+    }
+    return tuple(name for name in SLIDE_ORDER if shows.get(name, True))
+
+
+def fit_slide(name: str, slides: Sequence[str]) -> str:
+    """``name`` if the page has that slide; else the nearest slide before it in :data:`SLIDE_ORDER` that the page has
+    (a link's ``heads`` on random weights opens step 2), or the page's first slide."""
+    if name in slides:
+        return name
+    order = list(SLIDE_ORDER)
+    before = order[: order.index(name)] if name in order else []
+    return next((slide for slide in reversed(before) if slide in slides), slides[0])
+
+
+def _parse_slide(raw: str) -> tuple[str, Problem | None]:
+    """A slide's name, or its number (1..SLIDES: the steps, then the summary) as links have always named it."""
+    text = raw.strip().lower()
+    if text in _SLIDE_ALIASES:
+        return _SLIDE_ALIASES[text], None
+    if text in SLIDE_ORDER and not text.isdigit():
+        return text, None
+    if not text or any(ch.isdigit() for ch in text):  # meant as a number
+        number, problem = _parse_int("step", raw, *INT_RANGES["step"], default=1)
+        return str(number), problem
+    names = ", ".join(sorted({*SLIDE_ORDER, *_SLIDE_ALIASES}, key=lambda n: (not n.isdigit(), n)))
+    return "1", Problem("step", "unknown_choice", {"value": raw, "choices": names, "used": "1"})
+
+
 def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
     """Parse the presentation values present in a query string.
 
@@ -273,10 +324,10 @@ def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
         params: query parameter name -> raw string; names outside :data:`TEACHER_KEYS` are ignored.
 
     Returns:
-        Values for the names present (``teacher``: bool, ``step``: int in 1..SLIDES,
-        ``hide``: tuple of known control keys, in :data:`HIDEABLE` order) and one
-        :class:`Problem` per value that was changed: ``not_boolean`` (teacher),
-        ``not_integer`` / ``out_of_range`` (step), ``unknown_names`` (hide).
+        Values for the names present (``teacher``: bool, ``step``: a slide's name from :data:`SLIDE_ORDER`, the
+        numbers as text, ``"1"`` .. ``"5"``; ``hide``: tuple of known control keys, in :data:`HIDEABLE` order) and one
+        :class:`Problem` per value that was changed: ``not_boolean`` (teacher), ``not_integer`` / ``out_of_range``
+        (a step's number), ``unknown_choice`` (a word that names no slide), ``unknown_names`` (hide).
     """
     values: dict[str, object] = {}
     problems: list[Problem | None] = []
@@ -284,7 +335,7 @@ def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
         values["teacher"], problem = _parse_bool("teacher", str(params["teacher"]), False)
         problems.append(problem)
     if "step" in params:
-        values["step"], problem = _parse_int("step", str(params["step"]), *INT_RANGES["step"], default=1)
+        values["step"], problem = _parse_slide(str(params["step"]))
         problems.append(problem)
     if "hide" in params:
         values["hide"], problem = _parse_hide(str(params["hide"]))

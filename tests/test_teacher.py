@@ -19,7 +19,17 @@ from components.charts import PRESENTATION_FONT_SCALE
 from components.i18n import LANGUAGES, t
 from components.panels.source_code import step_code
 from components.teacher import LARGE_TYPE_CSS, TeacherView, to_teacher_params
-from components.url_params import HIDEABLE, SLIDES, STEPS, URL_KEYS, parse_teacher_params
+from components.teacher import slide_label as label_of
+from components.url_params import (
+    HIDEABLE,
+    SLIDE_ORDER,
+    SLIDES,
+    STEPS,
+    URL_KEYS,
+    fit_slide,
+    parse_teacher_params,
+    slide_names,
+)
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6, d_k = 16
@@ -33,7 +43,7 @@ def _codes(parsed) -> dict[str, str]:
 def test_valid_presentation_values_parse_without_problems():
     parsed = parse_teacher_params({"teacher": "1", "step": "3", "hide": "seed,device,positional", "d_model": "64"})
     assert parsed.problems == []
-    assert parsed.values == {"teacher": True, "step": 3, "hide": ("seed", "positional", "device")}  # HIDEABLE order
+    assert parsed.values == {"teacher": True, "step": "3", "hide": ("seed", "positional", "device")}  # HIDEABLE order
 
 
 @pytest.mark.parametrize(("raw", "on"), [("1", True), ("true", True), (" ON ", True), ("yes", True), ("0", False),
@@ -51,10 +61,10 @@ def test_a_bad_switch_word_leaves_presentation_mode_off_with_a_problem():
     assert (problem.field, problem.code, problem.params["value"]) == ("teacher", "not_boolean", "please")
 
 
-@pytest.mark.parametrize("raw", ["two", "", "2.5", "３", "1e1", "--2"])
+@pytest.mark.parametrize("raw", ["", "2.5", "３", "1e1", "--2"])
 def test_a_step_that_is_not_a_whole_number_opens_the_first_slide(raw):
     parsed = parse_teacher_params({"step": raw})
-    assert parsed.values == {"step": 1}
+    assert parsed.values == {"step": "1"}
     assert _codes(parsed) == {"step": "not_integer"}
     assert parsed.problems[0].params == {"value": raw, "used": 1}
 
@@ -63,10 +73,52 @@ def test_a_step_that_is_not_a_whole_number_opens_the_first_slide(raw):
                                            ("9" * 5000, SLIDES), ("-" + "9" * 5000, 1)])  # fmt: skip
 def test_a_step_out_of_range_is_clamped(raw, used):
     parsed = parse_teacher_params({"step": raw})
-    assert parsed.values == {"step": used}
+    assert parsed.values == {"step": str(used)}
     (problem,) = parsed.problems
     assert problem.code == "out_of_range"
     assert (problem.params["low"], problem.params["high"], problem.params["used"]) == (1, SLIDES, used)
+
+
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [("model", "model"), (" Patches ", "patches"), ("HEADS", "heads"), ("timeline", "timeline"), ("summary", "5"),
+     ("5", "5"), ("1", "1")],
+)  # fmt: skip
+def test_a_slide_is_named_in_the_link_by_its_name_or_its_number(raw, name):
+    parsed = parse_teacher_params({"step": raw})
+    assert parsed.values == {"step": name}
+    assert parsed.problems == []
+
+
+@pytest.mark.parametrize("raw", ["two", "intro", "<b>model</b>", "step"])
+def test_a_word_that_names_no_slide_opens_the_first_with_a_problem_listing_the_names(raw):
+    parsed = parse_teacher_params({"step": raw})
+    assert parsed.values == {"step": "1"}
+    (problem,) = parsed.problems
+    assert (problem.field, problem.code, problem.params["value"], problem.params["used"]) == (
+        "step", "unknown_choice", raw, "1"
+    )  # fmt: skip
+    assert set(problem.params["choices"].split(", ")) == {*SLIDE_ORDER, "summary"}
+
+
+def test_the_slides_of_each_kind_of_page_in_order():
+    assert slide_names() == ("1", "2", "3", "4", "5")  # random weights: the steps and the summary, as before
+    assert slide_names("trained") == ("model", "1", "2", "3", "4", "timeline", "5")
+    assert slide_names("trained", image=True) == ("model", "1", "2", "patches", "3", "4", "timeline", "5")
+    assert slide_names("pretrained") == ("model", "1", "2", "heads", "3", "4", "5")
+    assert slide_names("pretrained", image=True) == ("model", "1", "2", "patches", "heads", "3", "4", "5")
+    for weights in ("random", "trained", "pretrained"):
+        for image in (False, True):
+            slides = slide_names(weights, image)
+            assert [s for s in SLIDE_ORDER if s in slides] == list(slides)  # always in the one order
+            assert {"1", "2", "3", "4", "5"} <= set(slides)  # every link's step=1..5 still opens its slide
+
+
+@pytest.mark.parametrize(
+    ("name", "used"), [("2", "2"), ("heads", "2"), ("patches", "2"), ("timeline", "4"), ("model", "1")]
+)
+def test_a_slide_the_page_lacks_opens_the_nearest_one_before_it(name, used):
+    assert fit_slide(name, slide_names()) == used
 
 
 def test_hide_is_forgiving_about_case_spaces_and_repeats():
@@ -101,7 +153,12 @@ def test_every_presentation_problem_has_a_message(lang):
 
 @pytest.mark.parametrize(
     "view",
-    [TeacherView(True, 4, ("seed", "head")), TeacherView(True, SLIDES, ()), TeacherView(True, 1, HIDEABLE)],
+    [
+        TeacherView(True, "4", ("seed", "head")),
+        TeacherView(True, str(SLIDES), ()),
+        TeacherView(True, "1", HIDEABLE),
+        TeacherView(True, "heads", ()),
+    ],
 )
 def test_a_view_survives_its_own_link(view):
     params = {name: value for name, value in to_teacher_params(view).items() if value is not None}
@@ -111,10 +168,10 @@ def test_a_view_survives_its_own_link(view):
 
 
 def test_off_the_link_keeps_only_the_hide_list_and_nothing_is_hidden():
-    view = TeacherView(False, 3, ("seed",))
+    view = TeacherView(False, "3", ("seed",))
     assert to_teacher_params(view) == {"teacher": None, "step": None, "hide": "seed"}
     assert view.hidden == frozenset()
-    assert TeacherView(True, 3, ("seed",)).hidden == {"seed"}
+    assert TeacherView(True, "3", ("seed",)).hidden == {"seed"}
 
 
 # ---------------------------------------------------------------- the page
@@ -419,3 +476,132 @@ def test_every_slide_fits_a_projector_and_next_starts_at_the_top(app_url, page, 
         page.wait_for_url(f"**step={step + 1}**", timeout=30_000)
         wait_for_app(page)
     assert console_errors(page) == []
+
+
+# ---------------------------------------------------------------- slides about the model: trained, checkpoint, image
+def _slide_labels(at: AppTest) -> list[str]:
+    """The slide's name as the navigation shows it (top and bottom)."""
+    return [m.value for m in at.markdown if m.value in {label_of(s) for s in SLIDE_ORDER}]
+
+
+def _walk(at: AppTest) -> list[str]:
+    """Next from the first slide to the last: the link's step on each slide."""
+    while not at.button(key="teacher_previous_top").disabled:
+        at.button(key="teacher_previous_top").click().run()
+    seen = [at.query_params["step"]]
+    while not at.button(key="teacher_next_top").disabled:
+        at.button(key="teacher_next_top").click().run()
+        assert not at.exception and not at.error, at.query_params["step"]
+        seen.append(at.query_params["step"])
+    return seen
+
+
+TRAINED_SLIDE_LINK = {"weights": "trained", "task": "previous_and_first", "d_model": "16", "num_heads": "2"}
+
+
+def _trained_slide(short_trainings, **params: str) -> AppTest:
+    from test_trained_page import finish
+
+    from mha.config import TRAINED, WeightSpec
+
+    at = open_page(teacher="1", **TRAINED_SLIDE_LINK, **params)
+    finish(WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first"))
+    return at.run()
+
+
+def test_trained_weights_show_step_two_first_and_the_training_on_the_model_slide_only(short_trainings):
+    at = _trained_slide(short_trainings, step="2")
+    training_title = t("training.title", task=t("task.previous_and_first"))
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("step2.title")  # the step first: no training panel above it
+    assert training_title not in headings(at, 3) and not at.success and not at.dataframe
+    at.button(key="teacher_previous_top").click().run()
+    at.button(key="teacher_previous_top").click().run()
+    assert at.query_params["step"] == "model"
+    assert headings(at, 3)[0] == training_title and step_headings(at) == []
+    assert at.dataframe and at.success  # the example table and "Trained in N steps"
+    assert _slide_labels(at) == [t("teacher.slide.model")] * 2
+    assert _walk(at) == ["model", "1", "2", "3", "4", "timeline", "5"]
+
+
+def test_a_training_in_progress_shows_its_progress_on_the_model_slide_only(short_trainings):
+    from mha.config import TRAINED, WeightSpec
+
+    short_trainings.hold(WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first"))  # it waits: still training
+    at = open_page(teacher="1", step="2", **TRAINED_SLIDE_LINK)
+    assert not at.exception
+    assert [i.value for i in at.info] == [t("training.on_model_slide")]
+    assert not at.get("progress") and not at.button(key="teacher_next_top").disabled
+    assert not [b for b in at.button if b.key == "train_stop"]
+    model = open_page(teacher="1", step="model", **TRAINED_SLIDE_LINK)
+    assert [b.key for b in model.button if b.key == "train_stop"] == ["train_stop"]  # its progress and Stop here
+
+
+@pytest.fixture
+def gpt2_page(listed_gpt2):
+    return {"weights": "pretrained", "checkpoint": "gpt2", "tokens": "the cat sat on the mat", "d_model": "32"}
+
+
+def test_a_checkpoint_shows_its_notes_on_the_model_slide_and_the_head_finder_on_its_own(gpt2_page):
+    at = open_page(teacher="1", step="2", **gpt2_page)
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("step2.title") and not at.info  # no checkpoint notes above the step
+    model = open_page(teacher="1", step="model", **gpt2_page)
+    assert headings(model, 3)[0] == t("teacher.model.title", checkpoint="gpt2") and step_headings(model) == []
+    assert len(model.info) >= 1  # the notes (Conv1D, the tokenizer) are here
+    heads = open_page(teacher="1", step="heads", **gpt2_page)
+    assert headings(heads, 3)[:2] == [t("finder.title"), t("patterns.title")] and step_headings(heads) == []
+    finder, previous, induction = (json.loads(c.proto.spec) for c in heads.get("vega_lite_chart"))
+    normal = json.loads(open_page(**gpt2_page).get("vega_lite_chart")[0].proto.spec)
+    for spec in (finder, previous, induction):  # the room reads the maps: larger words and cells than the page's
+        assert spec["config"]["axis"]["labelFontSize"] == pytest.approx(10 * PRESENTATION_FONT_SCALE)
+    assert finder["width"] > normal["width"] and "config" not in normal
+    assert _walk(heads) == ["model", "1", "2", "heads", "3", "4", "5"]
+
+
+def test_an_image_checkpoint_shows_its_image_notes_on_the_model_slide_and_its_head_finder_after_step_two(listed_vit):
+    link = {"weights": "pretrained", "checkpoint": "tinyvit", "image": "digit-3"}
+    at = open_page(teacher="1", step="model", **link)
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("teacher.model.title", checkpoint="tinyvit")
+    assert t("notes.family_vit", checkpoint="tinyvit", size="32 × 32", patch=8, grid="4 × 4") in [
+        i.value for i in at.info
+    ]
+    assert _walk(at) == ["model", "1", "2", "heads", "3", "4", "5"]
+
+
+def test_the_digits_have_a_patches_slide_after_step_two(short_trainings):
+    from test_trained_page import finish
+
+    from mha.config import TRAINED, WeightSpec
+
+    link = {"weights": "trained", "task": "digits", "d_model": "32", "num_heads": "2", "patch": "4"}
+    at = open_page(teacher="1", step="patches", **link)
+    finish(WeightSpec(TRAINED, 32, 2, 0, task="digits", patch=4))
+    at.run()
+    assert not at.exception and not at.error
+    assert headings(at, 3)[0] == t("patches.title") and step_headings(at) == []
+    assert _walk(at) == ["model", "1", "2", "patches", "3", "4", "timeline", "5"]
+
+
+def test_a_slide_the_page_lacks_opens_the_one_before_it_and_the_link_says_so():
+    at = open_page(teacher="1", step="heads")
+    assert not at.exception and not at.warning
+    assert step_headings(at) == [t("step2.title")] and at.query_params["step"] == "2"
+
+
+@pytest.mark.parametrize("step", ["model", "heads"])
+def test_the_slides_about_a_checkpoint_read_in_chinese(gpt2_page, step):
+    from test_languages import leftover_english, shown_texts, user_tokens
+
+    at = open_page(lang="zh", teacher="1", step=step, **gpt2_page)
+    assert not at.exception and not at.error
+    data = (
+        user_tokens(at)
+        | {"gpt2", "tiny", "planted", "gpt2-chinese", "animal"}
+        | set(at.selectbox(key="checkpoint").options)
+    )
+    shown = [(key, text) for key, text in shown_texts(at) if key != "lang" and not key.startswith("example_")]
+    leftovers = [(key, text[:80], words) for key, text in shown if (words := leftover_english(text, data))]
+    assert not leftovers, leftovers
+    assert t("teacher.slide." + step, lang="zh") in [m.value for m in at.markdown]

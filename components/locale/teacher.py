@@ -39,4 +39,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Controls that can be hidden: {choices}.",
         "zh": "链接参数“{name}”中有不存在的控件：{value}；已忽略。可以隐藏的控件：{choices}。",
     },
+    # ------------------------------------------------------------ the slides about the model
+    "teacher.slide.model": {"en": "The model", "zh": "模型"},
+    "teacher.slide.patches": {"en": "Patches on the image", "zh": "图像上的图块"},
+    "teacher.slide.heads": {"en": "Head finder and pattern search", "zh": "找注意力头与模式搜索"},
+    "teacher.slide.timeline": {"en": "The heads during training", "zh": "训练过程中的各个头"},
+    "teacher.model.title": {"en": "The model: {checkpoint}", "zh": "模型：{checkpoint}"},
+    "teacher.model.value": {"en": "this checkpoint", "zh": "本检查点"},
+    "teacher.model.layers": {"en": "layers", "zh": "层数"},
+    "teacher.model.heads": {"en": "heads per layer", "zh": "每层的头数"},
+    "teacher.model.heads_value": {
+        "en": "{heads} query heads, {kv_heads} key/value heads",
+        "zh": "{heads} 个查询头，{kv_heads} 个键/值头",
+    },
+    "teacher.model.width": {"en": "width", "zh": "宽度"},
+    "teacher.model.width_value": {"en": "d_model {d}, d_k {d_k}", "zh": "d_model {d}，d_k {d_k}"},
+    "teacher.model.layer": {"en": "layer shown", "zh": "显示的层"},
+    "teacher.model.tokens": {"en": "tokens of the input", "zh": "输入的词元数"},
+    "teacher.model.no_notes": {
+        "en": "Nothing to note about this checkpoint's layer: the steps read it as they read random weights.",
+        "zh": "这个检查点的这一层没有需要说明的地方：后面的步骤像读随机权重一样读它。",
+    },
 }

@@ -110,6 +110,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "之后所有访问者共用它。",
     },
     "training.train": {"en": "Train", "zh": "训练"},
+    "training.on_model_slide": {
+        "en": "The model is still training; its progress is on the slide “The model”. This slide shows its step "
+        "as soon as the training ends.",
+        "zh": "模型还在训练；训练进度在“模型”那一页。训练一结束，本页就会显示这一步。",
+    },
     "training.stop": {"en": "Stop", "zh": "停止"},
     "training.queued": {
         "en": "Waiting for a free trainer: place **{place}** in line (this server trains {running} models at once).",
