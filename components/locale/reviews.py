@@ -24,14 +24,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "training.model_reviews": {
         "en": "The model, a small Transformer encoder: a character embedding ({vocab} × {d}, `[CLS]` one of its "
         "tokens){positions}; then {layers} Pre-Norm block(s), `x + MultiHeadAttention(LayerNorm(x))` ({heads}; "
-        "{attention} parameters, the layer of the four steps below) and `x + MLP(LayerNorm(x))` with "
+        "{attention} parameters each, the layer of the four steps below) and `x + MLP(LayerNorm(x))` with "
         "`Linear({d}, {hidden})`, GELU, `Linear({hidden}, {d})`; a final LayerNorm and `Linear({d}, 2)` reading "
         "`[CLS]`: **{total}** parameters. No query attends to `[PAD]`. Trained for {steps} steps with `AdamW` "
         "(learning rate {lr}, rising over {warmup} steps, then falling to 0 along a cosine; weight decay {decay}) "
         "on batches of {batch} training reviews.",
         "zh": "模型是一个小型 Transformer 编码器：字嵌入（{vocab} × {d}，`[CLS]` 也是其中一个词元）{positions}；然后是 "
-        "{layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`（{heads}；{attention} 个参数，就是下面四个"
-        "步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；"
+        "{layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`（{heads}；每个 {attention} 个参数，就是下面"
+        "四个步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、"
+        "`Linear({hidden}, {d})`；"
         "最后是 LayerNorm 和读取 `[CLS]` 的 `Linear({d}, 2)`：共 **{total}** 个参数。任何查询都不关注 `[PAD]`。"
         "用 `AdamW` 训练 {steps} 步（学习率 {lr}，先在 {warmup} 步内升高，再按余弦曲线降到 0；权重衰减 {decay}），"
         "每批 {batch} 条训练评论。",
