@@ -328,7 +328,7 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
     source = make_source(config.weight_spec)
     run = run_attention(config, source)
     ids, _ = source.sequence(config)
-    said = [m.value for m in at.markdown if m.value.startswith("Prediction at this query")]
+    said = [m.value for m in at.markdown if m.value.startswith(t("lab.attribution.prediction_cls").split("{said}")[0])]
     assert said and any(t(f"training.class.{k}") in said[0] for k in LABELS)
     model = copy.deepcopy(source.trained.model).double().eval()
     length = ids.numel()
