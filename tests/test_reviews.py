@@ -132,6 +132,43 @@ def test_the_encoder_counts_its_parameters_ignores_pad_and_computes_cls_alone_wh
         assert torch.allclose(model.changed_logits(one, None, 1, change)[0, 0], alone[0, 0, 0], atol=1e-5)
 
 
+def test_the_logits_are_the_readout_of_cls_after_every_block_computed_here_step_by_step():
+    """Pre-Norm blocks composed here from the model's parts, [PAD] keys blocked here, the readout of position 0."""
+    task = make_task("reviews")
+    model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(1)).double()
+    ids = task.inputs(torch.tensor([5, 6, 7]))  # (3, L), [PAD] after short reviews
+    assert bool((ids == task.vocab.index(PAD)).any())
+    keep = (ids != task.vocab.index(PAD))[:, None, None, :]  # (B, 1, 1, L)
+    with torch.no_grad():
+        x = model.token_embedding.weight[ids] + model.position_embedding[:, : ids.size(1)]  # (B, L, D)
+        for block in model.blocks:
+            h = torch.nn.functional.layer_norm(x, (16,), block.norm_1.weight, block.norm_1.bias, block.norm_1.eps)
+            x = x + block.attention(h, h, h, keep)[0]
+            h = torch.nn.functional.layer_norm(x, (16,), block.norm_2.weight, block.norm_2.bias, block.norm_2.eps)
+            x = x + block.mlp(h)
+        cls = torch.nn.functional.layer_norm(x[:, 0], (16,), model.norm.weight, model.norm.bias, model.norm.eps)
+        expected = cls @ model.readout.weight.T + model.readout.bias  # (B, K)
+        assert torch.allclose(model(ids)[0].view(3, 2), expected, atol=1e-10)
+        assert torch.allclose(model.logits(ids).view(3, 2), expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("layer", [0, 1])
+def test_the_rows_marked_as_scored_are_those_the_answer_depends_on(layer):
+    """A row reaches the answer exactly when the logits' gradient with respect to that row of the layer's attention
+    output is not zero: in the last layer [CLS]'s alone, in the first every row but a [PAD]'s."""
+    task = make_task("reviews")
+    model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(2)).double()
+    index = next(i for i in load_reviews().splits["train"].tolist() if len(load_reviews().texts[i]) < LENGTH - 5)
+    ids = task.inputs(torch.tensor(index))  # (L,), [PAD] at the end
+    change = torch.zeros(1, ids.numel(), 16, dtype=torch.float64, requires_grad=True)
+    with torch.enable_grad():
+        model.changed_logits(ids, None, layer, change).sum().backward()
+    reaches = change.grad[0].abs().sum(dim=-1) > 0  # (L,)
+    assert torch.equal(task.scored_rows(torch.tensor([index]), layer)[0], reaches)
+    assert torch.equal(task.scored_rows(ids.view(1, -1), layer)[0], reaches)
+    assert int(reaches.sum()) == (1 if layer == 1 else len(load_reviews().texts[index]) + 1)
+
+
 @pytest.fixture(scope="module")
 def trained():
     """The page's default sizes for trained weights, trained as the page trains them (about 10-25 s)."""
@@ -219,6 +256,57 @@ def test_bad_sentences_get_a_clear_reading_with_a_note(short_trainings, text, no
         assert t(f"notes.{note}") in _infos(at)
 
 
+def _verdicts(at: AppTest, lang: str = "en") -> int:
+    infos = "\n".join(_infos(at))
+    return len([k for k in LABELS if f"**{t(f'training.class.{k}', lang=lang)}**" in infos])
+
+
+@pytest.mark.parametrize("text", ["", "！！！", "hello world", "差" * 300, "好 " * 70])
+def test_bad_sentences_typed_in_the_box_get_a_message_or_a_reading(short_trainings, text):
+    at = open_page(LINK)
+    at.text_area(key="tokens").set_value(text).run()
+    assert not at.exception
+    if not text.strip():
+        assert t("error.tokens.empty") in [e.value for e in at.error]
+        return
+    assert not at.error and _verdicts(at) == 1
+    characters = len("".join(text.split()))
+    assert t("controls.review_count", count=characters, length=LENGTH) in [c.value for c in at.caption]
+    if characters > LENGTH:
+        assert t("notes.trained_review_cut", total=characters, high=LENGTH, count=characters - LENGTH) in _infos(at)
+    if text.isascii():
+        assert t("notes.trained_review_not_chinese") in _infos(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_example_buttons_of_both_kinds_put_their_sentence_in_and_it_is_read(short_trainings, lang):
+    at = open_page(LINK, lang)
+    labels = [b.label for b in at.button if b.key and b.key.startswith("review_example_")]
+    assert labels == [t(f"reviews.example.{kind}", lang=lang, text=text) for kind, text in REVIEW_EXAMPLES]
+    if lang == "zh":  # AppTest reads a translated select box's value back in English on a click: labels only
+        return
+    for number, (_, sentence) in enumerate(REVIEW_EXAMPLES):
+        at.button(key=f"review_example_{number}").click().run()
+        assert not at.exception and not at.error
+        assert at.text_area(key="tokens").value == sentence
+        assert _verdicts(at, lang) == 1
+        assert t("controls.review_count", lang=lang, count=len(sentence), length=LENGTH) in [
+            c.value for c in at.caption
+        ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_note_says_which_rows_reach_the_answer_in_the_layer_shown(short_trainings, lang):
+    at = open_page({**LINK, "tokens": "质量太差了，很失望"}, lang)
+    assert at.number_input(key="layer").value == 0
+    assert t("notes.trained_review_earlier_layer", lang=lang, last=1) in _infos(at)
+    assert t("notes.trained_review_last_layer", lang=lang) not in _infos(at)
+    at = open_page({**LINK, "tokens": "质量太差了，很失望", "layer": "1"}, lang)
+    assert not at.exception and not at.error and at.number_input(key="layer").value == 1
+    assert t("notes.trained_review_last_layer", lang=lang) in _infos(at)
+    assert t("notes.trained_review_earlier_layer", lang=lang, last=1) not in _infos(at)
+
+
 def test_an_empty_sentence_gets_a_message_not_an_error(short_trainings):
     at = open_page({**LINK, "tokens": "   "})
     assert not at.exception
@@ -240,7 +328,7 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
     source = make_source(config.weight_spec)
     run = run_attention(config, source)
     ids, _ = source.sequence(config)
-    said = [m.value for m in at.markdown if m.value.startswith("Prediction at this query")]
+    said = [m.value for m in at.markdown if m.value.startswith(t("lab.attribution.prediction_cls").split("{said}")[0])]
     assert said and any(t(f"training.class.{k}") in said[0] for k in LABELS)
     model = copy.deepcopy(source.trained.model).double().eval()
     length = ids.numel()

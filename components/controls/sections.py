@@ -228,7 +228,7 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         return
     if reviews:  # the reviews model reads characters whatever the tokenizer says
         st.caption(t("controls.tokenizer_reviews", length=LENGTH))
-        st.caption(t("controls.token_count", count=len(tokenize(text, "characters")), high=LIMITS.tokens_max))
+        st.caption(t("controls.review_count", count=len("".join(text.split())), length=LENGTH))  # as read_review
         return
     tokenizer = st.session_state["tokenizer"]
     if "tokenizer" not in hidden:

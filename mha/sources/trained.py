@@ -104,6 +104,14 @@ class TrainedSource:
             notes += (Note("trained_review_unknown", {"count": reading.unknown, "total": read}),)
         return reading.ids, notes
 
+    def _review_rows(self, layer: int) -> Note:
+        """Which rows of the shown layer reach the reviews' answer: [CLS]'s alone in the last layer, every
+        character's in an earlier one (through the layers after it)."""
+        last = self.num_layers - 1
+        if layer == last:
+            return Note("trained_review_last_layer")
+        return Note("trained_review_earlier_layer", {"last": last})
+
     def prepare(self, config: AttentionConfig, device: torch.device) -> SourceInputs:
         """The task's tokens, the input of layer ``config.layer`` on them, and that layer.
 
@@ -188,7 +196,7 @@ class TrainedSource:
                 probabilities = model.readout(xs[-1][0, 0]).softmax(dim=-1)  # [CLS]'s (D,) -> (K,)
             label = LABELS[int(probabilities.argmax())]
             percent = f"{100 * float(probabilities.max()):.0f}"
-            notes = (Note(f"trained_review_{label}", {"percent": percent}), *notes)
+            notes = (Note(f"trained_review_{label}", {"percent": percent}), self._review_rows(config.layer), *notes)
         if self.task.mask != config.mask_type:  # "trained_mask_causal" or "trained_mask_none"
             notes += (Note(f"trained_mask_{self.task.mask}"),)
         relations = {name: cells.to(device) for name, cells in self.task.relations(ids, config.layer).items()}

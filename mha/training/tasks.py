@@ -44,7 +44,7 @@ import torch
 from torch import Tensor
 
 from mha.head_labels import induction_relation, induction_sources
-from mha.text.reviews import LABELS, LENGTH, load_reviews
+from mha.text.reviews import LABELS, LENGTH, PAD, load_reviews
 from mha.tokens import tokenize
 from mha.vision.patches import patch_tokens
 from mha.vision.samples import DEFAULT_IMAGE, DIGIT_LEVELS, DIGIT_SIZE, load_digits
@@ -512,11 +512,11 @@ class ReviewsTask(Task):
 
     def scored_rows(self, ids: Tensor, layer: int) -> Tensor:
         """(B,) reviews' indices or (B, L) token ids -> (B, L): in the last layer only [CLS]'s row reaches the loss;
-        in an earlier one every row."""
-        length = ids.size(1) if ids.dim() == 2 else self.length
-        rows = torch.zeros(ids.size(0), length, dtype=torch.bool, device=ids.device)  # (B, L)
+        in an earlier one every row but a [PAD]'s (no later query attends to a [PAD] key)."""
+        tokens = self.inputs(ids.cpu()).to(ids.device) if ids.dim() == 1 else ids  # (B, L)
         if layer < self.layers - 1:
-            return ~rows
+            return tokens != self.vocab.index(PAD)
+        rows = torch.zeros(tokens.shape, dtype=torch.bool, device=ids.device)  # (B, L)
         rows[:, 0] = True
         return rows
 
