@@ -2,8 +2,8 @@
 
 Each seed trains the page's default sizes for trained weights (d_model 64, 2 heads) the way the page's training
 service does (``train("reviews", ...)``, one CPU thread). The held-out reviews (the test set) are what the page
-reports; the validation reviews are what the recipe and the depth were chosen by. The baseline is logistic
-regression on the characters' counts (``mha.text.baseline``), fitted once on the same training split.
+reports; the validation reviews are what the recipe, the length and the depth were chosen by. The baseline is
+logistic regression on the characters' counts (``mha.text.baseline``), fitted once on the same training split.
 """
 
 from __future__ import annotations
@@ -45,12 +45,13 @@ def run(quick: bool) -> list[Table]:
             )
         )
     notes = (
-        f"d_model {SIZES[0]}, {SIZES[1]} heads, {task.layers} Pre-Norm blocks, [CLS] + {task.length - 1} characters; "
+        f"d_model {SIZES[0]}, {SIZES[1]} heads, {task.layers} Pre-Norm block(s), [CLS] + {task.length - 1} characters; "
         f"{task.recipe.steps} steps of AdamW (lr {task.recipe.learning_rate:g}, {task.recipe.warmup_steps} warm-up "
-        f"steps, a cosine to 0, weight decay {task.recipe.weight_decay:g}), batches of {task.batch}; one CPU thread.",
+        f"steps, a cosine to 0, weight decay {task.recipe.weight_decay:g}, dropout {task.recipe.dropout:g} on the "
+        f"embeddings), batches of {task.batch}; one CPU thread.",
         "Held out: 1,000 reviews no training step and no choice saw (the page's accuracy). Validation: 1,000 reviews "
-        "the recipe and the depth were chosen by. Baseline: a bag of characters (logistic regression on counts, "
-        "L-BFGS, L2 1e-3 chosen on validation), the same training split.",
+        "the recipe, the length and the depth were chosen by. Baseline: a bag of characters (logistic regression on "
+        "counts, L-BFGS, L2 1e-3 chosen on validation), the same training split.",
     )
     columns = ("seed", "held-out %", "validation %", "training s", "steps", "baseline held-out %",
                "baseline validation %")  # fmt: skip

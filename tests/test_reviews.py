@@ -34,7 +34,7 @@ from mha.training.tasks import make_task
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = str(REPO / "playground.py")
 LINK = {"weights": "trained", "task": "reviews", "d_model": "16", "num_heads": "2"}
-HELD_OUT_MIN = 0.78  # the page's sizes reach 79-80 % (docs/PERFORMANCE.md, "Chinese reviews"); the bag: 78.3 %
+HELD_OUT_MIN = 0.80  # the page's sizes reach 81.7-82.4 % (docs/PERFORMANCE.md, "Chinese reviews"); the bag: 82.2 %
 
 
 def _rebuild_script():
@@ -240,7 +240,7 @@ def test_the_page_reads_the_sentence_and_says_how(short_trainings, lang):
     [
         ("！！！。。。", "trained_review_not_chinese"),
         ("great product, love it", "trained_review_not_chinese"),
-        ("好" * 60, "trained_review_cut"),
+        ("好" * (LENGTH + 12), "trained_review_cut"),
         ("差" * 300, "trained_review_cut"),  # over the link's token cap: cut there, then to the model's length
     ],
 )

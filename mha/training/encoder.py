@@ -4,13 +4,15 @@ Shape legend: B batch, L tokens ([CLS] first, then the characters, [PAD] after a
 H heads (in ``(B, H, L, L)``), V the vocabulary, K classes.
 
     x_0 = token_embedding[ids] + position_embedding[0..L-1]    (B, L, D); [CLS] is a token of the vocabulary
+                                                               (training: dropout of ``dropout`` on x_0)
     x_l+1 = x_l + MHA_l(LN1_l(x_l))                            Pre-Norm, the blocks of mha.training.vit
     x_l+1 = x_l+1 + MLP_l(LN2_l(x_l+1))                        Linear(D, M) -> GELU -> Linear(M, D)
     logits = readout(LN(x_last)[:, 0])                         (B, K): from [CLS] alone
 
 No query attends to a [PAD] key: the model adds that to whatever mask it is given (a learner's sentence has no
 [PAD]). With ``rope_base`` the attention layers turn q and k by position and there is no position embedding.
-Parameters are drawn from a private generator on a model made on the ``meta`` device (no global RNG is touched).
+Parameters are drawn from a private generator on a model made on the ``meta`` device (no global RNG is touched);
+so is the embeddings' dropout mask (``dropout_generator``, set by the training loop with ``dropout``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class EncoderModel(nn.Module):
     ) -> None:
         super().__init__()
         self.pad_id = pad_id
+        #: Dropout on the embeddings in training mode (the training loop sets it and its generator; 0: none).
+        self.dropout = 0.0
+        self.dropout_generator: torch.Generator | None = None
         self.token_embedding = nn.Embedding(vocab_size, d_model)
         self.position_embedding = nn.Parameter(torch.empty(1, length, d_model)) if rope_base is None else None
         self.blocks = nn.ModuleList(
@@ -68,9 +73,12 @@ class EncoderModel(nn.Module):
     def embed(self, ids: Tensor) -> Tensor:
         """(B, L) ids -> (B, L, D): token vectors plus the positions (RoPE: the token vectors alone)."""
         x = self.token_embedding(ids)  # (B, L, D)
-        if self.position_embedding is None:  # RoPE: the layers turn q and k by position
-            return x
-        return x + self.position_embedding[:, : ids.size(1)]  # (B, L, D) + (1, L, D)
+        if self.position_embedding is not None:  # else RoPE: the layers turn q and k by position
+            x = x + self.position_embedding[:, : ids.size(1)]  # (B, L, D) + (1, L, D)
+        if self.training and self.dropout > 0.0:  # inverted dropout, the mask from the private generator
+            keep = torch.rand(x.shape, generator=self.dropout_generator, device=x.device) >= self.dropout
+            x = x * keep / (1.0 - self.dropout)
+        return x
 
     def keep_mask(self, ids: Tensor, mask: Tensor | None) -> Tensor | None:
         """``mask`` with every [PAD] key blocked: (B, 1, 1, L) & mask, or ``mask`` itself when ``ids`` has no [PAD]."""

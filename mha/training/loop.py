@@ -292,6 +292,8 @@ def _train(
     task = spec.name
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
     model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base)
+    if spec.recipe.dropout:  # the reviews' encoder: dropout on its embeddings while training, a private mask
+        model.dropout, model.dropout_generator = spec.recipe.dropout, _generator(seed, task, "dropout")
     data = _generator(seed, task, "data")
     probe_generator = _generator(seed, task, "probe")
     example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows (digits: (1,))
