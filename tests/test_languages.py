@@ -136,8 +136,8 @@ def leftover_english(text: str, tokens: set[str]) -> list[str]:
         rest = pattern.sub(" ", rest)
     while _CALL.search(rest):
         rest = _CALL.sub(" ", rest)
-    for token in sorted(tokens, key=len, reverse=True):
-        rest = rest.replace(token, " ")
+    for token in sorted(tokens, key=len, reverse=True):  # a token as a whole word: "on" spares FlashAttention
+        rest = re.sub(rf"(?<![A-Za-z]){re.escape(token)}(?![A-Za-z])", " ", rest)
     rest = _IDENTIFIER.sub(" ", rest)
     words = _NAME.findall(rest)
     return [w for w in words if w not in TECHNICAL and (len(w) >= 3 or w.lower() in _SHORT_WORDS)]
@@ -152,6 +152,8 @@ def test_leftover_english_finds_english_and_spares_technical_text():
     )
     assert leftover_english("平均熵（nats）· 来自 cat · sat", tokens) == []
     assert leftover_english("合计：Total parameters", set()) == ["Total", "parameters"]
+    assert leftover_english("13 · FlashAttention：逐块计算", {"on"}) == []  # a token inside a name is not cut out
+    assert leftover_english("Attention on 注意力", {"on"}) == ["Attention"]
 
 
 # ---------------------------------------------------------------- every key in the code is in the catalog
