@@ -15,7 +15,7 @@ URL parameters, mirrored like every control, so the host's link opens exactly th
 The slides of a page are data (:func:`components.url_params.slide_names` of the weights' source and whether the
 run holds an image's attention, :func:`slides_of`); Previous / Next and the ← → keys walk them in order, and each
 slide shows its own thing first: what is about the model is on its own slides, never above every step. A slide
-the page does not have (``step=heads`` on random weights) opens the nearest one before it.
+the page does not have (``step=heads`` on random weights) opens the nearest one before it, with a note that says so.
 
 A value that cannot be used (``step=9``, ``step=intro``, ``hide=colour``) is reported as a
 :class:`~components.url_params.Problem`, shown like every other link problem, and a safe
@@ -182,6 +182,8 @@ def place_view(view: TeacherView, config: AttentionConfig | None) -> TeacherView
     if not view.on:
         return view
     placed = view.on_page(slides_of(config))
+    if placed.step != view.step:  # once: the session keeps the slide shown
+        st.info(t("teacher.slide_missing", asked=slide_label(view.step), shown=slide_label(placed.step)))
     st.session_state[_STEP] = placed.step
     return placed
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import ARTIFACTS, console_errors, wait_for_app
 from local_app import serving
 
-from components.i18n import LANGUAGES
+from components.i18n import LANGUAGES, t
 from components.url_params import slide_names
 
 pytestmark = pytest.mark.browser
@@ -67,6 +67,21 @@ PAGES = {
 }  # fmt: skip
 
 
+#: Each slide's own heading (its panel's title), as the locale words it.
+HEADINGS = {"1": "step1.title", "2": "step2.title", "3": "step3.title", "4": "step4.title", "5": "summary.title",
+            "patches": "patches.title", "heads": "finder.title", "timeline": "training.timeline"}  # fmt: skip
+TASKS = {"trained": "previous_and_first", "digits": "digits"}
+
+
+def slide_heading(kind: str, step: str, lang: str) -> str:
+    """The heading the slide ``step`` of the page ``kind`` must start with: its own, not another slide's."""
+    if step != "model":
+        return t(HEADINGS[step], lang=lang)
+    if kind in TASKS:
+        return t("training.title", lang=lang, task=t(f"task.{TASKS[kind]}", lang=lang))
+    return t("teacher.model.title", lang=lang, checkpoint=kind)
+
+
 @pytest.fixture(scope="module")
 def slides_url(tiny_checkpoint, tiny_gpt2, tiny_vit):
     listed = f"bert={tiny_checkpoint},gpt2={tiny_gpt2},vit={tiny_vit}"
@@ -100,7 +115,9 @@ def test_every_slide_starts_with_its_heading_and_chart_on_the_first_screen(slide
         seen[step] = box
         page.screenshot(path=str(SHOTS / f"{kind}-{lang}-{number:02d}-{step}.png"))
         assert box["scroll"] == 0, (step, box)
+        assert box["headingText"] == slide_heading(kind, step, lang), (step, box)  # nothing of another slide above
         assert box["heading"] < PROJECTOR["height"], (step, box)
+        assert box["chart"] >= box["heading"], (step, box)  # the first chart is the slide's, under its heading
         assert box["chart"] + MIN_CHART_SHOWN_PX <= PROJECTOR["height"], (step, box)
     assert list(seen) == list(slides)
     assert page.locator(".st-key-teacher_next_top button").is_disabled()  # the last slide: nothing after it

@@ -588,6 +588,10 @@ def test_a_slide_the_page_lacks_opens_the_one_before_it_and_the_link_says_so():
     at = open_page(teacher="1", step="heads")
     assert not at.exception and not at.warning
     assert step_headings(at) == [t("step2.title")] and at.query_params["step"] == "2"
+    note = t("teacher.slide_missing", asked=t("teacher.slide.heads"), shown=t("teacher.step_of", step=2, steps=4))
+    assert [i.value for i in at.info] == [note]
+    at.button(key="teacher_next_top").click().run()  # the note is said once, not on every slide after it
+    assert at.query_params["step"] == "3" and not at.info
 
 
 @pytest.mark.parametrize("step", ["model", "heads"])

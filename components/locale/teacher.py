@@ -44,6 +44,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "teacher.slide.patches": {"en": "Patches on the image", "zh": "图像上的图块"},
     "teacher.slide.heads": {"en": "Head finder and pattern search", "zh": "找注意力头与模式搜索"},
     "teacher.slide.timeline": {"en": "The heads during training", "zh": "训练过程中的各个头"},
+    "teacher.slide_missing": {
+        "en": "This page has no slide “{asked}”: it shows “{shown}”, the nearest slide before it.",
+        "zh": "本页没有“{asked}”这一页：显示的是它之前最近的一页“{shown}”。",
+    },
     "teacher.model.title": {"en": "The model: {checkpoint}", "zh": "模型：{checkpoint}"},
     "teacher.model.value": {"en": "this checkpoint", "zh": "本检查点"},
     "teacher.model.layers": {"en": "layers", "zh": "层数"},
