@@ -5,6 +5,7 @@ languages) and lab 11 on its [CLS] prediction."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import importlib.util
 import lzma
@@ -156,7 +157,7 @@ def test_the_logits_are_the_readout_of_cls_after_every_block_computed_here_step_
 def test_the_rows_marked_as_scored_are_those_the_answer_depends_on(layer):
     """A row reaches the answer exactly when the logits' gradient with respect to that row of the layer's attention
     output is not zero: in the last layer [CLS]'s alone, in the first every row but a [PAD]'s."""
-    task = make_task("reviews")
+    task = dataclasses.replace(make_task("reviews"), layers=2)  # a last layer and an earlier one (the page has one)
     model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(2)).double()
     index = next(i for i in load_reviews().splits["train"].tolist() if len(load_reviews().texts[i]) < LENGTH - 5)
     ids = task.inputs(torch.tensor(index))  # (L,), [PAD] at the end
@@ -297,14 +298,25 @@ def test_the_example_buttons_of_both_kinds_put_their_sentence_in_and_it_is_read(
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_note_says_which_rows_reach_the_answer_in_the_layer_shown(short_trainings, lang):
+    """The page's encoder has one block: the layer shown is the last, where [CLS]'s row alone reaches the answer."""
     at = open_page({**LINK, "tokens": "质量太差了，很失望"}, lang)
-    assert at.number_input(key="layer").value == 0
-    assert t("notes.trained_review_earlier_layer", lang=lang, last=1) in _infos(at)
-    assert t("notes.trained_review_last_layer", lang=lang) not in _infos(at)
-    at = open_page({**LINK, "tokens": "质量太差了，很失望", "layer": "1"}, lang)
-    assert not at.exception and not at.error and at.number_input(key="layer").value == 1
+    assert not at.exception and not at.error
+    assert make_task("reviews").layers == 1 and not [w for w in at.number_input if w.key == "layer"]
     assert t("notes.trained_review_last_layer", lang=lang) in _infos(at)
     assert t("notes.trained_review_earlier_layer", lang=lang, last=1) not in _infos(at)
+
+
+@pytest.mark.parametrize(
+    ("layers", "layer", "note"), [(1, 0, "last"), (2, 1, "last"), (2, 0, "earlier"), (3, 1, "earlier")]
+)
+def test_the_rows_note_names_the_last_layer_only_there(layers, layer, note):
+    from types import SimpleNamespace
+
+    from mha.sources.trained import TrainedSource
+
+    shown = TrainedSource._review_rows(SimpleNamespace(num_layers=layers), layer)
+    assert shown.code == f"trained_review_{note}_layer"
+    assert dict(shown.params) == ({} if note == "last" else {"last": layers - 1})
 
 
 def test_an_empty_sentence_gets_a_message_not_an_error(short_trainings):
