@@ -89,11 +89,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "notes.trained_review_last_layer": {
         "en": "This is the last layer: only `[CLS]`'s row (query 0) reaches the answer, so look at it first in steps 2 "
-        "and 3. Its weights say how much of each position `[CLS]` takes in just before the readout (every position "
-        "has already mixed in others in the layer before). Lab 11 shows whether the characters with the largest "
-        "weights are the ones the prediction used.",
+        "and 3. Its weights say how much of each position `[CLS]` takes in just before the readout. Lab 11 shows "
+        "whether the characters with the largest weights are the ones the prediction used.",
         "zh": "这是最后一层：只有 `[CLS]` 那一行（查询 0）通向答案，所以在第 2、3 步中先看它。它的权重表示 `[CLS]` "
-        "在读出之前从每个位置取多少（每个位置在前一层已经混入了其他位置的信息）。实验 11 显示权重最大的字是不是预测"
+        "在读出之前从每个位置取多少。实验 11 显示权重最大的字是不是预测"
         "真正用到的字。",
     },
     "notes.trained_review_earlier_layer": {
