@@ -32,7 +32,15 @@ from mha.experiments.sparse import (
     expand_layout,
     num_blocks,
 )
-from mha.experiments.timing import GrowthBreak, Steady, growth_breaks, measure_steady, peak_allocated_bytes, time_calls
+from mha.experiments.timing import (
+    GrowthBreak,
+    Steady,
+    growth_breaks,
+    measure_steady,
+    peak_allocated_bytes,
+    steady_from_json,
+    time_calls,
+)
 from mha.functional import scaled_dot_product_attention
 
 __all__ = [
@@ -227,8 +235,4 @@ def measure_efficient_isolated(
         "limit": limit,
     }
     data = run_isolated("efficient", arguments, timeout_s)
-    return Steady(
-        result=[EfficientRow(**row) for row in data["result"]],
-        attempts=data["attempts"],
-        breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
-    )
+    return steady_from_json(data, lambda row: EfficientRow(**row))

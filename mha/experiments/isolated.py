@@ -24,7 +24,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from mha.experiments.complexity import ComplexityRow
-from mha.experiments.timing import GrowthBreak, Steady
+from mha.experiments.timing import Steady, steady_from_json
 
 __all__ = ["MEASUREMENTS", "IsolatedMeasurementError", "main", "measure_complexity_isolated", "run_isolated"]
 
@@ -104,11 +104,7 @@ def measure_complexity_isolated(
         "seed": int(seed),
     }
     data = run_isolated("complexity", arguments, timeout_s)
-    return Steady(
-        result=[ComplexityRow(**row) for row in data["result"]],
-        attempts=data["attempts"],
-        breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
-    )
+    return steady_from_json(data, lambda row: ComplexityRow(**row))
 
 
 def main() -> None:

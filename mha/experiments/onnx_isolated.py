@@ -38,7 +38,7 @@ from mha.experiments.onnx_export import (
     onnx_session,
     wrong_reshape_check,
 )
-from mha.experiments.timing import GrowthBreak, Steady, Timing
+from mha.experiments.timing import Steady, Timing, steady_from_json
 from mha.module import MultiHeadAttention
 
 __all__ = ["ExportReport", "IsolatedExportError", "check_export_isolated", "main", "run_lengths", "time_isolated"]
@@ -127,10 +127,8 @@ def time_isolated(
         folder = Path(name)
         _layer_file(folder, layer, lengths=[int(n) for n in lengths], repeats=int(repeats))
         data = _run_child("time", folder, timeout_s)
-    return Steady(
-        result=[RuntimeTiming(row["length"], Timing(**row["torch"]), Timing(**row["onnx"])) for row in data["result"]],
-        attempts=data["attempts"],
-        breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
+    return steady_from_json(
+        data, lambda row: RuntimeTiming(row["length"], Timing(**row["torch"]), Timing(**row["onnx"]))
     )
 
 

@@ -161,6 +161,16 @@ def measure_steady(
             return Steady(result, taken, breaks)
 
 
+def steady_from_json(data: dict, row: Callable[[dict], T]) -> Steady[list[T]]:
+    """A :class:`Steady` of a list sent back as JSON by a child process (``dataclasses.asdict`` of it), each result
+    row rebuilt by ``row``."""
+    return Steady(
+        result=[row(each) for each in data["result"]],
+        attempts=data["attempts"],
+        breaks=tuple(GrowthBreak(**each) for each in data["breaks"]),
+    )
+
+
 def peak_allocated_bytes(fn: Callable[[], object]) -> int:
     """Peak bytes allocated on the CPU during one call of ``fn()``, above what was held before.
 
