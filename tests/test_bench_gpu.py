@@ -22,7 +22,7 @@ from bench.engine import BASELINE
 
 def test_without_a_gpu_the_section_says_nothing_was_measured_and_exits_0(monkeypatch, capsys):
     monkeypatch.setattr(gpu, "available_devices", lambda: ["cpu"])
-    assert bench_main(["--only", "gpu"]) == 0
+    assert bench_main(["--only", "gpu", "--quick"]) == 0
     out = capsys.readouterr().out
     assert "no GPU here (cuda and mps unavailable): nothing measured" in out
     assert "Engine on" not in out  # nothing was measured on the CPU instead
