@@ -58,11 +58,14 @@ def matmul_gflops(size: int, repeats: int) -> float:
     return 2 * size**3 / seconds / 1e9
 
 
-def contenders(length: int) -> dict[str, Callable[[], object]]:
-    """The five implementations, each a no-argument call on the same input and weights."""
+def contenders(
+    length: int, device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32
+) -> dict[str, Callable[[], object]]:
+    """The five implementations, each a no-argument call on the same input and weights, on ``device`` in ``dtype``."""
     model = build_model(D_MODEL, NUM_HEADS, seed=0)
-    torch_mha = to_torch_mha(model).eval().requires_grad_(False)
-    x = torch.randn(1, length, D_MODEL, generator=torch.Generator().manual_seed(1))  # (B, L, D)
+    torch_mha = to_torch_mha(model).eval().requires_grad_(False).to(device, dtype)
+    model = model.to(device, dtype)
+    x = torch.randn(1, length, D_MODEL, generator=torch.Generator().manual_seed(1)).to(device, dtype)  # (B, L, D)
     w_in, b_in = torch_mha.in_proj_weight, torch_mha.in_proj_bias  # (3D, D), (3D,)
     w_out, b_out = torch_mha.out_proj.weight, torch_mha.out_proj.bias
     d_head = D_MODEL // NUM_HEADS
