@@ -16,6 +16,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
+from components.panels.generation import shown_token
 from components.safe_text import md_escape
 from mha.config import AttentionConfig
 from mha.generation import GENERATE_MAX, Generation
@@ -85,7 +86,7 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
     written = line.split(" · ")[-4:]
     expected = _their_tokens(name, listed[name], 4)
-    assert [w.strip("*") for w in written] == [md_escape(token.strip()) or "␣" for token in expected]
+    assert [w.strip("*") for w in written] == [md_escape(shown_token(token)) for token in expected]
     assert at.query_params["generate"] == "4"
     slider = at.select_slider(key="gen_step")
     slider.set_value(2).run()
@@ -98,6 +99,8 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     assert f"`q [1, {heads}, 1, {d_k}]`" in text
     assert f"`K, V [1, {kv_heads}, {t_now}, {d_k}]`" in text and text.rstrip().endswith(f": {t_now - 1}")
     assert text.splitlines()[0].endswith(t("gen.after_rope")) == (name == "llama")  # GPT-2 has no rotation
+    shared = t("gen.kv_own") if kv_heads == heads else t("gen.kv_repeated", kv=kv_heads, group=heads // kv_heads)
+    assert text.splitlines()[1].endswith(f"(B, h_kv, d_k, t), {shared}")  # GPT-2 repeats nothing; Llama's 2 do
     assert any(s.value.startswith("✓ This step's weights equal") for s in at.success)
     cost = [m.value for m in at.markdown if m.value.startswith(f"| {t('gen.cost.t')}")]
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
@@ -233,26 +236,49 @@ def test_the_page_says_a_generation_failed_and_offers_it_again(listed, monkeypat
     assert any(b.label == t("gen.start", count=3) for b in at.button)
 
 
-def test_stop_on_the_page_ends_the_generation_and_shows_its_steps(listed, monkeypatch):
+def test_stop_on_the_page_ends_the_generation_and_draws_the_steps_made(listed, monkeypatch):
+    """The real generation of the tiny GPT-2, held after its second token until the test clicks Stop: the page draws
+    those two steps (the slider, the shapes, the check), and says so."""
     import components.generating as generating
 
-    release = threading.Event()
+    made, requested = 2, 6
+    held = threading.Event()
 
-    def slow(config, new_tokens, stop, progress):
-        release.wait(10)  # until the test has clicked Stop
-        return _made(config, 1, stopped=stop.is_set())
+    def held_after_two(config, new_tokens, stop, progress):
+        def step(done, total):
+            progress(done, total)
+            if done == made:
+                held.set()
+                stop.wait(60)  # until the test has clicked Stop: the generation ends before its next step
 
-    monkeypatch.setattr(generating, "_SERVICE", GenerationService(slow))
-    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
+        return generating._generate(config, new_tokens, stop, step)
+
+    monkeypatch.setattr(generating, "_SERVICE", GenerationService(held_after_two))
+    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate=str(requested))
+    assert held.wait(60)
     (stop,) = [b for b in at.button if b.key == "gen_stop"]
     stop.click().run()
-    release.set()
-    generating.generation_service()  # the test's service
     deadline = time.monotonic() + 30
     while not at.warning and time.monotonic() < deadline:
         time.sleep(0.2)
         at.run()
-    assert t("gen.stopped_after", count=1, requested=3) in [w.value for w in at.warning]
+    assert not at.exception, [e.value for e in at.exception]
+    assert [w.value for w in at.warning] == [t("gen.stopped_after", count=made, requested=requested, last=made - 1)]
+    (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
+    expected = _their_tokens("gpt2", listed["gpt2"], made)
+    assert [w.strip("*") for w in line.split(" · ")[-made:]] == [md_escape(shown_token(x)) for x in expected]
+    slider = at.select_slider(key="gen_step")
+    assert len(slider.options) == made  # step 0 (the prompt) and step 1: the steps made, no more
+    assert slider.options[0].startswith("step 0 · the prompt") and slider.options[1].startswith("step 1 · reads")
+    from transformers import AutoTokenizer
+
+    prompt_length = len(AutoTokenizer.from_pretrained(listed["gpt2"])(PROMPT)["input_ids"])
+    for index in range(made):
+        slider.set_value(index).run()
+        (shapes,) = [m.value for m in at.markdown if m.value.startswith("- `q ")]
+        rows = prompt_length if index == 0 else 1
+        assert f"`q [1, 4, {rows}, 8]`" in shapes and f"`K, V [1, 4, {prompt_length + index}, 8]`" in shapes
+        assert [s.value for s in at.success if s.value.startswith("✓ This step's weights equal")]
 
 
 def test_the_chinese_generation_panel(listed):
