@@ -289,3 +289,82 @@ def test_the_chinese_generation_panel(listed):
     assert not at.error and t("gen.title", lang="zh") in [m.value.removeprefix("### ") for m in at.markdown]
     (text,) = [m.value for m in at.markdown if m.value.startswith("- `q ")]
     assert "行查询" in text and "一行s" not in text and "位置s" not in text  # no English plural left in Chinese
+
+
+# ---------------------------------------------------------------- labels and the sinks note
+@pytest.mark.parametrize(
+    ("token", "shown"),
+    [
+        (" sat", "sat"),  # the space a byte-level BPE keeps before a word is left off
+        (" ", "␣"),
+        ("  ", "␣␣"),
+        ("\x1b", "␛"),  # ESC: its own symbol, not a space's
+        ("\n", "␊"),
+        ("\t", "␉"),
+        ("a\x1bb", "a␛b"),
+        ("\x7f", "␡"),
+        ("\u200b", "\\u200b"),  # a zero-width space: its escape, never nothing
+        ("\u202e", "\\u202e"),  # a bidi override is shown, not obeyed
+    ],
+)
+def test_a_token_is_labelled_visibly(token, shown):
+    assert shown_token(token) == shown
+
+
+def _step(index: int, token: str, length: int, first_share: float = 0.5):
+    """A real decoding step of a one-head layer over ``length`` cached keys, even weights, ``first_share`` on token 0
+    in each of two layers."""
+    from mha.generation import DecodeStep
+
+    even = torch.full((1, length), 1.0 / length)  # (H, t)
+    shares = torch.full((2,), first_share)  # (layers,)
+    return DecodeStep(index, length - 1, token, 0, (1, 1, 1, 4), (1, 1, length, 4), even, even, 0.0, shares, 0.0)
+
+
+def _made_of(lengths: tuple[int, ...], tokens: tuple[str, ...], first_share: float = 0.5) -> Generation:
+    steps = tuple(
+        _step(i, token, length, first_share) for i, (token, length) in enumerate(zip(tokens, lengths, strict=True))
+    )
+    prompt = ("a",) * lengths[0]
+    return Generation("c", 0, prompt, (0,) * len(prompt), tokens, (0,) * len(tokens), steps, 4, False, False, 4)
+
+
+def _text_and_sinks_app(generation) -> None:  # a script of its own: no annotation from this module
+    from components.panels.generation import _sinks, _text
+
+    _text(generation)
+    _sinks(generation)
+
+
+def test_the_text_line_and_the_step_names_label_a_token_alike():
+    from components.panels.generation import _step_name
+
+    generation = _made_of((3, 4, 5), (" ", "\x1b", " sat"))
+    at = AppTest.from_function(_text_and_sinks_app, args=(generation,), default_timeout=30).run()
+    (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
+    assert line.endswith(" · **␣** · **␛** · **sat**")
+    tokens = (*generation.prompt_tokens, *generation.new_tokens)
+    assert _step_name(generation, tokens, 0).endswith("→ wrote “␣”")
+    assert _step_name(generation, tokens, 1) == t("gen.step_one", index=1, reads="␣", position=3, token="␛")
+
+
+@pytest.mark.parametrize(
+    ("lengths", "short"),
+    [
+        ((2, 4), True),  # a row of 4 keys, yet 3 × mean(1/t) = 3 × 0.375 > 1: no share can pass it
+        ((3, 3), True),  # 3 × 1/3 = 1: a share of all the weight would only reach it
+        ((3, 4), False),  # 3 × mean(1/3, 1/4) = 0.875: a share could pass it; none does here
+    ],
+)
+def test_the_short_text_note_states_the_condition_the_page_applies(lengths, short):
+    generation = _made_of(lengths, ("x",) * len(lengths), first_share=0.25)
+    at = AppTest.from_function(_text_and_sinks_app, args=(generation,), default_timeout=30).run()
+    uniform = sum(1 / length for length in lengths) / len(lengths)
+    expected = (
+        t("gen.no_sinks_short", times="3", uniform=f"{uniform:.3f}", limit=f"{3 * uniform:.2f}")
+        if short
+        else t("gen.no_sinks", times="3")
+    )
+    assert [c.value for c in at.caption if c.value.startswith("No layer")] == [expected]
+    if short:
+        assert f"{uniform:.3f}" in expected and "t ≤" not in expected  # the mean of 1/t, not a count of keys
