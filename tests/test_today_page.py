@@ -159,3 +159,15 @@ def test_the_kv_cache_rows_count_every_layer_of_a_checkpoint(listed_llama):
     (row,) = [line for line in text.splitlines() if line.startswith(f"| **{kv_heads} (GQA)**")]
     assert f"**{2 * layers * kv_heads * d_k:,}**" in row
     assert t("summary.kv_note", lang="en", layers=layers) in text
+
+
+@pytest.mark.parametrize(
+    ("page", "base"), [({"checkpoint": "tiny_qwen2"}, 1_000_000), ({"checkpoint": "tiny_llama"}, 10_000)]
+)
+def test_the_rope_base_is_written_as_the_checkpoints_note_writes_it(listed_llama, page, base):
+    at = open_page(weights="pretrained", tokens="the cat sat on the mat", **page)
+    no_problems(at)
+    text = page_text(at).replace("\\,", ",")  # the note's number is markdown-escaped: 1\,000\,000 shows 1,000,000
+    written = f"{base:,}"  # 1,000,000: the way the page writes every count
+    assert f"rope_theta = {written};" in text  # the checkpoint's note
+    assert f"θ_i = {written}^(−2i/d_k)" in text and "e+0" not in text  # step 1b's formula, the same number
