@@ -363,3 +363,13 @@ def test_the_progress_bar_counts_the_tasks_own_schedule(task, steps):
             f"Training: step {step} of {steps} ·" if steps else f"Training: step {step} of at most {cap} ·"
         )
     assert fraction == 1.0  # the last step of the schedule fills the bar
+
+
+def test_the_batch_note_on_a_trained_page_gives_the_real_reason(trainer):
+    open_page(LINK)
+    finish()
+    at = open_page(LINK)  # "3 1 4 1 5": five tokens, yet no batch
+    assert not at.exception
+    notes = [i.value for i in at.info]
+    assert t("padding.unavailable_weights", why=t("padding.unavailable.trained")) in notes
+    assert t("padding.unavailable") not in notes
