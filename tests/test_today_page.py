@@ -171,3 +171,20 @@ def test_the_rope_base_is_written_as_the_checkpoints_note_writes_it(listed_llama
     written = f"{base:,}"  # 1,000,000: the way the page writes every count
     assert f"rope_theta = {written};" in text  # the checkpoint's note
     assert f"θ_i = {written}^(−2i/d_k)" in text and "e+0" not in text  # step 1b's formula, the same number
+
+
+def test_the_checkpoint_checks_note_says_whether_repeat_kv_repeats_anything(listed_llama):
+    from types import SimpleNamespace
+
+    from components.pretrained import _kv_heads
+
+    at = open_page(weights="pretrained", checkpoint="tiny_llama", tokens="the cat sat on the mat")
+    no_problems(at)
+    repeated = t("check.kv_repeated", kv=2, group=2)  # the tests' Llama: 4 query heads, 2 key/value heads
+    assert t("check.checkpoint_how_llama", kv_heads=repeated) in [c.value for c in at.caption]
+    for kv, heads in ((4, 4), (1, 1)):  # a Llama without grouping (Llama 2 7B: 32 and 32): nothing is repeated
+        run = SimpleNamespace(model=SimpleNamespace(num_kv_heads=kv, num_heads=heads))
+        assert _kv_heads(run) == t("check.kv_own")
+    assert _kv_heads(SimpleNamespace(model=SimpleNamespace(num_kv_heads=1, num_heads=8))) == t(
+        "check.kv_repeated", kv=1, group=8
+    )
