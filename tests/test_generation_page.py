@@ -361,7 +361,7 @@ def test_the_short_text_note_states_the_condition_the_page_applies(lengths, shor
     at = AppTest.from_function(_text_and_sinks_app, args=(generation,), default_timeout=30).run()
     uniform = sum(1 / length for length in lengths) / len(lengths)
     expected = (
-        t("gen.no_sinks_short", times="3", uniform=f"{uniform:.3f}", limit=f"{3 * uniform:.2f}")
+        t("gen.no_sinks_short", times="3", uniform=f"{uniform:.3f}", limit=f"{3 * uniform:.3f}")
         if short
         else t("gen.no_sinks", times="3")
     )

@@ -10,7 +10,8 @@ control) the panel asks with a button. It runs in the background (:mod:`mha.gene
 fragment that looks again every :data:`POLL_S` seconds shows its progress and a Stop button, and the page reruns
 when it ends. The ``generate`` control is drawn outside the fragments (a change runs the page); what depends on
 the text is a part (:class:`~components.panels.parts.ValueParts`), and the step view is a fragment of its own:
-moving its slider redraws only it.
+moving its slider redraws only it. A stopped generation is shown as far as it went: its text, steps, cost and sinks.
+Every token is labelled by one rule (:func:`shown_token`): a blank token as ␣, a control character as its symbol.
 """
 
 from __future__ import annotations
@@ -275,11 +276,9 @@ def _sinks(generation: Generation) -> None:
     times = f"{SINK_THRESHOLD:g}"
     if sinks:
         st.markdown(t("gen.sinks", layers=", ".join(map(str, sinks)), times=times))
-    elif (
-        SINK_THRESHOLD * uniform >= 1
-    ):  # a share is a mean of weights, at most 1: it cannot pass SINK_THRESHOLD × uniform
+    elif SINK_THRESHOLD * uniform >= 1:  # a share is a mean of weights, at most 1: none can pass this
         st.caption(
-            t("gen.no_sinks_short", times=times, uniform=f"{uniform:.3f}", limit=f"{SINK_THRESHOLD * uniform:.2f}")
+            t("gen.no_sinks_short", times=times, uniform=f"{uniform:.3f}", limit=f"{SINK_THRESHOLD * uniform:.3f}")
         )
     else:
         st.caption(t("gen.no_sinks", times=times))
