@@ -87,7 +87,14 @@ def render_checkpoint_check(run: AttentionRun) -> None:
     (box.success if check.passed else box.error)(t(f"check.checkpoint_{'pass' if check.passed else 'fail'}", **numbers))
     if check.output_scale > 1:
         box.caption(t("check.checkpoint_scaled", scale=f"{check.output_scale:.3g}", tol=numbers["tol"]))
-    box.caption(t(check.how))
+    box.caption(t(check.how, kv_heads=_kv_heads(run)))
+
+
+def _kv_heads(run: AttentionRun) -> str:
+    """How the checkpoint's key/value heads meet its query heads, in the words of the check's note: repeated for a
+    group, or one each (the note of a family without ``repeat_kv`` does not use it)."""
+    kv, heads = run.model.num_kv_heads, run.model.num_heads
+    return t("check.kv_repeated", kv=kv, group=heads // kv) if kv < heads else t("check.kv_own")
 
 
 # ---------------------------------------------------------------- the head finder

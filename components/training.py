@@ -290,21 +290,38 @@ def _curves(losses: tuple[float, ...], accuracies: tuple[float, ...]) -> pd.Data
     )
 
 
-def _render_progress(box: st.delta_generator.DeltaGenerator, progress: Progress, curves_px: int = CURVES_PX) -> None:
+def _spec_task(spec: WeightSpec) -> Task:
+    """The task ``spec`` trains."""
+    assert spec.task is not None  # a trained-weights spec names its task
+    return make_task(spec.task, spec.text, spec.patch or 2)
+
+
+def _progress_bar(progress: Progress, spec: WeightSpec) -> tuple[float, str]:
+    """The progress bar's fraction and line: steps of the task's fixed schedule (the digits, the reviews), or of
+    the cap a target may end early (the sequence tasks)."""
+    numbers = {
+        "step": progress.step,
+        "loss": f"{progress.losses[-1]:.3f}",
+        "accuracy": f"{100 * progress.accuracies[-1]:.1f}",
+    }
+    steps = _spec_task(spec).recipe.steps
+    if steps is not None:  # a fixed schedule fits under the cap (the loop's rule)
+        total = min(steps, progress.max_steps)
+        return min(1.0, progress.step / total), t("training.running_fixed", steps=total, **numbers)
+    return min(1.0, progress.step / progress.max_steps), t("training.running", cap=progress.max_steps, **numbers)
+
+
+def _render_progress(
+    box: st.delta_generator.DeltaGenerator, progress: Progress, spec: WeightSpec, curves_px: int = CURVES_PX
+) -> None:
     if progress.state == "queued":
         box.info(t("training.queued", place=progress.place, running=training_service().max_running))
         return
     if not progress.losses:
         box.progress(0.0, text=t("training.starting"))
         return
-    text = t(
-        "training.running",
-        step=progress.step,
-        cap=progress.max_steps,
-        loss=f"{progress.losses[-1]:.3f}",
-        accuracy=f"{100 * progress.accuracies[-1]:.1f}",
-    )
-    box.progress(min(1.0, progress.step / progress.max_steps), text=text)
+    fraction, text = _progress_bar(progress, spec)
+    box.progress(fraction, text=text)
     vega.draw(box, curves_chart(_curves(progress.losses, progress.accuracies), _chart_text(), curves_px))
 
 
@@ -323,8 +340,14 @@ def _watch(job: TrainingJob, quiet: bool = False, curves_px: int = CURVES_PX) ->
     if quiet:
         st.info(t("training.on_model_slide"))
         return
-    _render_progress(st.container(), progress, curves_px)
+    _render_progress(st.container(), progress, job.spec, curves_px)
     st.button(t("training.stop"), key="train_stop", on_click=_stop, args=(job,))
+
+
+def _training_time(spec: WeightSpec) -> str:
+    """Which measured training time the Train box quotes for ``spec``'s task (docs/PERFORMANCE.md's tables)."""
+    task = _spec_task(spec)
+    return "reviews" if isinstance(task, ReviewsTask) else "digits" if isinstance(task, DigitsTask) else "sequence"
 
 
 def _render_ask(box: st.delta_generator.DeltaGenerator, spec: WeightSpec) -> None:
@@ -334,7 +357,7 @@ def _render_ask(box: st.delta_generator.DeltaGenerator, spec: WeightSpec) -> Non
     elif stopped is not None and stopped[0] == spec:
         box.warning(t("training.stopped", step=stopped[1]))
     else:
-        box.info(t("training.ask"))
+        box.info(t("training.ask", time=t(f"training.ask.{_training_time(spec)}")))
     box.button(t("training.train"), key="train_start", type="primary", on_click=_train, args=(spec,))
 
 

@@ -16,6 +16,7 @@ import torch
 from streamlit.testing.v1 import AppTest
 
 from components.i18n import t
+from components.panels.generation import shown_token
 from components.safe_text import md_escape
 from mha.config import AttentionConfig
 from mha.generation import GENERATE_MAX, Generation
@@ -85,7 +86,7 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
     written = line.split(" · ")[-4:]
     expected = _their_tokens(name, listed[name], 4)
-    assert [w.strip("*") for w in written] == [md_escape(token.strip()) or "␣" for token in expected]
+    assert [w.strip("*") for w in written] == [md_escape(shown_token(token)) for token in expected]
     assert at.query_params["generate"] == "4"
     slider = at.select_slider(key="gen_step")
     slider.set_value(2).run()
@@ -98,6 +99,8 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     assert f"`q [1, {heads}, 1, {d_k}]`" in text
     assert f"`K, V [1, {kv_heads}, {t_now}, {d_k}]`" in text and text.rstrip().endswith(f": {t_now - 1}")
     assert text.splitlines()[0].endswith(t("gen.after_rope")) == (name == "llama")  # GPT-2 has no rotation
+    shared = t("gen.kv_own") if kv_heads == heads else t("gen.kv_repeated", kv=kv_heads, group=heads // kv_heads)
+    assert text.splitlines()[1].endswith(f"(B, h_kv, d_k, t), {shared}")  # GPT-2 repeats nothing; Llama's 2 do
     assert any(s.value.startswith("✓ This step's weights equal") for s in at.success)
     cost = [m.value for m in at.markdown if m.value.startswith(f"| {t('gen.cost.t')}")]
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
@@ -233,26 +236,49 @@ def test_the_page_says_a_generation_failed_and_offers_it_again(listed, monkeypat
     assert any(b.label == t("gen.start", count=3) for b in at.button)
 
 
-def test_stop_on_the_page_ends_the_generation_and_shows_its_steps(listed, monkeypatch):
+def test_stop_on_the_page_ends_the_generation_and_draws_the_steps_made(listed, monkeypatch):
+    """The real generation of the tiny GPT-2, held after its second token until the test clicks Stop: the page draws
+    those two steps (the slider, the shapes, the check), and says so."""
     import components.generating as generating
 
-    release = threading.Event()
+    made, requested = 2, 6
+    held = threading.Event()
 
-    def slow(config, new_tokens, stop, progress):
-        release.wait(10)  # until the test has clicked Stop
-        return _made(config, 1, stopped=stop.is_set())
+    def held_after_two(config, new_tokens, stop, progress):
+        def step(done, total):
+            progress(done, total)
+            if done == made:
+                held.set()
+                stop.wait(60)  # until the test has clicked Stop: the generation ends before its next step
 
-    monkeypatch.setattr(generating, "_SERVICE", GenerationService(slow))
-    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
+        return generating._generate(config, new_tokens, stop, step)
+
+    monkeypatch.setattr(generating, "_SERVICE", GenerationService(held_after_two))
+    at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate=str(requested))
+    assert held.wait(60)
     (stop,) = [b for b in at.button if b.key == "gen_stop"]
     stop.click().run()
-    release.set()
-    generating.generation_service()  # the test's service
     deadline = time.monotonic() + 30
     while not at.warning and time.monotonic() < deadline:
         time.sleep(0.2)
         at.run()
-    assert t("gen.stopped_after", count=1, requested=3) in [w.value for w in at.warning]
+    assert not at.exception, [e.value for e in at.exception]
+    assert [w.value for w in at.warning] == [t("gen.stopped_after", count=made, requested=requested, last=made - 1)]
+    (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
+    expected = _their_tokens("gpt2", listed["gpt2"], made)
+    assert [w.strip("*") for w in line.split(" · ")[-made:]] == [md_escape(shown_token(x)) for x in expected]
+    slider = at.select_slider(key="gen_step")
+    assert len(slider.options) == made  # step 0 (the prompt) and step 1: the steps made, no more
+    assert slider.options[0].startswith("step 0 · the prompt") and slider.options[1].startswith("step 1 · reads")
+    from transformers import AutoTokenizer
+
+    prompt_length = len(AutoTokenizer.from_pretrained(listed["gpt2"])(PROMPT)["input_ids"])
+    for index in range(made):
+        slider.set_value(index).run()
+        (shapes,) = [m.value for m in at.markdown if m.value.startswith("- `q ")]
+        rows = prompt_length if index == 0 else 1
+        assert f"`q [1, 4, {rows}, 8]`" in shapes and f"`K, V [1, 4, {prompt_length + index}, 8]`" in shapes
+        assert [s.value for s in at.success if s.value.startswith("✓ This step's weights equal")]
 
 
 def test_the_chinese_generation_panel(listed):
@@ -263,3 +289,82 @@ def test_the_chinese_generation_panel(listed):
     assert not at.error and t("gen.title", lang="zh") in [m.value.removeprefix("### ") for m in at.markdown]
     (text,) = [m.value for m in at.markdown if m.value.startswith("- `q ")]
     assert "行查询" in text and "一行s" not in text and "位置s" not in text  # no English plural left in Chinese
+
+
+# ---------------------------------------------------------------- labels and the sinks note
+@pytest.mark.parametrize(
+    ("token", "shown"),
+    [
+        (" sat", "sat"),  # the space a byte-level BPE keeps before a word is left off
+        (" ", "␣"),
+        ("  ", "␣␣"),
+        ("\x1b", "␛"),  # ESC: its own symbol, not a space's
+        ("\n", "␊"),
+        ("\t", "␉"),
+        ("a\x1bb", "a␛b"),
+        ("\x7f", "␡"),
+        ("\u200b", "\\u200b"),  # a zero-width space: its escape, never nothing
+        ("\u202e", "\\u202e"),  # a bidi override is shown, not obeyed
+    ],
+)
+def test_a_token_is_labelled_visibly(token, shown):
+    assert shown_token(token) == shown
+
+
+def _step(index: int, token: str, length: int, first_share: float = 0.5):
+    """A real decoding step of a one-head layer over ``length`` cached keys, even weights, ``first_share`` on token 0
+    in each of two layers."""
+    from mha.generation import DecodeStep
+
+    even = torch.full((1, length), 1.0 / length)  # (H, t)
+    shares = torch.full((2,), first_share)  # (layers,)
+    return DecodeStep(index, length - 1, token, 0, (1, 1, 1, 4), (1, 1, length, 4), even, even, 0.0, shares, 0.0)
+
+
+def _made_of(lengths: tuple[int, ...], tokens: tuple[str, ...], first_share: float = 0.5) -> Generation:
+    steps = tuple(
+        _step(i, token, length, first_share) for i, (token, length) in enumerate(zip(tokens, lengths, strict=True))
+    )
+    prompt = ("a",) * lengths[0]
+    return Generation("c", 0, prompt, (0,) * len(prompt), tokens, (0,) * len(tokens), steps, 4, False, False, 4)
+
+
+def _text_and_sinks_app(generation) -> None:  # a script of its own: no annotation from this module
+    from components.panels.generation import _sinks, _text
+
+    _text(generation)
+    _sinks(generation)
+
+
+def test_the_text_line_and_the_step_names_label_a_token_alike():
+    from components.panels.generation import _step_name
+
+    generation = _made_of((3, 4, 5), (" ", "\x1b", " sat"))
+    at = AppTest.from_function(_text_and_sinks_app, args=(generation,), default_timeout=30).run()
+    (line,) = [m.value for m in at.markdown if m.value.startswith(t("gen.text"))]
+    assert line.endswith(" · **␣** · **␛** · **sat**")
+    tokens = (*generation.prompt_tokens, *generation.new_tokens)
+    assert _step_name(generation, tokens, 0).endswith("→ wrote “␣”")
+    assert _step_name(generation, tokens, 1) == t("gen.step_one", index=1, reads="␣", position=3, token="␛")
+
+
+@pytest.mark.parametrize(
+    ("lengths", "short"),
+    [
+        ((2, 4), True),  # a row of 4 keys, yet 3 × mean(1/t) = 3 × 0.375 > 1: no share can pass it
+        ((3, 3), True),  # 3 × 1/3 = 1: a share of all the weight would only reach it
+        ((3, 4), False),  # 3 × mean(1/3, 1/4) = 0.875: a share could pass it; none does here
+    ],
+)
+def test_the_short_text_note_states_the_condition_the_page_applies(lengths, short):
+    generation = _made_of(lengths, ("x",) * len(lengths), first_share=0.25)
+    at = AppTest.from_function(_text_and_sinks_app, args=(generation,), default_timeout=30).run()
+    uniform = sum(1 / length for length in lengths) / len(lengths)
+    expected = (
+        t("gen.no_sinks_short", times="3", uniform=f"{uniform:.3f}", limit=f"{3 * uniform:.3f}")
+        if short
+        else t("gen.no_sinks", times="3")
+    )
+    assert [c.value for c in at.caption if c.value.startswith("No layer")] == [expected]
+    if short:
+        assert f"{uniform:.3f}" in expected and "t ≤" not in expected  # the mean of 1/t, not a count of keys

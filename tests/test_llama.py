@@ -377,7 +377,8 @@ def test_the_page_of_a_llama_checkpoint_matches_it_and_says_how_it_was_read(name
     numbers["tol_out"] = f"{1e-5 * check.output_scale:.1e}" if check.output_scale > 1 else "1e-05"
     assert check.passed
     assert t("check.checkpoint_pass", checkpoint=md_escape(name), layer=1, **numbers) in texts(at, "success")
-    assert t("check.checkpoint_how_llama") in texts(at, "caption")
+    repeated = t("check.kv_repeated", kv=LLAMA_KV_HEADS, group=LLAMA_HEADS // LLAMA_KV_HEADS)
+    assert t("check.checkpoint_how_llama", kv_heads=repeated) in texts(at, "caption")
     infos = texts(at, "info")
     for note in run.notes:
         assert t(f"notes.{note.code}", **{key: md_escape(value, 200) for key, value in note.params.items()}) in infos

@@ -196,3 +196,11 @@ def test_a_pretrained_link_written_by_one_session_opens_the_same_page_in_another
         assert widget.value == original.value, key
     assert texts(second, "markdown") == texts(first, "markdown")
     assert texts(second, "success") == texts(first, "success")
+
+
+def test_the_batch_note_on_a_checkpoint_page_gives_the_real_reason():
+    at = open_page(PRETRAINED)  # a sentence of many tokens: their count is not what keeps the batch off this page
+    assert not at.exception
+    notes = texts(at, "info")
+    assert t("padding.unavailable_weights", why=t("padding.unavailable.pretrained")) in notes
+    assert t("padding.unavailable") not in notes

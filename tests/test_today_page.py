@@ -159,3 +159,32 @@ def test_the_kv_cache_rows_count_every_layer_of_a_checkpoint(listed_llama):
     (row,) = [line for line in text.splitlines() if line.startswith(f"| **{kv_heads} (GQA)**")]
     assert f"**{2 * layers * kv_heads * d_k:,}**" in row
     assert t("summary.kv_note", lang="en", layers=layers) in text
+
+
+@pytest.mark.parametrize(
+    ("page", "base"), [({"checkpoint": "tiny_qwen2"}, 1_000_000), ({"checkpoint": "tiny_llama"}, 10_000)]
+)
+def test_the_rope_base_is_written_as_the_checkpoints_note_writes_it(listed_llama, page, base):
+    at = open_page(weights="pretrained", tokens="the cat sat on the mat", **page)
+    no_problems(at)
+    text = page_text(at).replace("\\,", ",")  # the note's number is markdown-escaped: 1\,000\,000 shows 1,000,000
+    written = f"{base:,}"  # 1,000,000: the way the page writes every count
+    assert f"rope_theta = {written};" in text  # the checkpoint's note
+    assert f"θ_i = {written}^(−2i/d_k)" in text and "e+0" not in text  # step 1b's formula, the same number
+
+
+def test_the_checkpoint_checks_note_says_whether_repeat_kv_repeats_anything(listed_llama):
+    from types import SimpleNamespace
+
+    from components.pretrained import _kv_heads
+
+    at = open_page(weights="pretrained", checkpoint="tiny_llama", tokens="the cat sat on the mat")
+    no_problems(at)
+    repeated = t("check.kv_repeated", kv=2, group=2)  # the tests' Llama: 4 query heads, 2 key/value heads
+    assert t("check.checkpoint_how_llama", kv_heads=repeated) in [c.value for c in at.caption]
+    for kv, heads in ((4, 4), (1, 1)):  # a Llama without grouping (Llama 2 7B: 32 and 32): nothing is repeated
+        run = SimpleNamespace(model=SimpleNamespace(num_kv_heads=kv, num_heads=heads))
+        assert _kv_heads(run) == t("check.kv_own")
+    assert _kv_heads(SimpleNamespace(model=SimpleNamespace(num_kv_heads=1, num_heads=8))) == t(
+        "check.kv_repeated", kv=1, group=8
+    )

@@ -105,7 +105,7 @@ def test_switching_to_trained_asks_before_training_then_trains_on_its_own(traine
     at.selectbox(key="weights").set_value("trained").run()
     assert not at.exception
     assert (at.number_input(key="d_model").value, at.number_input(key="num_heads").value) == (64, 2)
-    assert t("training.ask") in texts(at)
+    assert t("training.ask", time=t("training.ask.sequence")) in texts(at)
     assert trainer.started == []  # nothing trains until asked
     at.button(key="train_start").click().run()
     spec = WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")
@@ -310,3 +310,66 @@ def test_a_trained_link_with_both_sizes_keeps_them_without_a_note(trainer):
     assert not [i.value for i in at.info if "d_model = " in i.value]
     (error,) = at.error  # the link asked for more than training takes here: the existing message
     assert error.value == t("error.d_model.too_big_to_train", **_params_of("", {"d_model": 512, "num_heads": 8}))
+
+
+# ---------------------------------------------------------------- what the Train box and the progress bar say
+PERFORMANCE = Path(__file__).resolve().parents[1] / "docs" / "PERFORMANCE.md"
+
+
+def _seconds_measured() -> dict[str, list[float]]:
+    """The training seconds docs/PERFORMANCE.md measured at d_model 64 and 2 heads on a quiet machine, per kind of
+    task: the text tasks' ranges, the digits' at either patch, the reviews' per seed."""
+    text = PERFORMANCE.read_text(encoding="utf-8")
+    names = r"previous|previous_and_first|previous_and_last_digit|induction \(2 layers\)|unscramble \(11 words\)"
+    ranges = {
+        "sequence": re.findall(rf"^\| (?:{names}) \| [\d.]+ s \| ([\d.]+)–([\d.]+) s", text, re.M),
+        "digits": re.findall(r"^\| 64 / 2 / [24][^|]* \| [\d.]+ s \| ([\d.]+)–([\d.]+) s", text, re.M),
+        "reviews": re.findall(r"^\| [0-2] \| [\d.]+ \| [\d.]+ \| ([\d.]+) \| 300 \|", text, re.M),
+    }
+    return {
+        kind: [float(x) for row in rows for x in ((row,) if isinstance(row, str) else row)]
+        for kind, rows in ranges.items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [("previous", "sequence"), ("induction", "sequence"), ("digits", "digits"), ("reviews", "reviews")],
+)
+def test_the_train_box_quotes_the_time_measured_for_its_task(task, kind):
+    from components.training import _training_time
+
+    spec = WeightSpec(TRAINED, 64, 2, 0, task=task, patch=2 if task == "digits" else None)
+    assert _training_time(spec) == kind
+    measured = _seconds_measured()[kind]
+    assert measured, kind  # the table is still there
+    low, high = re.search(r"about (\d+)(?: to (\d+))? seconds", t(f"training.ask.{kind}")).groups(default="")
+    low, high = float(low), float(high or low)
+    assert low - 0.5 <= min(measured) and max(measured) <= high + 0.5, (low, high, measured)  # "about", to 1 s
+    assert "few seconds" not in t("training.ask", time=t(f"training.ask.{kind}"))
+
+
+@pytest.mark.parametrize(("task", "steps"), [("reviews", 300), ("digits", 350), ("previous", None)])
+def test_the_progress_bar_counts_the_tasks_own_schedule(task, steps):
+    from components.training import _progress_bar
+    from mha.training.service import Progress
+
+    spec = WeightSpec(TRAINED, 64, 2, 0, task=task, patch=2 if task == "digits" else None)
+    cap = LIMITS.train_steps_max
+    for step in (150, steps or cap):
+        fraction, line = _progress_bar(Progress("running", 0, step, cap, (0.5,), (0.75,)), spec)
+        assert fraction == pytest.approx(step / (steps or cap))
+        assert line.startswith(
+            f"Training: step {step} of {steps} ·" if steps else f"Training: step {step} of at most {cap} ·"
+        )
+    assert fraction == 1.0  # the last step of the schedule fills the bar
+
+
+def test_the_batch_note_on_a_trained_page_gives_the_real_reason(trainer):
+    open_page(LINK)
+    finish()
+    at = open_page(LINK)  # "3 1 4 1 5": five tokens, yet no batch
+    assert not at.exception
+    notes = [i.value for i in at.info]
+    assert t("padding.unavailable_weights", why=t("padding.unavailable.trained")) in notes
+    assert t("padding.unavailable") not in notes

@@ -45,8 +45,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "**你的文本**与**检查点写出的内容**：",
     },
     "gen.stopped_after": {
-        "en": "Stopped after {count} of {requested} tokens: the steps made are shown.",
-        "zh": "在 {requested} 个词元中写到第 {count} 个时停止：下面显示已完成的步骤。",
+        "en": "Stopped after {count} of {requested} tokens: the text, the steps (0 to {last}), the cost and the "
+        "sinks below are those of the {count} tokens written.",
+        "zh": "在 {requested} 个词元中写到第 {count} 个时停止：下面的文本、各步（第 0 到第 {last} 步）、代价和注意力汇"
+        "都只来自已写出的这 {count} 个词元。",
     },
     "gen.eos": {
         "en": "The checkpoint's token {count} was its end-of-text token; it stopped there, as its own `generate` does.",
@@ -64,15 +66,23 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "gen.shapes": {
         "en": "- `q {q}` (B, h, rows, d_k): the {rows} query row(s) this step computes{rope}\n"
-        "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t), each K/V head repeated for its query heads\n"
+        "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t), {shared}\n"
         "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}, softmax over the keys each row may read (a new token's "
         "row: all t) → `weights`\n"
         "- the cache after this step: `K, V {cache}` (B, h_kv, t, d_k); appended positions: {appended}",
         "zh": "- `q {q}` (B, h, 行数, d_k)：这一步计算的 {rows} 行查询{rope}\n"
-        "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t)，每个 K/V 头为它的查询头复制\n"
+        "- `@ K_cacheᵀ [1, {kv}, {d_k}, {t}]` (B, h_kv, d_k, t)，{shared}\n"
         "- → `scores [1, {h}, {rows}, {t}]` × 1/√{d_k}，对每一行能读到的键做 softmax（新词元的那一行：全部 t 个）→ "
         "`weights`\n"
         "- 这一步之后的缓存：`K, V {cache}` (B, h_kv, t, d_k)；追加的位置：{appended}",
+    },
+    "gen.kv_repeated": {
+        "en": "each of the {kv} K/V heads repeated for its {group} query heads",
+        "zh": "{kv} 个 K/V 头各自为它的 {group} 个查询头复制",
+    },
+    "gen.kv_own": {
+        "en": "one K/V head per query head: nothing is repeated",
+        "zh": "每个查询头有自己的 K/V 头：不做复制",
     },
     "gen.chart": {
         "en": "Weights of the step's last row, per head, over the t = {t} cached keys (outlined: the {n} entries this "
@@ -137,10 +147,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "服务器正忙：已有 {waiting} 个生成在等待空位。请稍后再试。",
     },
     "gen.no_sinks_short": {
-        "en": "No layer can pass {times}× the even share here: with t ≤ {times} keys that would be more than all "
-        "the weight. Generate after a longer text to look for sinks.",
-        "zh": "这里没有哪一层能超过平均份额的 {times} 倍：键不超过 {times} 个时，那会超过全部权重。"
-        "请在更长的文本之后生成，再看有没有注意力汇。",
+        "en": "No layer can pass {times}× the even share here: the even share, the mean of 1/t over these steps, is "
+        "{uniform}, and {times}× it is {limit}, at least all the weight a row has (1). Generate after a longer text "
+        "to look for sinks.",
+        "zh": "这里没有哪一层能超过平均份额的 {times} 倍：平均份额，即这些步骤上 1/t 的平均，是 {uniform}，它的 "
+        "{times} 倍是 {limit}，不小于一行的全部权重（1）。请在更长的文本之后生成，再看有没有注意力汇。",
     },
     "gen.no_sinks": {
         "en": "No layer puts more than {times}× the even share on the first token here.",

@@ -815,9 +815,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "滑动窗口掩码或补在左边的填充则不行：请在侧边栏打开“同时屏蔽 [PAD] 键”把它们组合起来。",
     },
     "padding.unavailable": {
-        "en": "The batch needs a text with at least two tokens besides [PAD], cut by the project's tokenizer "
-        "(random or trained weights).",
-        "zh": "这个批次需要一段除 [PAD] 之外至少有两个词元的文本，并用本项目的分词方式切分（随机权重或训练过的权重）。",
+        "en": "The batch needs a text with at least two tokens besides [PAD].",
+        "zh": "这个批次需要一段除 [PAD] 之外至少有两个词元的文本。",
+    },
+    "padding.unavailable_weights": {
+        "en": "The batch pads the text as the project's tokenizer cuts it, with the [PAD] input the page makes; {why} "
+        "so this panel shows the batch with random weights only.",
+        "zh": "这个批次按本项目的分词方式切分文本，再用本页生成的 [PAD] 输入补齐；{why}"
+        "所以这个面板只在随机权重下显示批次。",
+    },
+    "padding.unavailable.pretrained": {
+        "en": "a checkpoint cuts the text with its own tokenizer and adds its own special tokens,",
+        "zh": "检查点用它自己的分词器切分文本，并加上它自己的特殊词元，",
+    },
+    "padding.unavailable.trained": {
+        "en": "a trained model reads the text as its task does (a sequence task's symbols, the reviews' characters "
+        "after [CLS]), not as these tokens and [PAD],",
+        "zh": "训练过的模型按它的任务读取文本（序列任务的符号，评论任务中 [CLS] 之后的字符），"
+        "而不是读取这些词元和 [PAD]，",
     },
     "padding.code": {"en": "The code of the batch", "zh": "批次的代码"},
     # ------------------------------------------------------------ live check: nn.MultiheadAttention's order

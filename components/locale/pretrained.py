@@ -320,16 +320,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "check.checkpoint_how_llama": {
         "en": "The checkpoint's own forward pass on the same text, under its causal mask: its weights are "
-        "`attentions[layer]` (output_attentions=True, eager attention; one map per query head, the key/value heads "
-        "repeated by `repeat_kv`), its output is what self_attn.o_proj returns (a forward hook), before the "
+        "`attentions[layer]` (output_attentions=True, eager attention; one map per query head, {kv_heads}), its "
+        "output is what self_attn.o_proj returns (a forward hook), before the "
         "residual connection. Our layer's input is input_layernorm of `hidden_states[layer]`. The checkpoint turns "
         "q and k with the cos and sin of its own `rotary_emb`; our layer computes them from the same rope_theta. "
         "It runs in float32.",
         "zh": "检查点在同一段文本上、在它的因果掩码下自己的前向计算：它的权重是 `attentions[layer]`"
-        "（output_attentions=True，`attn_implementation='eager'`；每个查询头一张图，键/值头由 `repeat_kv` 重复），"
+        "（output_attentions=True，`attn_implementation='eager'`；每个查询头一张图，{kv_heads}），"
         "它的输出是 self_attn.o_proj 的返回值（前向钩子），在残差连接之前。本页这一层的输入是 "
         "`hidden_states[layer]` 经过 input_layernorm 的结果。检查点用它自己的 `rotary_emb` 算出的 cos 和 sin "
         "旋转 q 和 k；本页的层用同一个 rope_theta 自己计算它们。它以 float32 运行。",
+    },
+    "check.kv_repeated": {
+        "en": "each of its {kv} key/value heads repeated by `repeat_kv` for its {group} query heads",
+        "zh": "它的 {kv} 个键/值头各自由 `repeat_kv` 为 {group} 个查询头复制",
+    },
+    "check.kv_own": {
+        "en": "each query head with a key/value head of its own, so `repeat_kv` repeats nothing",
+        "zh": "每个查询头都有自己的键/值头，所以 `repeat_kv` 不做复制",
     },
     "check.checkpoint_how_vit": {
         "en": "The checkpoint's own forward pass on the same image, made by its own image processor: its weights "

@@ -104,10 +104,24 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # ------------------------------------------------------------ training
     "training.ask": {
-        "en": "This model has not been trained on this server yet. Press **Train**: it trains here, usually in "
-        "a few seconds at d_model 64 and 2 heads, and then every visitor shares it.",
-        "zh": "本服务器还没有训练过这个模型。按 **训练**：它会在这里训练，d_model 为 64、2 个头时通常只要几秒钟，"
-        "之后所有访问者共用它。",
+        "en": "This model has not been trained on this server yet. Press **Train**: it trains here, {time}, and then "
+        "every visitor shares it.",
+        "zh": "本服务器还没有训练过这个模型。按 **训练**：它会在这里训练，{time}，之后所有访问者共用它。",
+    },
+    "training.ask.sequence": {
+        "en": "in about 1 to 5 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes, and "
+        "while the server is busy)",
+        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 1 到 5 秒（尺寸更大或服务器繁忙时更久）",
+    },
+    "training.ask.digits": {
+        "en": "in about 3 to 7 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes, and "
+        "while the server is busy)",
+        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 3 到 7 秒（尺寸更大或服务器繁忙时更久）",
+    },
+    "training.ask.reviews": {
+        "en": "in about 11 to 12 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes; about 30 "
+        "seconds was measured while the server was busy)",
+        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 11 到 12 秒（尺寸更大时更久；服务器繁忙时实测约 30 秒）",
     },
     "training.train": {"en": "Train", "zh": "训练"},
     "training.on_model_slide": {
@@ -123,6 +137,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "training.running": {
         "en": "Training: step {step} of at most {cap} · loss {loss} · batch accuracy {accuracy} %",
         "zh": "正在训练：第 {step} 步，最多 {cap} 步 · 损失 {loss} · 本批准确率 {accuracy} %",
+    },
+    "training.running_fixed": {
+        "en": "Training: step {step} of {steps} · loss {loss} · batch accuracy {accuracy} %",
+        "zh": "正在训练：第 {step} 步，共 {steps} 步 · 损失 {loss} · 本批准确率 {accuracy} %",
     },
     "training.starting": {"en": "Training starts…", "zh": "训练即将开始…"},
     "training.stopped": {

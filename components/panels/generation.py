@@ -10,10 +10,14 @@ control) the panel asks with a button. It runs in the background (:mod:`mha.gene
 fragment that looks again every :data:`POLL_S` seconds shows its progress and a Stop button, and the page reruns
 when it ends. The ``generate`` control is drawn outside the fragments (a change runs the page); what depends on
 the text is a part (:class:`~components.panels.parts.ValueParts`), and the step view is a fragment of its own:
-moving its slider redraws only it.
+moving its slider redraws only it. A stopped generation is shown as far as it went: its text, steps, cost and sinks.
+Every token is labelled by one rule (:func:`shown_token`): a blank token as ␣, a control character as its symbol.
 """
 
 from __future__ import annotations
+
+import re
+import unicodedata
 
 import pandas as pd
 import streamlit as st
@@ -35,7 +39,15 @@ from mha.generation_jobs import GenerationJob, GenerationKey, key_of
 from mha.pipeline import AttentionRun
 from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
 
-__all__ = ["GENERATE_KEY", "POLL_S", "STEP_KEY", "cannot_generate", "link_asks_to_generate", "render"]
+__all__ = [
+    "GENERATE_KEY",
+    "POLL_S",
+    "STEP_KEY",
+    "cannot_generate",
+    "link_asks_to_generate",
+    "render",
+    "shown_token",
+]
 
 GENERATE_KEY = "generate"  # the control, also the link's name
 STEP_KEY = "gen_step"  # the step slider
@@ -46,6 +58,33 @@ _SHOWN = "_gen_shown"  # (key, generation) the page showed last: kept while the 
 _BUSY = "_gen_busy"  # the key the server was too busy to start
 _COST_REPEATS = 3
 _LONGEST = 512  # the longest context the cost table times (GPT-2 knows 1,024 positions; the table's point shows)
+_BLANK = "␣"  # a space, shown
+_EDGE_BLANKS = re.compile(r"^[^\S\x00-\x1f\x7f-\x9f]+|[^\S\x00-\x1f\x7f-\x9f]+$")  # spaces at the ends, not controls
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # characters that show nothing (or move the text around)
+
+
+def _shown_character(character: str) -> str:
+    """One character of a token as the panel shows it: a C0 control or DEL as its U+2400-block symbol (ESC ␛,
+    newline ␊, tab ␉), any other hidden character as its escape (``\\u200b``), a space as ␣."""
+    code = ord(character)
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ .. ␟
+    if code == 0x7F:
+        return "␡"
+    if unicodedata.category(character) in _HIDDEN:
+        return ascii(character)[1:-1]  # \x85, \u200b, \U000e0001
+    return _BLANK if character.isspace() else character
+
+
+def shown_token(token: str) -> str:
+    """A token as every label of the panel shows it (the text line, the step names, the chart's keys).
+
+    The spaces a tokenizer keeps at a word's ends (GPT-2's " sat") are left off; a token of spaces alone shows
+    each as ␣; control characters show as their symbols and other hidden characters as escapes, so no token is
+    shown empty and no two different blank or control tokens look alike.
+    """
+    trimmed = _EDGE_BLANKS.sub("", token) or token
+    return "".join(_shown_character(character) for character in trimmed)
 
 
 def new_tokens() -> int:
@@ -178,13 +217,12 @@ def _summary(results: Results) -> None:
 
 
 def _text(generation: Generation) -> None:
-    prompt = " · ".join(md_escape(token) for token in generation.prompt_tokens)
-    written = " · ".join(
-        f"**{md_escape(token.strip()) or '␣'}**" for token in generation.new_tokens
-    )  # "** x**" is no bold
+    prompt = " · ".join(md_escape(shown_token(token)) for token in generation.prompt_tokens)
+    written = " · ".join(f"**{md_escape(shown_token(token))}**" for token in generation.new_tokens)
     st.markdown(f"{t('gen.text')} {prompt} · {written}")
     if generation.stopped:
-        st.warning(t("gen.stopped_after", count=len(generation.new_tokens), requested=generation.requested))
+        count = len(generation.steps)
+        st.warning(t("gen.stopped_after", count=count, requested=generation.requested, last=count - 1))
     if generation.ended_at_eos:
         st.info(t("gen.eos", count=len(generation.new_tokens)))
 
@@ -238,8 +276,10 @@ def _sinks(generation: Generation) -> None:
     times = f"{SINK_THRESHOLD:g}"
     if sinks:
         st.markdown(t("gen.sinks", layers=", ".join(map(str, sinks)), times=times))
-    elif SINK_THRESHOLD * uniform >= 1:  # rows of at most SINK_THRESHOLD keys: no share can pass it
-        st.caption(t("gen.no_sinks_short", times=times))
+    elif SINK_THRESHOLD * uniform >= 1:  # a share is a mean of weights, at most 1: none can pass this
+        st.caption(
+            t("gen.no_sinks_short", times=times, uniform=f"{uniform:.3f}", limit=f"{SINK_THRESHOLD * uniform:.3f}")
+        )
     else:
         st.caption(t("gen.no_sinks", times=times))
 
@@ -247,7 +287,7 @@ def _sinks(generation: Generation) -> None:
 @st.fragment
 def _steps(config: AttentionConfig) -> None:
     """The step slider and the picked step's row against the cache (a fragment: the slider redraws only this)."""
-    generation = generation_service().finished(key_of(config, new_tokens()))
+    generation = _shown(key_of(config, new_tokens()))  # a finished generation, or the steps of a stopped one
     if generation is None or not generation.steps:
         st.empty()
         return
@@ -266,22 +306,25 @@ def _steps(config: AttentionConfig) -> None:
     rows, length = q_shape[2], cache_shape[2]
     appended = ", ".join(str(p) for p in range(length - rows, length))
     rope = t("gen.after_rope") if _rotates(config) else ""
+    kv, heads = cache_shape[1], q_shape[1]
+    shared = t("gen.kv_repeated", kv=kv, group=heads // kv) if kv < heads else t("gen.kv_own")
     st.markdown(
         t(
             "gen.shapes",
             q=list(q_shape),
             rope=rope,
-            kv=cache_shape[1],
+            kv=kv,
+            shared=shared,
             d_k=cache_shape[3],
             t=length,
-            h=q_shape[1],
+            h=heads,
             rows=rows,
             cache=list(cache_shape),
             appended=appended,
         )
     )
     weights = step.weights.numpy()  # (H, t)
-    labels = frames.token_labels(tokens[:length])
+    labels = frames.token_labels([shown_token(token) for token in tokens[:length]])
     texts = {name: t(f"gen.chart.{name}") for name in ("head", "key", "weight")}
     frame = pd.DataFrame(
         [(h, k, float(weights[h, k])) for h in range(weights.shape[0]) for k in range(length)],
@@ -303,6 +346,8 @@ def _rotates(config: AttentionConfig) -> bool:
 
 def _step_name(generation: Generation, tokens: tuple[str, ...], index: int) -> str:
     step = generation.steps[index]
+    token = shown_token(step.token)
     if index == 0:
-        return t("gen.step_prefill", length=len(generation.prompt_tokens), token=step.token)
-    return t("gen.step_one", index=index, reads=tokens[step.position], position=step.position, token=step.token)
+        return t("gen.step_prefill", length=len(generation.prompt_tokens), token=token)
+    reads = shown_token(tokens[step.position])
+    return t("gen.step_one", index=index, reads=reads, position=step.position, token=token)

@@ -16,6 +16,7 @@ from components.panels.parts import Results, ValueParts
 from components.panels.source_code import method_source
 from components.safe_text import markdown_table, md_escape
 from mha.batching import PADDING_TOLERANCE, PaddingCheck, check_padding, pad_batch
+from mha.config import PRETRAINED, TRAINED, AttentionConfig
 
 __all__ = ["render"]
 
@@ -29,6 +30,14 @@ def render(parts: ValueParts) -> None:
         st.code("\n\n".join(method_source(func) for func in (pad_batch, check_padding)), language="python")
 
 
+def _unavailable(config: AttentionConfig) -> str:
+    """Why the page has no batch: weights that do not read the text as the project's tokenizer cuts it (a
+    checkpoint's own tokenizer, a trained task's own inputs), or a text of fewer than two tokens besides [PAD]."""
+    if config.weights in (PRETRAINED, TRAINED):
+        return t("padding.unavailable_weights", why=t(f"padding.unavailable.{config.weights}"))
+    return t("padding.unavailable")
+
+
 def _batch(results: Results) -> None:
     """The batch (or what it needs), its shapes, and what the mask changes, measured."""
     if results.run.image is not None:  # images of one size have as many patches: nothing to pad
@@ -36,7 +45,7 @@ def _batch(results: Results) -> None:
         return
     check = results.padding
     if check is None:
-        st.info(t("padding.unavailable"))
+        st.info(_unavailable(results.config))
         return
     batch, length, _ = check.x_shape
     left, right = st.columns(2)

@@ -26,6 +26,7 @@ from mha.module import MultiHeadAttention, repeat_kv
 from mha.pipeline import AttentionRun
 from mha.rope import rotate, rotate_half
 from mha.rope_lesson import angles_per_pair, offset_scores, turned_pairs
+from mha.sources.checkpoint.notes import rope_base_text
 
 __all__ = ["CODE_KEY", "TURNS_KEY", "draw", "offset_tokens"]
 
@@ -91,7 +92,7 @@ def _rope(run: AttentionRun) -> None:
     model, p = run.model, run.trace.project
     base = float(model.rope_base or 0)
     thetas = angles_per_pair(model.d_k, base)
-    st.markdown(t("today.rope.what", base=f"{base:g}", d_k=model.d_k, pairs=model.d_k // 2))
+    st.markdown(t("today.rope.what", base=rope_base_text(base), d_k=model.d_k, pairs=model.d_k // 2))
     labels = frames.token_labels(run.tokens)
     assert p.q_rotated is not None  # a layer with RoPE keeps q after its turn (the traced forward)
     assert p.k_rotated is not None

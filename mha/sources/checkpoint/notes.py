@@ -16,7 +16,7 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import Note
 from mha.sources.families import Family
 
-__all__ = ["BYTE_PIECE", "UNK", "family_notes", "layer_notes", "layer_params", "token_notes"]
+__all__ = ["BYTE_PIECE", "UNK", "family_notes", "layer_notes", "layer_params", "rope_base_text", "token_notes"]
 
 UNK = "[UNK]"
 BYTE_PIECE = "\ufffd"  # what a byte-level BPE token that holds part of a character's bytes decodes to
@@ -64,7 +64,7 @@ def family_notes(
     return tuple(Note(code, dict(params)) for code in family.page_notes(framed, tokens))
 
 
-def _number(value: float) -> str:
+def rope_base_text(value: float) -> str:
     """A rotary base as the page writes it: ``10,000``, ``1,000,000`` (``5e+05`` style only for a fraction)."""
     return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
@@ -74,7 +74,7 @@ def layer_params(name: str, model: MultiHeadAttention) -> dict[str, object]:
     positions, the base (``rope_base``, e.g. ``10,000``)."""
     params: dict[str, object] = {"checkpoint": name}
     if model.rope_base is not None:
-        params["rope_base"] = _number(model.rope_base)
+        params["rope_base"] = rope_base_text(model.rope_base)
     return params
 
 
