@@ -40,12 +40,14 @@ def kept_caption(length: int, panels: list[str], shares: list[float]) -> str:
     """The caption under the two shares kept, its words chosen from them: whether each pattern keeps more than half
     of the L × L entries (``panels``: the patterns' names, ``shares``: their shares, in the same order)."""
     most = [share > 0.5 for share in shares]
+    cells = length * length
+    entries = t("lab.efficient.entries.one") if cells == 1 else t("lab.efficient.entries.many", count=f"{cells:,}")
     if all(most):
-        return t("lab.efficient.kept_caption.most", length=length)
+        return t("lab.efficient.kept_caption.most", length=length, entries=entries)
     if not any(most):
-        return t("lab.efficient.kept_caption.few", length=length)
+        return t("lab.efficient.kept_caption.few", length=length, entries=entries)
     more, less = (panels[0], panels[1]) if most[0] else (panels[1], panels[0])
-    return t("lab.efficient.kept_caption.mixed", length=length, more=more, less=less)
+    return t("lab.efficient.kept_caption.mixed", length=length, entries=entries, more=more, less=less)
 
 
 def render(tokens: list[str]) -> None:

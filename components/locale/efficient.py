@@ -197,23 +197,25 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.efficient.panel.bigbird": {"en": "BigBird", "zh": "BigBird"},
     "lab.efficient.metric.kept": {"en": "{pattern}: entries kept", "zh": "{pattern}：保留的格子"},
     "lab.efficient.kept_caption.most": {
-        "en": "Of the {length} × {length} entries. On this sentence both patterns keep more than half of them; the "
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence both patterns keep more than half of them; the "
         "window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
-        "zh": "占全部 {length} × {length} 个格子的比例。在这个句子上两种模式都保留了一半以上；L 变长时窗口和块的"
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上两种模式都保留了一半以上；L 变长时窗口和块的"
         "大小不变，所以保留的比例按 1/L 下降。",
     },
     "lab.efficient.kept_caption.few": {
-        "en": "Of the {length} × {length} entries. On this sentence both patterns keep half of them or less; the "
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence both patterns keep half of them or less; the "
         "window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
-        "zh": "占全部 {length} × {length} 个格子的比例。在这个句子上两种模式保留的都不超过一半；L 变长时窗口和块的"
-        "大小不变，所以保留的比例按 1/L 下降。",
-    },
-    "lab.efficient.kept_caption.mixed": {
-        "en": "Of the {length} × {length} entries. On this sentence {more} keeps more than half of them and {less} "
-        "half or less; the window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
-        "zh": "占全部 {length} × {length} 个格子的比例。在这个句子上 {more} 保留了一半以上，{less} 不超过一半；"
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上两种模式保留的都不超过一半；"
         "L 变长时窗口和块的大小不变，所以保留的比例按 1/L 下降。",
     },
+    "lab.efficient.kept_caption.mixed": {
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence {more} keeps more than half of them and {less} "
+        "half or less; the window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上 {more} 保留了一半以上，{less} 不超过一半；"
+        "L 变长时窗口和块的大小不变，所以保留的比例按 1/L 下降。",
+    },
+    "lab.efficient.entries.one": {"en": "one entry", "zh": "1 个格子"},
+    "lab.efficient.entries.many": {"en": "{count} entries", "zh": "{count} 个格子"},
     "lab.efficient.check.longformer": {
         "en": "Longformer: only the kept blocks computed, against the dense run with the mask.",
         "zh": "Longformer：只计算保留的块，与带掩码的稠密计算相比。",
