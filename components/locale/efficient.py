@@ -154,7 +154,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.efficient.state_caption_causal": {
         "en": "Numbers held per head. With the causal mask this page keeps the running sums S_i and z_i at every "
         "position (all computed at once with cumulative sums): L × (d × d + d) numbers, growing like L, while "
-        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}; "
+        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}. "
         "{yours} below that: here linear attention holds more, not less. A loop over the positions would keep "
         "only the current S_i and z_i: d × d + d = {limit} numbers.",
         "zh": "每个头要保存的数。有因果掩码时，本页保留每个位置的累加和 S_i 和 z_i（用累加和一次全部算出）："
@@ -165,7 +165,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.efficient.state_caption_causal_past": {
         "en": "Numbers held per head. With the causal mask this page keeps the running sums S_i and z_i at every "
         "position (all computed at once with cumulative sums): L × (d × d + d) numbers, growing like L, while "
-        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}; "
+        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}. "
         "{yours} past that: here the running sums hold fewer numbers.",
         "zh": "每个头要保存的数。有因果掩码时，本页保留每个位置的累加和 S_i 和 z_i（用累加和一次全部算出）："
         "L × (d × d + d) 个数，按 L 增长，而 softmax 的按 L² 增长。d = {d} 时，直到 L 超过 d × d + d = {limit} "
