@@ -7,10 +7,20 @@ and sum are recomputed from the scores column by column; skipped tiles are count
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
+from streamlit.testing.v1 import AppTest
+from torch.nn import functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.profiler import ProfilerActivity, profile
 
+from components.i18n import t
+from components.labs import flash as flash_lab
+from components.labs.measure import Measured
 from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention
 from mha.experiments.flash_cost import BACKENDS, measure_memory, sdpa_backends
 
@@ -159,12 +169,112 @@ def test_the_tiled_loop_needs_far_less_memory_than_full_attention_at_length():
     assert peak[("full", 512)] / peak[("full", 128)] > 8  # like L² (16x) rather than L (4x)
 
 
-def test_sdpa_backends_report_each_backend_and_math_runs_everywhere():
-    rows = sdpa_backends(length=64, num_heads=2, head_dim=16, repeats=3, device="cpu")
+def _sdpa_kernels(profiled) -> set[str]:
+    """The aten attention kernels a profile saw (``aten::_scaled_dot_product_flash_attention_for_cpu``, ...)."""
+    return {event.name for event in profiled.events() if event.name.startswith("aten::_scaled_dot_product")}
+
+
+def _kernels_under(backend: SDPBackend) -> set[str] | None:
+    """What ``F.scaled_dot_product_attention`` runs on the CPU under torch's own ``backend``; ``None``: refused."""
+    q = torch.randn(1, 2, 64, 16)
+    try:
+        with profile(activities=[ProfilerActivity.CPU]) as profiled, sdpa_kernel(backend):
+            F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    except RuntimeError:
+        return None
+    return _sdpa_kernels(profiled)
+
+
+def test_sdpa_backends_run_the_backend_they_name_as_torch_runs_it_here():
+    """Each row is the backend the lab names (torch's enum: every CPU/CUDA backend, each once), runs exactly when
+    torch runs that backend here, and its call ran that backend's own kernel (not the math one under another name)."""
+    from components.labs.flash import _backend_name
+
+    named = [SDPBackend.__members__[_backend_name(backend)] for backend in BACKENDS]
+    every = set(SDPBackend.__members__.values()) - {SDPBackend.ERROR, SDPBackend.OVERRIDEABLE}
+    assert set(named) == every and len(set(named)) == len(named)
+    with profile(activities=[ProfilerActivity.CPU]) as profiled:
+        rows = sdpa_backends(length=64, num_heads=2, head_dim=16, repeats=3, device="cpu")
+    seen = _sdpa_kernels(profiled)
     assert [row.backend for row in rows] == list(BACKENDS)
     math_row = rows[0]
     assert math_row.runs and math_row.median_ms > 0 and math_row.max_diff == 0
-    for row in rows:
+    kernels = {}
+    for row, backend in zip(rows, named, strict=True):
+        own = _kernels_under(backend)
+        assert row.runs == (own is not None), (row.backend, row.reason)
         assert row.runs == (row.median_ms is not None) and row.runs == (row.reason == "")
         if row.runs:
-            assert row.max_diff < 1e-5
+            assert row.max_diff < 1e-5 and own <= seen, (row.backend, own, seen)
+            kernels[row.backend] = own
+    assert len({frozenset(each) for each in kernels.values()}) == len(kernels)  # each ran its own kernel
+
+
+# ---------------------------------------------------------------- the page's numbers and plurals
+PAGE = str(Path(__file__).resolve().parents[1] / "pages/13_flash.py")
+ONE_MANY = r"\b1 (tokens|rows|columns|tiles|query blocks|backends|measurements|entries|keys)\b"
+
+
+def _page_text(at: AppTest) -> str:
+    boxes = [*at.markdown, *at.caption, *at.info, *at.success, *at.warning, *at.error]
+    return "\n".join([b.value for b in boxes] + [m.label for m in at.metric] + [e.label for e in at.expander])
+
+
+def test_counts_are_written_as_a_person_would_in_both_languages():
+    """One token, a one-row block, a one-column tile: no "1 tokens", no "rows 10–10", in English or Chinese."""
+    for lang in ("en", "zh"):
+        at = AppTest.from_file(PAGE, default_timeout=120)
+        at.query_params["lang"] = lang
+        at.run()
+        cases = [("hello", 4, 3, 0, 0), ("a b c d e f g h i j k", 5, 1, 2, 10), ("a b c d e f g h i j k", 4, 3, 2, 3)]
+        for text, block_q, block_k, block, tile in cases:
+            at.text_input(key="flash_tokens").set_value(text)
+            at.slider(key="flash_block_q").set_value(block_q)
+            at.slider(key="flash_block_k").set_value(block_k).run()
+            if block or tile:  # a single block or tile: its slider is disabled
+                at.slider(key="flash_block").set_value(block)
+                at.slider(key="flash_tile").set_value(tile).run()
+            assert not at.exception, at.exception
+            shown = _page_text(at)
+            assert not re.search(ONE_MANY, shown), (lang, text, shown)
+            assert not re.search(r"\b(\d+)–\1\b", shown), (lang, text, shown)
+            length = len(text.split())
+            blocks_q, tiles = -(-length // min(block_q, length)), -(-length // min(block_k, length))
+            tiles_word = "tile" if blocks_q * tiles == 1 else "tiles"
+            if lang == "en":
+                assert f"= {blocks_q * tiles} {tiles_word}." in shown
+            if (block_q, block) == (5, 2):  # the last query block is row 10 alone, tile 10 is key 10 alone
+                one_row = t("lab.flash.span.row", lang=lang, start=10)
+                one_key = t("lab.flash.span.key", lang=lang, start=10)
+                assert one_row in shown and one_key in shown, shown
+
+
+def _fake_cost(refused: int):
+    memory = pd.DataFrame(
+        [{"method": m, "length": n, "peak_bytes": (4 if m == "full" else 1) * n * n // (1 if m == "full" else n),
+          "largest_cells": n * n} for n in (512, 1024) for m in ("full", "tiled")]
+    )  # fmt: skip
+    backends = [
+        {"backend": b, "device": "cpu", "runs": i < 4 - refused, "median_ms": 1.0 if i < 4 - refused else None,
+         "max_diff": 0.0 if i < 4 - refused else None, "reason": "" if i < 4 - refused else "no kernel"}
+        for i, b in enumerate(BACKENDS)
+    ]  # fmt: skip
+    return Measured({"memory": memory, "backends": backends}, "12:00:00", 1, ())
+
+
+def test_the_refused_backends_and_the_measurements_taken_are_counted_in_words(monkeypatch):
+    for lang in ("en", "zh"):
+        for refused in (1, 2):
+            monkeypatch.setattr(flash_lab, "cost_frames", lambda *_, r=refused: _fake_cost(r))
+            at = AppTest.from_file(PAGE, default_timeout=120)
+            at.query_params["lang"] = lang
+            at.run()
+            at.button(key="flash_measure").click().run()
+            assert not at.exception, at.exception
+            labels = [e.label for e in at.expander]
+            title = t("lab.flash.refused_one", lang=lang) if refused == 1 else t("lab.flash.refused", lang=lang,
+                                                                                  count=refused)  # fmt: skip
+            assert title in labels
+            shown = _page_text(at)
+            assert t("lab.common.measured_at_once", lang=lang, time="12:00:00") in shown
+            assert "measurement(s)" not in shown and not re.search(ONE_MANY, shown)

@@ -16,7 +16,16 @@ from mha.experiments.efficient_cost import (
     measure_efficient,
     measure_efficient_isolated,
 )
-from mha.experiments.linear import implied_weights, linear_attention, phi, softmax_weights, state_numbers
+from mha.experiments.linear import (
+    compare_on_tokens,
+    flatter_rows,
+    implied_weights,
+    linear_attention,
+    linear_state,
+    phi,
+    row_entropy,
+    softmax_weights,
+)
 from mha.experiments.sparse import (
     bigbird_block_layout,
     block_layout_of,
@@ -134,8 +143,37 @@ def test_linear_weights_are_another_function_than_softmax():
     torch.testing.assert_close(softmax_weights(q, k), torch.softmax(scores, dim=-1))
 
 
-def test_state_numbers_are_d_squared_plus_d_against_l_squared():
-    assert state_numbers(100, 8) == (100 * 100, 8 * 8 + 8)
+def test_the_state_kept_is_one_s_and_z_or_every_running_sum_when_causal():
+    """S = Σ φ(k_j) v_jᵀ and z = Σ φ(k_j) (d × d + d numbers per head); causal: S_i and z_i at every i, summed
+    here one position at a time (L · (d × d + d) numbers per head), as the lab counts them."""
+    _, k, v = _qkv(6, head_dim=4, heads=3)
+    phi_k = phi(k)
+    state, key_sum = linear_state(phi_k, v)
+    assert state.shape == (2, 3, 4, 4) and key_sum.shape == (2, 3, 4)
+    torch.testing.assert_close(state, phi_k.transpose(-2, -1) @ v)
+    states, key_sums = linear_state(phi_k, v, causal=True)
+    assert states.shape == (2, 3, 6, 4, 4) and key_sums.shape == (2, 3, 6, 4)
+    running, running_z = torch.zeros(2, 3, 4, 4, dtype=torch.float64), torch.zeros(2, 3, 4, dtype=torch.float64)
+    for i in range(6):
+        running = running + phi_k[:, :, i, :, None] * v[:, :, i, None, :]  # S_i = S_(i-1) + φ(k_i) v_iᵀ
+        running_z = running_z + phi_k[:, :, i]
+        torch.testing.assert_close(states[:, :, i], running)
+        torch.testing.assert_close(key_sums[:, :, i], running_z)
+    tokens = list("abcdefg")
+    for heads in (1, 2, 4):
+        d = 64 // heads
+        assert compare_on_tokens(tokens, 64, heads, causal=False).state_numbers == d * d + d
+        assert compare_on_tokens(tokens, 64, heads, causal=True).state_numbers == len(tokens) * (d * d + d)
+
+
+def test_flatter_rows_are_counted_by_entropy():
+    uniform = torch.full((1, 4), 0.25)
+    peaked = torch.tensor([[0.7, 0.1, 0.1, 0.1]])
+    torch.testing.assert_close(row_entropy(uniform), torch.tensor([math.log(4)]))
+    torch.testing.assert_close(row_entropy(torch.tensor([[1.0, 0.0, 0.0, 0.0]])), torch.tensor([0.0]))
+    softmax = torch.cat([peaked, uniform, uniform])  # (3, 4)
+    linear = torch.cat([uniform, peaked, uniform])
+    assert flatter_rows(softmax, linear) == (1, 1, 1)
 
 
 # ---------------------------------------------------------------- sparse patterns

@@ -33,7 +33,8 @@ def token_input(label: str, default: str, key: str, max_tokens: int) -> list[str
     if len(tokens) > max_tokens:
         st.error(t("lab.common.tokens_too_many", count=len(tokens), high=max_tokens))
         return None
-    st.caption(t("lab.common.tokens_seen", count=len(tokens), tokens=md_escape(" · ".join(tokens), limit=300)))
+    seen = "lab.common.token_seen" if len(tokens) == 1 else "lab.common.tokens_seen"
+    st.caption(t(seen, count=len(tokens), tokens=md_escape(" · ".join(tokens), limit=300)))
     return tokens
 
 

@@ -13,10 +13,18 @@ from components.labs import efficient_cost, efficient_sparse
 from components.labs.charts import Titles, attention_panels
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from components.nav import render_lab_links
-from mha.experiments.linear import LinearComparison, compare_on_tokens, state_numbers
+from mha.experiments.linear import LinearComparison, compare_on_tokens, flatter_rows
 from mha.tokens import token_labels
 
-__all__ = ["DEFAULT_TEXT", "FORM_TOLERANCE", "SAME_FUNCTION_TOLERANCE", "comparison", "render", "show_difference"]
+__all__ = [
+    "DEFAULT_TEXT",
+    "FORM_TOLERANCE",
+    "SAME_FUNCTION_TOLERANCE",
+    "comparison",
+    "render",
+    "show_difference",
+    "state_caption",
+]
 
 DEFAULT_TEXT = {
     "en": "The animal didn't cross the street because it was too tired",
@@ -44,6 +52,17 @@ def show_difference(check: str, diff: float, tolerance: float) -> None:
         st.success(f"{check}  \n{t('lab.efficient.agrees', diff=diff, tol=tolerance)}")
 
 
+def state_caption(length: int, head_dim: int, causal: bool, matrix: int, state: int) -> str:
+    """What the two metrics mean and which holds more on these tokens, chosen from the numbers shown: softmax's
+    ``matrix`` (L × L) against the ``state`` linear attention keeps (S and z, at every position when ``causal``)."""
+    past = matrix > state  # the L × L weights already hold more numbers than the state
+    yours = t("lab.efficient.yours.one") if length == 1 else t("lab.efficient.yours.many", count=length)
+    if causal:
+        key = "lab.efficient.state_caption_causal_past" if past else "lab.efficient.state_caption_causal"
+        return t(key, d=head_dim, limit=head_dim * head_dim + head_dim, yours=yours)
+    return t("lab.efficient.state_caption_past" if past else "lab.efficient.state_caption", d=head_dim, yours=yours)
+
+
 def _render_linear(tokens: list[str]) -> None:
     st.subheader(t("lab.efficient.linear_title"))
     left, right = st.columns(2)
@@ -58,19 +77,21 @@ def _render_linear(tokens: list[str]) -> None:
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))
     show_chart(attention_panels(values, token_labels(tokens), panels, titles, most_per_row=2))
     st.caption(t("lab.efficient.weights_caption"))
+    flatter, sharper, same = flatter_rows(result.softmax_weights[head], result.linear_weights[head])
+    rows = len(tokens)
+    st.caption(t("lab.efficient.rows_flatter", head=head, flatter=flatter, sharper=sharper, same=same, rows=rows))
     show_difference(t("lab.efficient.check.weights"), result.weight_diff, SAME_FUNCTION_TOLERANCE)
     show_difference(t("lab.efficient.check.outputs"), result.output_diff, SAME_FUNCTION_TOLERANCE)
     form = "lab.efficient.check.running_sum" if causal else "lab.efficient.check.state"
     show_verdict(st, t(form), result.form_diff, FORM_TOLERANCE)
 
     length, head_dim = len(tokens), result.head_dim
-    matrix, state = state_numbers(length, head_dim)
+    matrix, state = length * length, result.state_numbers  # per head: the L × L weights, the state kept
     cols = st.columns(2)
     cols[0].metric(t("lab.efficient.metric.matrix", length=length), f"{matrix:,}")
-    cols[1].metric(t("lab.efficient.metric.state", d=head_dim), f"{state:,}")
-    past = matrix > state  # the L × L weights already hold more numbers than the state
-    st.caption(t("lab.efficient.state_caption_past" if past else "lab.efficient.state_caption", d=head_dim,
-                 length=length))  # fmt: skip
+    cols[1].metric(t("lab.efficient.metric.state_causal" if causal else "lab.efficient.metric.state", d=head_dim),
+                   f"{state:,}")  # fmt: skip
+    st.caption(state_caption(length, head_dim, bool(causal), matrix, state))
 
 
 def render() -> None:

@@ -24,7 +24,7 @@ from mha.experiments.efficient_cost import (
 )
 from mha.experiments.isolated import IsolatedMeasurementError
 
-__all__ = ["cost_frame", "render"]
+__all__ = ["cost_frame", "mask_saving", "render"]
 
 HEAD_DIMS = (32, 64)
 BLOCKS = (32, 64)
@@ -101,24 +101,36 @@ def _crossing(rows: tuple[EfficientRow, ...], dearer: str, cheaper: str, longest
     return " ".join(parts)
 
 
+def mask_saving(dense_bytes: float, masked_bytes: float, dense_ms: float, masked_ms: float) -> str:
+    """The message key for what the mask saved against the dense run, chosen from the measured numbers: nothing,
+    memory, time or both (less is a saving; equal is not)."""
+    memory, time = masked_bytes < dense_bytes, masked_ms < dense_ms
+    saved = "both" if memory and time else "memory" if memory else "time" if time else "nothing"
+    return f"lab.efficient.mask.{saved}"
+
+
 def _render_result(rows: tuple[EfficientRow, ...], head_dim: int) -> None:
     frame = _frame(rows)
     longest = int(frame["L"].max())
     _charts(frame, LINEAR_METHODS, t("lab.efficient.chart.linear"))
     st.markdown(t("lab.efficient.linear_summary", d=head_dim) + " " + _crossing(rows, "softmax", "linear", longest))
     _charts(frame, SPARSE_METHODS, t("lab.efficient.chart.sparse"))
-    at_longest = frame[frame["L"] == longest].set_index("method")
+    at = frame[frame["L"] == longest].set_index("method")
+    saved = mask_saving(at.loc["dense", "bytes"], at.loc["dense_masked", "bytes"], at.loc["dense", "ms"],
+                        at.loc["dense_masked", "ms"])  # fmt: skip
     st.markdown(
         t(
             "lab.efficient.sparse_summary",
             length=longest,
-            dense=format_bytes(at_longest.loc["dense", "bytes"]),
-            masked=format_bytes(at_longest.loc["dense_masked", "bytes"]),
-            sparse=format_bytes(at_longest.loc["block_sparse", "bytes"]),
-            dense_ms=at_longest.loc["dense", "ms"],
-            masked_ms=at_longest.loc["dense_masked", "ms"],
-            sparse_ms=at_longest.loc["block_sparse", "ms"],
+            dense=format_bytes(at.loc["dense", "bytes"]),
+            masked=format_bytes(at.loc["dense_masked", "bytes"]),
+            sparse=format_bytes(at.loc["block_sparse", "bytes"]),
+            dense_ms=at.loc["dense", "ms"],
+            masked_ms=at.loc["dense_masked", "ms"],
+            sparse_ms=at.loc["block_sparse", "ms"],
         )
+        + " "
+        + t(saved)
         + " "
         + _crossing(rows, "dense_masked", "block_sparse", longest)
     )

@@ -14,7 +14,7 @@ from components.labs.common import show_chart, show_verdict
 from mha.experiments.sparse import SparseOnTokens, kept_fraction, sparse_on_tokens
 from mha.tokens import token_labels
 
-__all__ = ["SAME_RUN_TOLERANCE", "render", "sparse_result"]
+__all__ = ["SAME_RUN_TOLERANCE", "kept_caption", "render", "sparse_result"]
 
 SAME_RUN_TOLERANCE = 1e-5  # float32: the same kept scores, summed in another order
 BLOCKS = (1, 2, 3, 4)
@@ -34,6 +34,20 @@ def _mask_frame(masks: list[np.ndarray], labels: list[str], panels: list[str]) -
     frame = matrix_frame(np.stack(masks).astype(np.float32), labels, labels, panels)  # value 1 = may attend
     frame["text"] = np.where(frame["value"] > 0.5, "1", "0")
     return frame
+
+
+def kept_caption(length: int, panels: list[str], shares: list[float]) -> str:
+    """The caption under the two shares kept, its words chosen from them: whether each pattern keeps more than half
+    of the L × L entries (``panels``: the patterns' names, ``shares``: their shares, in the same order)."""
+    most = [share > 0.5 for share in shares]
+    cells = length * length
+    entries = t("lab.efficient.entries.one") if cells == 1 else t("lab.efficient.entries.many", count=f"{cells:,}")
+    if all(most):
+        return t("lab.efficient.kept_caption.most", length=length, entries=entries)
+    if not any(most):
+        return t("lab.efficient.kept_caption.few", length=length, entries=entries)
+    more, less = (panels[0], panels[1]) if most[0] else (panels[1], panels[0])
+    return t("lab.efficient.kept_caption.mixed", length=length, entries=entries, more=more, less=less)
 
 
 def render(tokens: list[str]) -> None:
@@ -68,9 +82,10 @@ def render(tokens: list[str]) -> None:
     show_chart(
         mask_grid(_mask_frame([result.longformer.numpy(), result.bigbird.numpy()], labels, panels), titles, grid)
     )
+    shares = [kept_fraction(result.longformer), kept_fraction(result.bigbird)]
     cols = st.columns(2)
-    cols[0].metric(t("lab.efficient.metric.kept", pattern=panels[0]), f"{kept_fraction(result.longformer):.0%}")
-    cols[1].metric(t("lab.efficient.metric.kept", pattern=panels[1]), f"{kept_fraction(result.bigbird):.0%}")
-    st.caption(t("lab.efficient.kept_caption", length=length))
+    for col, panel, share in zip(cols, panels, shares, strict=True):
+        col.metric(t("lab.efficient.metric.kept", pattern=panel), f"{share:.0%}")
+    st.caption(kept_caption(length, panels, shares))
     show_verdict(st, t("lab.efficient.check.longformer"), result.longformer_diff, SAME_RUN_TOLERANCE)
     show_verdict(st, t("lab.efficient.check.bigbird"), result.bigbird_diff, SAME_RUN_TOLERANCE)

@@ -25,7 +25,7 @@ from mha.functional import scaled_dot_product_attention
 from mha.masks import causal_mask
 from mha.tokens import token_labels
 
-__all__ = ["TOLERANCE", "cost_frames", "render", "tile_frame", "tiled_run"]
+__all__ = ["TOLERANCE", "cost_frames", "counted", "grid_text", "render", "span", "tile_frame", "tiled_run"]
 
 MAX_TOKENS = 32
 MAX_BLOCK = 16
@@ -38,6 +38,36 @@ TILED_GROWTH_MAX = 2.5  # tiled memory may grow at most this much when L doubles
 FULL_GROWTH_MIN = 3.0  # full memory grows at least this much when L doubles (like L²: 4x)
 MINUS_INF = "−∞"
 CELL_OPACITY = {"current": 1.0, "read": 0.85, "ahead": 0.3, "other": 0.12}
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun`` as a person writes them ("1 tile", "3 tiles"; in Chinese one form for both)."""
+    return t(f"lab.flash.count.{noun}.{'one' if count == 1 else 'many'}", count=count)
+
+
+def span(start: int, end: int, what: str) -> str:
+    """Positions ``start`` to ``end`` (both included) of ``what`` (``rows`` or ``keys``): "rows 4–7", or "row 4"
+    when they are one."""
+    if start == end:
+        return t({"rows": "lab.flash.span.row", "keys": "lab.flash.span.key"}[what], start=start)
+    return t(f"lab.flash.span.{what}", start=start, end=end)
+
+
+def _blocks_text(length: int, block: int, noun: str, unit: str) -> tuple[str, str]:
+    """("3 query blocks", "of up to 4 rows"): how many blocks of ``block`` cover ``length``, and their size."""
+    blocks = len(tile_ranges(length, block))
+    size = counted(block, unit)
+    shape = "up_to" if length % block else "each" if blocks > 1 else "one"  # uneven, several equal, or a single one
+    return counted(blocks, noun), t(f"lab.flash.size.{shape}", size=size)
+
+
+def grid_text(length: int, block_q: int, block_k: int) -> str:
+    """The sentence under the controls: L, the query blocks and the tiles that cover it, and how many tiles."""
+    blocks, rows = _blocks_text(length, block_q, "query_block", "row")
+    tiles, columns = _blocks_text(length, block_k, "tile", "column")
+    all_tiles = len(tile_ranges(length, block_q)) * len(tile_ranges(length, block_k))
+    return t("lab.flash.grid", length=counted(length, "token"), blocks=blocks, rows=rows, tiles=tiles,
+             columns=columns, all=counted(all_tiles, "tile"))  # fmt: skip
 
 
 @cache.results(max_entries=32)
@@ -182,7 +212,8 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
     block, tile = min(block, len(blocks) - 1), min(tile, len(tiles) - 1)
     step = next(s for s in run["steps"] if s["block"] == block and s["tile"] == tile)
     (r0, r1), (c0, c1) = step["rows"], step["columns"]
-    where = {"block": block, "tile": tile, "r0": r0, "r1": r1 - 1, "c0": c0, "c1": c1 - 1, "tiles": len(tiles)}
+    where = {"block": block, "tile": tile, "rows": span(r0, r1 - 1, "rows"), "columns": span(c0, c1 - 1, "keys"),
+             "tiles": len(tiles)}  # fmt: skip
     if step["skipped"]:
         st.info(t("lab.flash.step_skipped", **where))
     else:
@@ -291,7 +322,8 @@ def _backends_result(backends: list[dict]) -> None:
         st.info(t("lab.flash.no_flash_backend", device=flash["device"]))
     refused = [b for b in backends if not b["runs"]]
     if refused:
-        with st.expander(t("lab.flash.refused", count=len(refused))):
+        title = t("lab.flash.refused_one") if len(refused) == 1 else t("lab.flash.refused", count=len(refused))
+        with st.expander(title):
             st.code("\n".join(f"{_backend_name(b['backend'])}: {b['reason']}" for b in refused), language="text")
 
 
@@ -329,11 +361,10 @@ def render() -> None:
     labels = token_labels(tokens)
     run = tiled_run(tuple(tokens), block_q, block_k, causal, 0)
     blocks, tiles = len(tile_ranges(length, block_q)), len(tile_ranges(length, block_k))
-    sizes = {"length": length, "bq": block_q, "bk": block_k, "blocks": blocks, "tiles": tiles, "all": blocks * tiles}
-    st.caption(t("lab.flash.grid", **sizes))
+    st.caption(grid_text(length, block_q, block_k))
     if length % block_q or length % block_k:
-        st.caption(t("lab.flash.uneven", **sizes, last_q=length - (blocks - 1) * block_q,
-                     last_k=length - (tiles - 1) * block_k))  # fmt: skip
+        st.caption(t("lab.flash.uneven", last_q=counted(length - (blocks - 1) * block_q, "row"),
+                     last_k=counted(length - (tiles - 1) * block_k, "column")))  # fmt: skip
 
     st.subheader(t("lab.flash.step_title"))
     _stepper(run, labels, block_q, block_k)
@@ -344,8 +375,10 @@ def render() -> None:
     cols[0].metric(t("lab.flash.metric.tile"), f"{block_q} × {block_k} = {block_q * block_k}")
     cols[1].metric(t("lab.flash.metric.full"), f"{length} × {length} = {length * length}")
     cols[2].metric(t("lab.flash.metric.skipped"), f"{run['skipped']} / {run['tiles']}")
-    st.caption(t("lab.flash.skipped_caption" if causal else "lab.flash.no_mask_caption", **sizes,
-                 skipped=run["skipped"]))  # fmt: skip
+    if causal:
+        st.caption(t("lab.flash.skipped_caption", skipped=run["skipped"], all=blocks * tiles))
+    else:
+        st.caption(t("lab.flash.no_mask_caption", all=counted(blocks * tiles, "tile")))
 
     _measure_section(causal)
     render_lab_links(st, ["complexity", "masks"])

@@ -94,7 +94,9 @@ def measure_on_click(lab: str, settings: tuple, measure: Callable[[], Measured[T
 def show_measurement_notes(result: Measured, repeats: int, series_names: Callable[[str], str]) -> None:
     """When and how the numbers were taken, that the machine is shared, and a warning if they broke their
     expectation (``series_names`` translates a series of the breaks)."""
-    st.caption(t("lab.common.measured_at", time=result.measured_at, attempts=result.attempts))
+    once = result.attempts == 1
+    st.caption(t("lab.common.measured_at_once" if once else "lab.common.measured_at", time=result.measured_at,
+                 attempts=result.attempts))  # fmt: skip
     st.caption(t("lab.common.shared_machine", repeats=repeats, attempts=MEASURE_ATTEMPTS))
     if result.breaks:
         breaks = _breaks_text(result.breaks, series_names)

@@ -8,10 +8,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.efficient.intro": {
         "en": "Two ways around the L × L matrix, and they are different bargains. **Linear attention** changes the "
-        "function: it is cheap at every length but it is not softmax attention. **Sparse attention** keeps softmax "
-        "but lets each token see only some keys, and it saves something only when the code skips the blocks it "
-        "never needs; a mask on the dense matrix saves nothing. See both on your own tokens, then measure them.",
-        "zh": "绕开 L × L 矩阵有两条路，它们是两种不同的交换。**线性注意力**换掉了函数本身：在任何长度上都便宜，"
+        "function: its work grows like L instead of L², so it does fewer multiply-adds once L passes d (from which "
+        "length it takes less time, the measurement below finds), but it is not softmax attention. **Sparse "
+        "attention** keeps softmax but lets each token see only some keys, and it saves something only when the "
+        "code skips the blocks it never needs; a mask on the dense matrix saves nothing. See both on your own "
+        "tokens, then measure them.",
+        "zh": "绕开 L × L 矩阵有两条路，它们是两种不同的交换。**线性注意力**换掉了函数本身："
+        "它的计算量按 L 而不是 L² 增长，所以 L 超过 d 之后乘加次数更少（从哪个长度起时间更少，由下面的测量找出），"
         "但它已经不是 softmax 注意力。**稀疏注意力**保留 softmax，只让每个词元看一部分键；只有代码真的跳过"
         "用不到的块时才省得下来，在稠密矩阵上加掩码什么也省不了。先在你自己的词元上看这两种做法，再测量它们。",
     },
@@ -23,10 +26,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "computed once for all queries: O(L · d²) work and memory d² instead of O(L² · d) and L². Counted in "
         "multiply-adds (about 2 · L² · d against 2 · L · d²) the two are equal at L = d and linear attention does "
         "less only past it; where the measured times cross depends on the kernels and the machine as well, and "
-        "the measurement below finds it (on a CPU it has come well after L = d). Causal: query i may only read "
-        "keys j ≤ i, so "
+        "the measurement below finds it (this project's measurement on a 2-core CPU with d = 64 found it at "
+        "L = 512, well after L = d). Causal: query i may only read keys j ≤ i, so "
         "S and z = Σ φ(k_j) become running sums, S_i = S_(i−1) + φ(k_i) v_iᵀ: a recurrent network whose state is "
-        "S, which is the paper's title.\n\n"
+        "S, which is the paper's title. Run as that recurrence it keeps one S_i and z_i at a time; this page "
+        "computes them all at once with cumulative sums, so it keeps every S_i and z_i: L · (d² + d) numbers per "
+        "head.\n\n"
         "It is **another function**, not an approximation that gets closer with more of anything: its weights "
         "φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) are not softmax's, and nothing in the formula tends to them. A model "
         "trained with it learns other weights; dropping it into a layer trained with softmax changes the output.\n\n"
@@ -47,9 +52,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "out_i = φ(q_i)ᵀ (Σ_j φ(k_j) v_jᵀ) / φ(q_i)ᵀ (Σ_j φ(k_j))。括号里的 S = φ(K)ᵀV 是一个 d × d 矩阵，"
         "对所有查询只算一次：计算量 O(L · d²)、内存 d²，而不是 O(L² · d) 和 L²。按乘加次数算"
         "（约 2 · L² · d 对 2 · L · d²），两者在 L = d 时相等，只有超过这个长度线性注意力才算得更少；"
-        "实测时间在哪里交叉还取决于内核和机器，下面的测量会找出来（在 CPU 上它出现在远大于 L = d 的地方）。"
+        "实测时间在哪里交叉还取决于内核和机器，下面的测量会找出来（本项目在一台双核 CPU 上以 d = 64 测得的交叉点是 "
+        "L = 512，远在 L = d 之后）。"
         "因果情形：查询 i 只能读 j ≤ i 的键，所以 S 和 z = Σ φ(k_j) "
-        "变成累加和，S_i = S_(i−1) + φ(k_i) v_iᵀ：一个以 S 为状态的循环网络（RNN），这正是论文标题的意思。\n\n"
+        "变成累加和，S_i = S_(i−1) + φ(k_i) v_iᵀ：一个以 S 为状态的循环网络（RNN），这正是论文标题的意思。"
+        "按这个循环逐步运行时，一次只保留一个 S_i 和 z_i；本页用累加和一次算出全部，所以保留了每一个 S_i 和 z_i："
+        "每个头 L · (d² + d) 个数。\n\n"
         "它是**另一个函数**，而不是某种“越多越接近”的近似：它的权重 φ(q_i)·φ(k_j) / Σ_j φ(q_i)·φ(k_j) "
         "不是 softmax 的权重，公式里也没有任何东西会趋向它们。用它训练的模型会学到别的权重；"
         "把它直接换进用 softmax 训练好的层里，输出就变了。\n\n"
@@ -76,10 +84,20 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.efficient.weights_caption": {
         "en": "The same q and k (the playground's seeded layer, d_model = 64) in both panels. Linear attention never "
-        "builds the right-hand matrix: it is drawn here to show the weights its output amounts to. φ(q)·φ(k) is "
-        "positive for every pair, so its rows are flatter than softmax's.",
+        "builds the right-hand matrix: it is drawn here to show the weights its output amounts to. Its weight on a "
+        "key is proportional to φ(q)·φ(k), a sum of products of positive features; softmax's to exp(q·k/√d), which "
+        "turns each difference of scores into a ratio of weights. Which rows come out flatter follows from the "
+        "numbers, not from the formula: counted below.",
         "zh": "两幅图用的是同样的 q 和 k（游乐场的随机种子层，d_model = 64）。线性注意力从不构造右边这个矩阵："
-        "画出来只是为了显示它的输出相当于什么权重。φ(q)·φ(k) 对每一对都为正，所以它的每一行比 softmax 的更平。",
+        "画出来只是为了显示它的输出相当于什么权重。它给一个键的权重正比于 φ(q)·φ(k)，即正的特征两两相乘之和；"
+        "softmax 的权重正比于 exp(q·k/√d)，它把分数之差变成权重之比。哪些行更平取决于具体的数，而不是公式："
+        "下面数出来。",
+    },
+    "lab.efficient.rows_flatter": {
+        "en": "Head {head}, each row's weights measured by their entropy (higher: flatter). Rows flatter under "
+        "linear attention than under softmax: {flatter} of {rows}; sharper: {sharper}; the same: {same}.",
+        "zh": "第 {head} 个头，用每一行权重的熵来衡量（熵越高越平）。线性注意力下比 softmax 更平的行："
+        "{flatter} 行（共 {rows} 行）；更尖的：{sharper} 行；相同的：{same} 行。",
     },
     "lab.efficient.check.weights": {
         "en": "Weights: softmax against linear attention's implied weights, every head.",
@@ -112,20 +130,46 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "softmax：L × L 权重（L = {length}）",
     },
     "lab.efficient.metric.state": {"en": "linear: d × d state + z (d = {d})", "zh": "线性：d × d 状态 + z（d = {d}）"},
+    "lab.efficient.metric.state_causal": {
+        "en": "linear, causal: S_i and z_i at every position (d = {d})",
+        "zh": "线性，因果：每个位置的 S_i 和 z_i（d = {d}）",
+    },
+    "lab.efficient.yours.one": {"en": "Your one token is", "zh": "你的 1 个词元"},
+    "lab.efficient.yours.many": {"en": "Your {count} tokens are", "zh": "你的 {count} 个词元"},
     "lab.efficient.state_caption": {
         "en": "Numbers held per head. Softmax's grow like L², the state does not grow with L at all: with d = {d} "
-        "it is the bigger one until L passes about d. Your {length} tokens are below that: here linear attention "
-        "holds more, not less.",
+        "it is the bigger one until L passes about d. {yours} below that: here linear attention holds more, not "
+        "less.",
         "zh": "每个头要保存的数。softmax 的按 L² 增长，状态则完全不随 L 增长：d = {d} 时，"
-        "直到 L 超过大约 d 之前，状态都更大。你的 {length} 个词元在这之下：这里线性注意力保存的数更多，而不是更少。",
+        "直到 L 超过大约 d 之前，状态都更大。{yours}在这之下：这里线性注意力保存的数更多，而不是更少。",
     },
     "lab.efficient.state_caption_past": {
         "en": "Numbers held per head. Softmax's grow like L², the state does not grow with L at all: with d = {d} "
-        "it is the bigger one until L passes about d. Your {length} tokens are past that: here the state holds "
-        "fewer numbers (time is another matter: see the measurement below).",
+        "it is the bigger one until L passes about d. {yours} past that: here the state holds fewer numbers "
+        "(time is another matter: see the measurement below).",
         "zh": "每个头要保存的数。softmax 的按 L² 增长，状态则完全不随 L 增长：d = {d} 时，"
-        "直到 L 超过大约 d 之前，状态都更大。你的 {length} 个词元已经超过了它：这里状态保存的数更少"
+        "直到 L 超过大约 d 之前，状态都更大。{yours}已经超过了它：这里状态保存的数更少"
         "（时间是另一回事：见下面的测量）。",
+    },
+    "lab.efficient.state_caption_causal": {
+        "en": "Numbers held per head. With the causal mask this page keeps the running sums S_i and z_i at every "
+        "position (all computed at once with cumulative sums): L × (d × d + d) numbers, growing like L, while "
+        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}. "
+        "{yours} below that: here linear attention holds more, not less. A loop over the positions would keep "
+        "only the current S_i and z_i: d × d + d = {limit} numbers.",
+        "zh": "每个头要保存的数。有因果掩码时，本页保留每个位置的累加和 S_i 和 z_i（用累加和一次全部算出）："
+        "L × (d × d + d) 个数，按 L 增长，而 softmax 的按 L² 增长。d = {d} 时，直到 L 超过 d × d + d = {limit} "
+        "之前，累加和保存的数都更多；{yours}在这之下：这里线性注意力保存的数更多，而不是更少。"
+        "逐个位置循环计算只需保留当前的 S_i 和 z_i：d × d + d = {limit} 个数。",
+    },
+    "lab.efficient.state_caption_causal_past": {
+        "en": "Numbers held per head. With the causal mask this page keeps the running sums S_i and z_i at every "
+        "position (all computed at once with cumulative sums): L × (d × d + d) numbers, growing like L, while "
+        "softmax's grow like L². With d = {d} the running sums hold more until L passes d × d + d = {limit}. "
+        "{yours} past that: here the running sums hold fewer numbers.",
+        "zh": "每个头要保存的数。有因果掩码时，本页保留每个位置的累加和 S_i 和 z_i（用累加和一次全部算出）："
+        "L × (d × d + d) 个数，按 L 增长，而 softmax 的按 L² 增长。d = {d} 时，直到 L 超过 d × d + d = {limit} "
+        "之前，累加和保存的数都更多；{yours}已经超过了它：这里累加和保存的数更少。",
     },
     # ---------------------------------------------------------------- sparse patterns on the tokens
     "lab.efficient.sparse_title": {"en": "Sparse patterns on your tokens", "zh": "你的词元上的稀疏模式"},
@@ -152,12 +196,26 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.efficient.panel.longformer": {"en": "Longformer", "zh": "Longformer"},
     "lab.efficient.panel.bigbird": {"en": "BigBird", "zh": "BigBird"},
     "lab.efficient.metric.kept": {"en": "{pattern}: entries kept", "zh": "{pattern}：保留的格子"},
-    "lab.efficient.kept_caption": {
-        "en": "Of the {length} × {length} entries. On a short sentence a pattern keeps most of them; the window and "
-        "the blocks stay the same size as L grows, so the share kept falls like 1/L.",
-        "zh": "占全部 {length} × {length} 个格子的比例。短句子上模式会保留大部分；L 变长时窗口和块的大小不变，"
-        "所以保留的比例按 1/L 下降。",
+    "lab.efficient.kept_caption.most": {
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence both patterns keep more than half of them; the "
+        "window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上两种模式都保留了一半以上；L 变长时窗口和块的"
+        "大小不变，所以保留的比例按 1/L 下降。",
     },
+    "lab.efficient.kept_caption.few": {
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence both patterns keep half of them or less; the "
+        "window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上两种模式保留的都不超过一半；"
+        "L 变长时窗口和块的大小不变，所以保留的比例按 1/L 下降。",
+    },
+    "lab.efficient.kept_caption.mixed": {
+        "en": "Of the {entries} (L × L, L = {length}). On this sentence {more} keeps more than half of them and {less} "
+        "half or less; the window and the blocks stay the same size as L grows, so the share kept falls like 1/L.",
+        "zh": "占全部 {entries}（L × L，L = {length}）的比例。在这个句子上 {more} 保留了一半以上，{less} 不超过一半；"
+        "L 变长时窗口和块的大小不变，所以保留的比例按 1/L 下降。",
+    },
+    "lab.efficient.entries.one": {"en": "one entry", "zh": "1 个格子"},
+    "lab.efficient.entries.many": {"en": "{count} entries", "zh": "{count} 个格子"},
     "lab.efficient.check.longformer": {
         "en": "Longformer: only the kept blocks computed, against the dense run with the mask.",
         "zh": "Longformer：只计算保留的块，与带掩码的稠密计算相比。",
@@ -217,9 +275,31 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "lab.efficient.sparse_summary": {
         "en": "At L = {length}: dense {dense} ({dense_ms:.2f} ms), dense with the mask {masked} ({masked_ms:.2f} "
-        "ms): the mask saved nothing. Only the kept blocks: {sparse} ({sparse_ms:.2f} ms).",
-        "zh": "在 L = {length}：稠密 {dense}（{dense_ms:.2f} 毫秒），稠密加掩码 {masked}（{masked_ms:.2f} 毫秒）："
-        "掩码什么也没省。只算保留的块：{sparse}（{sparse_ms:.2f} 毫秒）。",
+        "ms), only the kept blocks {sparse} ({sparse_ms:.2f} ms).",
+        "zh": "在 L = {length}：稠密 {dense}（{dense_ms:.2f} 毫秒），稠密加掩码 {masked}（{masked_ms:.2f} 毫秒），"
+        "只算保留的块 {sparse}（{sparse_ms:.2f} 毫秒）。",
+    },
+    "lab.efficient.mask.nothing": {
+        "en": "The mask saved nothing: the masked run held no less memory and took no less time than the dense one.",
+        "zh": "掩码什么也没省：带掩码的计算占用的内存不比稠密计算少，用的时间也不比它少。",
+    },
+    "lab.efficient.mask.time": {
+        "en": "The masked run took less time than the dense one at this length, though it still computes all L × L "
+        "scores (and then applies the mask); it held no less memory.",
+        "zh": "在这个长度上，带掩码的计算用的时间比稠密计算少，尽管它仍然算出全部 L × L 个分数（再加上掩码）；"
+        "它占用的内存并不更少。",
+    },
+    "lab.efficient.mask.memory": {
+        "en": "The masked run held less memory than the dense one at this length, though it still computes all "
+        "L × L scores (and then applies the mask); it took no less time.",
+        "zh": "在这个长度上，带掩码的计算占用的内存比稠密计算少，尽管它仍然算出全部 L × L 个分数（再加上掩码）；"
+        "它用的时间并不更少。",
+    },
+    "lab.efficient.mask.both": {
+        "en": "The masked run held less memory and took less time than the dense one at this length, though it still "
+        "computes all L × L scores (and then applies the mask).",
+        "zh": "在这个长度上，带掩码的计算占用的内存和用的时间都比稠密计算少，尽管它仍然算出全部 L × L 个分数"
+        "（再加上掩码）。",
     },
     "lab.efficient.chart_caption": {
         "en": "Both axes are logarithmic: slope 2 is L², slope 1 is L. Points are medians, vertical bars the middle "

@@ -72,29 +72,43 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.flash.block_k": {"en": "Key/value tile size B_c (columns)", "zh": "键/值分块大小 B_c（列）"},
     "lab.flash.causal": {"en": "Causal mask", "zh": "因果掩码"},
     "lab.flash.grid": {
-        "en": "L = {length} tokens: {blocks} query blocks of up to {bq} rows × {tiles} tiles of up to {bk} columns = "
-        "{all} tiles.",
-        "zh": "L = {length} 个词元：{blocks} 个查询块（每块最多 {bq} 行）× {tiles} 个分块（每块最多 {bk} 列）= "
-        "{all} 个分块。",
+        "en": "L = {length}: {blocks} {rows} × {tiles} {columns} = {all}.",
+        "zh": "L = {length}：{blocks}{rows} × {tiles}{columns} = {all}。",
     },
+    "lab.flash.count.token.one": {"en": "{count} token", "zh": "{count} 个词元"},
+    "lab.flash.count.token.many": {"en": "{count} tokens", "zh": "{count} 个词元"},
+    "lab.flash.count.query_block.one": {"en": "{count} query block", "zh": "{count} 个查询块"},
+    "lab.flash.count.query_block.many": {"en": "{count} query blocks", "zh": "{count} 个查询块"},
+    "lab.flash.count.tile.one": {"en": "{count} tile", "zh": "{count} 个分块"},
+    "lab.flash.count.tile.many": {"en": "{count} tiles", "zh": "{count} 个分块"},
+    "lab.flash.count.row.one": {"en": "{count} row", "zh": "{count} 行"},
+    "lab.flash.count.row.many": {"en": "{count} rows", "zh": "{count} 行"},
+    "lab.flash.count.column.one": {"en": "{count} column", "zh": "{count} 列"},
+    "lab.flash.count.column.many": {"en": "{count} columns", "zh": "{count} 列"},
+    "lab.flash.size.one": {"en": "of {size}", "zh": "（{size}）"},
+    "lab.flash.size.each": {"en": "of {size} each", "zh": "（每块 {size}）"},
+    "lab.flash.size.up_to": {"en": "of up to {size}", "zh": "（每块最多 {size}）"},
     "lab.flash.uneven": {
-        "en": "The block sizes need not divide L: the last query block has {last_q} rows, the last tile {last_k} "
-        "columns.",
-        "zh": "块大小不必整除 L：最后一个查询块有 {last_q} 行，最后一个分块有 {last_k} 列。",
+        "en": "The block sizes need not divide L: the last query block has {last_q}, the last tile {last_k}.",
+        "zh": "块大小不必整除 L：最后一个查询块有 {last_q}，最后一个分块有 {last_k}。",
     },
+    "lab.flash.span.rows": {"en": "rows {start}–{end}", "zh": "第 {start}–{end} 行"},
+    "lab.flash.span.row": {"en": "row {start}", "zh": "第 {start} 行"},
+    "lab.flash.span.keys": {"en": "keys and values {start}–{end}", "zh": "键和值 {start}–{end}"},
+    "lab.flash.span.key": {"en": "key and value {start}", "zh": "键和值 {start}"},
     "lab.flash.step_title": {"en": "Step through the tiles", "zh": "逐个分块走一遍"},
     "lab.flash.block_pick": {"en": "Query block i (from 0)", "zh": "查询块 i（从 0 开始）"},
     "lab.flash.tile_pick": {"en": "Tile j read (from 0)", "zh": "读取的分块 j（从 0 开始）"},
     "lab.flash.step_read": {
-        "en": "Query block **{block}** (rows {r0}–{r1}) reads tile **{tile}** of {tiles}: keys and values "
-        "{c0}–{c1}. Below: m, ℓ before and after it, and O after it.",
-        "zh": "查询块 **{block}**（第 {r0}–{r1} 行）读取第 **{tile}** 个分块（共 {tiles} 个）："
-        "键和值 {c0}–{c1}。下面是读取前后的 m、ℓ，以及读取后的 O。",
+        "en": "Query block **{block}** ({rows}) reads tile **{tile}** of {tiles}: {columns}. Below: m, ℓ before "
+        "and after it, and O after it.",
+        "zh": "查询块 **{block}**（{rows}）读取第 **{tile}** 个分块（共 {tiles} 个）："
+        "{columns}。下面是读取前后的 m、ℓ，以及读取后的 O。",
     },
     "lab.flash.step_skipped": {
-        "en": "Query block {block} (rows {r0}–{r1}), tile {tile} of {tiles} (keys {c0}–{c1}): every cell is masked, "
-        "so the tile is skipped, never read; m, ℓ and O stay as they were.",
-        "zh": "查询块 {block}（第 {r0}–{r1} 行），第 {tile} 个分块（共 {tiles} 个，键 {c0}–{c1}）："
+        "en": "Query block {block} ({rows}), tile {tile} of {tiles} ({columns}): every cell is masked, so the tile "
+        "is skipped, never read; m, ℓ and O stay as they were.",
+        "zh": "查询块 {block}（{rows}），第 {tile} 个分块（共 {tiles} 个，{columns}）："
         "每个格子都被掩盖，所以跳过这个分块，从不读取；m、ℓ 和 O 保持不变。",
     },
     "lab.flash.masked": {"en": "masked cell (read, adds 0)", "zh": "被掩盖的格子（已读，贡献为 0）"},
@@ -141,15 +155,15 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.flash.metric.full": {"en": "Score matrix of full attention", "zh": "完整注意力的分数矩阵"},
     "lab.flash.metric.skipped": {"en": "Tiles skipped / all", "zh": "跳过的分块 / 全部"},
     "lab.flash.skipped_caption": {
-        "en": "With the causal mask {skipped} of the {all} tiles lie wholly above the diagonal: skipped, never read. "
-        "They are part of why the flash kernel is fast on causal attention.",
-        "zh": "有因果掩码时，{all} 个分块里有 {skipped} 个完全在对角线上方：跳过，从不读取。"
+        "en": "With the causal mask, a tile that lies wholly above the diagonal is skipped, never read: here "
+        "{skipped} of {all}. Such tiles are part of why the flash kernel is fast on causal attention.",
+        "zh": "有因果掩码时，完全在对角线上方的分块被跳过，从不读取：这里是 {all} 个中的 {skipped} 个。"
         "这也是 FlashAttention 内核在因果注意力上快的原因之一。",
     },
     "lab.flash.no_mask_caption": {
-        "en": "Without a mask every one of the {all} tiles is read ({skipped} skipped); switch the causal mask on to "
-        "see tiles skipped.",
-        "zh": "没有掩码时，{all} 个分块全部要读（跳过 {skipped} 个）；打开因果掩码可以看到被跳过的分块。",
+        "en": "Without a mask every tile is read ({all}, none skipped); switch the causal mask on to see tiles "
+        "skipped.",
+        "zh": "没有掩码时，每个分块都要读（共 {all}，一个也不跳过）；打开因果掩码可以看到被跳过的分块。",
     },
     "lab.flash.cost_title": {"en": "Memory as L grows, measured", "zh": "内存随 L 的增长（实测）"},
     "lab.flash.cost_intro": {
@@ -226,5 +240,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "lab.flash.refused": {
         "en": "Why {count} backends do not run here (PyTorch's words)",
         "zh": "为什么有 {count} 个后端不能在这里运行（PyTorch 的原话）",
+    },
+    "lab.flash.refused_one": {
+        "en": "Why one backend does not run here (PyTorch's words)",
+        "zh": "为什么有 1 个后端不能在这里运行（PyTorch 的原话）",
     },
 }

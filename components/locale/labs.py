@@ -37,12 +37,17 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这个句子有 {count} 个词元；本实验最多 {high} 个，请缩短。",
     },
     "lab.common.tokens_seen": {"en": "{count} tokens: {tokens}", "zh": "{count} 个词元：{tokens}"},
+    "lab.common.token_seen": {"en": "1 token: {tokens}", "zh": "1 个词元：{tokens}"},
     "lab.common.measure": {"en": "Measure", "zh": "测量"},
     "lab.common.measuring": {"en": "Timing…", "zh": "正在计时……"},
     "lab.common.repeats": {"en": "Timed rounds (the median counts)", "zh": "计时轮数（取中位数）"},
     "lab.common.measured_at": {
-        "en": "Measured on this server's CPU at {time} ({attempts} measurement(s) taken).",
+        "en": "Measured on this server's CPU at {time} ({attempts} measurements taken).",
         "zh": "于 {time} 在本服务器的 CPU 上测得（共测量 {attempts} 次）。",
+    },
+    "lab.common.measured_at_once": {
+        "en": "Measured on this server's CPU at {time} (one measurement taken).",
+        "zh": "于 {time} 在本服务器的 CPU 上测得（共测量 1 次）。",
     },
     "lab.common.shared_machine": {
         "en": "This machine is shared: everyone using the app (a whole class, in a workshop) and other programs "

@@ -30,11 +30,13 @@ from mha.masks import causal_mask
 __all__ = [
     "LinearComparison",
     "compare_on_tokens",
+    "flatter_rows",
     "implied_weights",
     "linear_attention",
+    "linear_state",
     "phi",
+    "row_entropy",
     "softmax_weights",
-    "state_numbers",
 ]
 
 
@@ -47,6 +49,26 @@ def phi(x: Tensor) -> Tensor:
     return torch.where(x > 0, x + 1, torch.exp(torch.clamp(x, max=0)))
 
 
+def linear_state(phi_k: Tensor, v: Tensor, causal: bool = False) -> tuple[Tensor, Tensor]:
+    """The state linear attention keeps: S = Σ_j φ(k_j) v_jᵀ and z = Σ_j φ(k_j).
+
+    Args:
+        phi_k: φ(K), (B, H, L, d); v: (B, H, L, d_v).
+        causal: keep the running sums S_i, z_i at every position i (computed here with cumulative sums; a loop
+            over positions, or a kernel, would keep only the current one).
+
+    Returns:
+        ``(S, z)``: (B, H, d, d_v) and (B, H, d); causal: (B, H, L, d, d_v) and (B, H, L, d).
+    """
+    if not causal:
+        state = torch.einsum("bhjd,bhje->bhde", phi_k, v)  # S = φ(K)ᵀ V: (B, H, d, d_v)
+        return state, phi_k.sum(dim=2)  # z = Σ_j φ(k_j): (B, H, d)
+    # φ(k_j) v_jᵀ: (B, H, L, d, 1) * (B, H, L, 1, d_v) -> (B, H, L, d, d_v)
+    outer = phi_k.unsqueeze(-1) * v.unsqueeze(-2)
+    states = outer.cumsum(dim=2)  # S_i = Σ_{j≤i} φ(k_j) v_jᵀ: (B, H, L, d, d_v)
+    return states, phi_k.cumsum(dim=2)  # z_i = Σ_{j≤i} φ(k_j): (B, H, L, d)
+
+
 def linear_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Tensor:
     """φ(Q) (φ(K)ᵀ V), each row divided by φ(q_i) · Σ_j φ(k_j) (the sum over j ≤ i when ``causal``).
 
@@ -57,22 +79,17 @@ def linear_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> T
     Returns:
         (B, H, L, d_v).
 
-    Memory: non-causal holds one (B, H, d, d_v) state; causal, computed here with cumulative sums,
-    holds the state at every position, (B, H, L, d, d_v) (a loop over positions, or a kernel, keeps one).
+    Memory: the state of :func:`linear_state`: non-causal one (B, H, d, d_v) state; causal, computed here with
+    cumulative sums, the state at every position, (B, H, L, d, d_v).
     """
-    phi_q, phi_k = phi(q), phi(k)  # (B, H, L, d) each
+    phi_q = phi(q)  # (B, H, L, d)
+    state, key_sum = linear_state(phi(k), v, causal)
     if not causal:
-        state = torch.einsum("bhjd,bhje->bhde", phi_k, v)  # S = φ(K)ᵀ V: (B, H, d, d_v)
-        key_sum = phi_k.sum(dim=2)  # z = Σ_j φ(k_j): (B, H, d)
         numerator = torch.einsum("bhid,bhde->bhie", phi_q, state)  # φ(q_i)ᵀ S: (B, H, L, d_v)
         denominator = torch.einsum("bhid,bhd->bhi", phi_q, key_sum)  # φ(q_i)ᵀ z: (B, H, L)
-        return numerator / denominator.unsqueeze(-1)  # (B, H, L, d_v) / (B, H, L, 1)
-    # φ(k_j) v_jᵀ: (B, H, L, d, 1) * (B, H, L, 1, d_v) -> (B, H, L, d, d_v)
-    outer = phi_k.unsqueeze(-1) * v.unsqueeze(-2)
-    states = outer.cumsum(dim=2)  # S_i = Σ_{j≤i} φ(k_j) v_jᵀ: (B, H, L, d, d_v)
-    key_sums = phi_k.cumsum(dim=2)  # z_i = Σ_{j≤i} φ(k_j): (B, H, L, d)
-    numerator = torch.einsum("bhid,bhide->bhie", phi_q, states)  # φ(q_i)ᵀ S_i: (B, H, L, d_v)
-    denominator = (phi_q * key_sums).sum(dim=-1)  # φ(q_i)ᵀ z_i: (B, H, L)
+    else:
+        numerator = torch.einsum("bhid,bhide->bhie", phi_q, state)  # φ(q_i)ᵀ S_i: (B, H, L, d_v)
+        denominator = (phi_q * key_sum).sum(dim=-1)  # φ(q_i)ᵀ z_i: (B, H, L)
     return numerator / denominator.unsqueeze(-1)  # (B, H, L, d_v) / (B, H, L, 1)
 
 
@@ -99,9 +116,24 @@ def softmax_weights(q: Tensor, k: Tensor, causal: bool = False) -> Tensor:
     return weights
 
 
-def state_numbers(length: int, head_dim: int) -> tuple[int, int]:
-    """Numbers held per head: softmax's L × L weights against linear attention's d × d state plus its d-vector z."""
-    return length * length, head_dim * head_dim + head_dim
+def row_entropy(weights: Tensor) -> Tensor:
+    """-Σ_j w_ij log w_ij of each row (0 · log 0 = 0): higher is flatter, 0 is all the weight on one key.
+
+    Shape: (..., L, L) -> (..., L).
+    """
+    logs = torch.where(weights > 0, weights.log(), torch.zeros_like(weights))  # (..., L, L)
+    return -(weights * logs).sum(dim=-1)
+
+
+def flatter_rows(softmax: Tensor, linear: Tensor, tolerance: float = 1e-6) -> tuple[int, int, int]:
+    """How many rows linear attention's weights spread more evenly than softmax's (entropy higher by more than
+    ``tolerance``), how many less, and how many the same.
+
+    Shape: softmax, linear (..., L, L) -> (flatter, sharper, same) counted over every row.
+    """
+    gap = row_entropy(linear) - row_entropy(softmax)  # (..., L)
+    flatter, sharper = int((gap > tolerance).sum()), int((gap < -tolerance).sum())
+    return flatter, sharper, gap.numel() - flatter - sharper
 
 
 @dataclass(frozen=True)
@@ -114,6 +146,7 @@ class LinearComparison:
     output_diff: float  # max |softmax output - linear output|
     form_diff: float  # max |φ(Q)(φ(K)ᵀV) - (implied weights) V|: the causal running sum against the masked form
     head_dim: int
+    state_numbers: int  # numbers per head in the state linear_attention keeps (S and z; every position's if causal)
 
 
 def compare_on_tokens(
@@ -125,6 +158,7 @@ def compare_on_tokens(
         soft = softmax_weights(q, k, causal)  # (1, H, L, L)
         implied = implied_weights(q, k, causal)  # (1, H, L, L)
         linear_out = linear_attention(q, k, v, causal)  # (1, H, L, Dh): the d x d state (or its running sum)
+        state, key_sum = linear_state(phi(k), v, causal)  # what linear_attention keeps, as it computes it
         return LinearComparison(
             softmax_weights=soft[0],
             linear_weights=implied[0],
@@ -132,4 +166,5 @@ def compare_on_tokens(
             output_diff=float((soft @ v - linear_out).abs().max()),
             form_diff=float((implied @ v - linear_out).abs().max()),
             head_dim=q.shape[-1],
+            state_numbers=(state.numel() + key_sum.numel()) // (q.shape[0] * q.shape[1]),  # per head
         )
