@@ -479,9 +479,11 @@ def _column_values(at: AppTest, key: str, **params) -> list[str]:
 
 
 def _float64_layer_run(**choices: object) -> AttentionRun:
-    """The main page's run for ``choices`` (the layer, its input and mask), with the layer copied to float64."""
+    """The main page's run for ``choices`` (the layer, its input and mask), with the layer copied to float64 on the
+    CPU (the run is on the suite's device; mps has no float64)."""
     run = run_attention(AttentionConfig(**choices))
-    return dataclasses.replace(run, model=copy.deepcopy(run.model).double(), x=run.x.double())
+    mask = None if run.mask is None else run.mask.cpu()
+    return dataclasses.replace(run, model=copy.deepcopy(run.model).cpu().double(), x=run.x.cpu().double(), mask=mask)
 
 
 def _weights_and_vectors(run: AttentionRun, query: int) -> tuple[torch.Tensor, torch.Tensor]:

@@ -119,7 +119,7 @@ def test_a_run_carries_the_model_it_ran_and_reads_sizes_from_its_trace():
     config = AttentionConfig(d_model=24, num_heads=3, mask_type="causal", tokens="one two three four", dtype="float64")
     source = SeededSource(config.weight_spec)
     run = run_attention(config, source)
-    assert run.model is source.model(torch.device("cpu"), "float64")
+    assert run.model is source.model(run.device.device, "float64")  # the model of the run's device and dtype
     assert (run.d_model, run.num_heads, run.d_k) == (24, 3, 8)
     assert run.tokens == ("one", "two", "three", "four") and isinstance(run.tokens, tuple)
     out, weights = run.model(run.x, run.x, run.x, run.mask)
