@@ -101,7 +101,7 @@ def test_the_seeded_source_makes_build_models_weights_once_per_device_and_dtype(
     spec = AttentionConfig(d_model=16, num_heads=4, seed=2).weight_spec
     source = make_source(spec)
     assert isinstance(source, SeededSource)
-    cpu = torch.device("cpu")
+    cpu = torch.device("cpu")  # pinned: compared bit for bit with build_model's draw on the CPU
     first = source.model(cpu, "float32")
     assert source.model(cpu, "float32") is first
     assert source.model(cpu, "float64").W_q.weight.dtype == torch.float64
