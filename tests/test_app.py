@@ -499,7 +499,8 @@ def test_every_chart_carries_the_engine_numbers_read_back_through_apptest():
     assert_shows(step3.panels[0].values, c.concat[0].cpu().numpy())  # 4 heads x 16 features: all of them
     assert (step3.group, step3.col_index.tolist()) == (16, list(range(64)))
     assert_shows(step4.panels[0].values, o.output[0].cpu().numpy())
-    assert 0 < np.abs(step1.panels[0].values - p.q_heads[0, 1].cpu().numpy()).max() <= SHOWN_ATOL  # rounded to 4 decimals
+    q_head = p.q_heads[0, 1].cpu().numpy()
+    assert 0 < np.abs(step1.panels[0].values - q_head).max() <= SHOWN_ATOL  # rounded to 4 decimals
     assert np.isneginf(scaled.values).any()  # and the -inf of a masked score stays -inf
 
 

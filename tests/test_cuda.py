@@ -25,6 +25,7 @@ def accelerator(device: torch.device) -> torch.device:
         pytest.skip("the suite runs on the CPU (no GPU here, or ATTN_PLAYGROUND_TEST_DEVICE=cpu)")
     return device
 
+
 TOL = {torch.float32: {"rtol": 1e-5, "atol": 1e-5}, torch.float64: {"rtol": 0.0, "atol": 1e-12}}
 
 
