@@ -531,9 +531,15 @@ def test_an_auto_page_runs_on_the_suites_device(device):
 
 def test_the_test_device_switch_reaches_the_page_even_where_an_accelerator_is_offered(monkeypatch):
     """With ``ATTN_PLAYGROUND_TEST_DEVICE=cpu``, ``auto`` runs on the CPU though cuda says it is there (faked here:
-    were the switch ignored, the page would try cuda)."""
+    were the switch ignored, the page would try cuda). The page's runs are cached by config: a config of its own,
+    and the cache emptied after, so that no other test's run answers here and this CPU run answers no other test."""
+    from components import runner
+
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setenv("ATTN_PLAYGROUND_TEST_DEVICE", "cpu")
-    at = open_page(**SMALL)
-    no_problems(at)
-    assert any("Computed on **cpu**" in c.value for c in at.sidebar.caption)
+    try:
+        at = open_page(**{**SMALL, "seed": "48", "tokens": "which device ran this"})
+        no_problems(at)
+        assert any("Computed on **cpu**" in c.value for c in at.sidebar.caption)
+    finally:
+        runner.cached_run.clear()
