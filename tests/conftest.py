@@ -1,5 +1,10 @@
 """Shared fixtures: a real `streamlit run playground.py` on loopback and a Playwright page in Chromium.
 
+The suite's device: ``ATTN_PLAYGROUND_TEST_DEVICE=cuda|mps|cpu`` runs every run whose device is ``auto`` (the
+pages through AppTest, the browser tests' server, the engine, checkpoint, training, generation and lab tests) on
+that device (``mha.device.resolve_device`` reads it); unset, ``auto`` picks as in the app. A device that is not
+available here stops the session before any test (a usage error naming it). The ``device`` fixture is that device.
+
 Tests that need a tool of the machine (Chromium and Playwright for the browser tests, HAProxy for the
 local cluster) skip with a reason where it is missing, except in CI (``CI=true``, which ``.ci/run`` sets),
 where a missing tool is a failure: CI installs them (scripts/setup-tests.sh).
@@ -19,6 +24,7 @@ from typing import NoReturn
 import pandas as pd
 import pytest
 import streamlit as st
+import torch
 from local_app import ARTIFACTS as ARTIFACTS  # re-exported: the tests import these from conftest
 from local_app import CHROMIUM_ARGS, chromium_path, serving
 from local_app import REPO as REPO
@@ -26,6 +32,7 @@ from local_app import wait_for_app as wait_for_app
 from network_guard import install as guard_the_network
 
 from mha.config import WeightSpec
+from mha.device import TEST_DEVICE_ENV, available_devices, resolve_device
 from mha.training import service as service_module
 from mha.training.loop import TrainingStoppedError, train
 from mha.training.service import TrainingService
@@ -39,6 +46,38 @@ os.environ.pop("ATTN_PLAYGROUND_CHECKPOINTS", None)
 os.environ.pop("ATTN_PLAYGROUND_ANY_CHECKPOINT_MB", None)  # learners name no checkpoint of their own unless a test says
 guard_the_network()  # and in this process a socket may connect to this machine only (tests/network_guard.py)
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+SUITE_DEVICES = ("cuda", "mps", "cpu")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Stop the session when ``ATTN_PLAYGROUND_TEST_DEVICE`` names a device that is unknown or not available here:
+    a suite asked to run on a GPU must never pass on the CPU instead."""
+    wanted = os.environ.get(TEST_DEVICE_ENV, "").strip()
+    if not wanted:
+        return
+    if wanted not in SUITE_DEVICES:
+        pytest.exit(f"{TEST_DEVICE_ENV}={wanted!r}: choose one of {', '.join(SUITE_DEVICES)}", returncode=4)
+    if wanted not in available_devices():
+        pytest.exit(
+            f"{TEST_DEVICE_ENV}={wanted}: {wanted} is not available on this machine "
+            f"(available: {', '.join(available_devices())}); unset it or choose one of those",
+            returncode=4,
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """The suite's device in pytest's header, and where it comes from."""
+    wanted = os.environ.get(TEST_DEVICE_ENV, "").strip()
+    origin = f"{TEST_DEVICE_ENV}={wanted}" if wanted else f"auto; set {TEST_DEVICE_ENV} to choose"
+    return f"attention playground test device: {resolve_device('auto').device} ({origin})"
+
+
+@pytest.fixture(scope="session")
+def device() -> torch.device:
+    """The suite's device: what ``device="auto"`` resolves to in this session (``ATTN_PLAYGROUND_TEST_DEVICE``)."""
+    return resolve_device("auto").device
 
 
 def missing_tool(reason: str) -> NoReturn:

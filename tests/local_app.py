@@ -3,6 +3,9 @@
 Shared by the tests (``conftest.py`` re-exports these names), the benchmarks that drive a real server and
 browser, and ``scripts/screenshots.py`` (which must keep the environment as it is: the checkpoint list it
 shows comes from ``ATTN_PLAYGROUND_CHECKPOINTS``, which the tests' ``conftest`` clears).
+
+The server gets this process's environment, ``ATTN_PLAYGROUND_TEST_DEVICE`` included: the browser tests' server
+runs ``auto`` on the suite's device (``mha.device.resolve_device`` reads it there too).
 """
 
 from __future__ import annotations

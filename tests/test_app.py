@@ -232,13 +232,13 @@ def test_steps_1_and_2_send_every_head_so_the_browser_switches_heads_itself():
         q, k, v = step_1.head_figure(head).panels
         assert q.title == t("step1.chart", name="Q", head=head, length=6, d_k=16)
         for panel, tensor in ((q, p.q_heads), (k, p.k_heads), (v, p.v_heads)):
-            assert_shows(panel.values, tensor[0, head].numpy())
+            assert_shows(panel.values, tensor[0, head].cpu().numpy())
         raw, masked, weights = step_2.head_figure(head).panels
         assert weights.title == t("step2.weights", head=head)
-        assert_shows(raw.values, a.raw_scores[0, head].numpy())
-        assert_shows(masked.values, a.masked_scores[0, head].numpy())  # -inf where blocked
-        assert_shows(weights.values, a.weights[0, head].numpy())
-        assert np.array_equal(weights.masked, ~run.mask[0, 0].numpy())  # the causal staircase, grey
+        assert_shows(raw.values, a.raw_scores[0, head].cpu().numpy())
+        assert_shows(masked.values, a.masked_scores[0, head].cpu().numpy())  # -inf where blocked
+        assert_shows(weights.values, a.weights[0, head].cpu().numpy())
+        assert np.array_equal(weights.masked, ~run.mask[0, 0].cpu().numpy())  # the causal staircase, grey
         assert step_2.head_figure(head).scales[raw.scale].high == pytest.approx(
             float(a.raw_scores[0, head].abs().max()), rel=0.1
         )  # each head's scores on a scale of their own
@@ -346,7 +346,7 @@ def test_many_heads_and_tokens_summarise_the_grid():
     assert dataset.name == "cells" and sent.schema.metadata is None and str(sent.schema.field("head").type) == "int8"
     weights = run_attention(AttentionConfig(d_model=64, num_heads=8, tokens=tokens)).trace.attend.weights[0]
     peak = weights.max(dim=-1).values.mean(dim=-1)  # (H,): each head's mean largest weight
-    np.testing.assert_allclose(sent.column("max_weight").to_numpy(), peak.numpy(), **FLOAT32)  # the page's, ours
+    np.testing.assert_allclose(sent.column("max_weight").to_numpy(), peak.cpu().numpy(), **FLOAT32)  # the page's, ours
 
 
 # ---------------------------------------------------------------- URL parameters
@@ -483,23 +483,24 @@ def test_every_chart_carries_the_engine_numbers_read_back_through_apptest():
     assert step2.col_labels == grid.col_labels == labels
     same = np.testing.assert_array_equal  # masks and column indices: exact
     for panel, tensor in zip(step1.panels, (p.q_heads, p.k_heads, p.v_heads), strict=True):
-        assert_shows(panel.values, tensor[0, 1].numpy())  # head 1, all d_k = 16 features
+        assert_shows(panel.values, tensor[0, 1].cpu().numpy())  # head 1, all d_k = 16 features
     same(step1.col_index, np.arange(16))
-    blocked = torch.isneginf(a.masked_scores[0, 1]).numpy()
+    blocked = torch.isneginf(a.masked_scores[0, 1]).cpu().numpy()
     assert (blocked == np.triu(np.ones((6, 6), bool), k=1)).all()
     raw, scaled, weights = step2.panels
-    assert_shows(raw.values, a.raw_scores[0, 1].numpy())
+    assert_shows(raw.values, a.raw_scores[0, 1].cpu().numpy())
     assert not raw.masked.any()  # before the mask
-    assert_shows(scaled.values, a.masked_scores[0, 1].numpy())  # -inf where blocked
-    assert_shows(weights.values, a.weights[0, 1].numpy())
+    assert_shows(scaled.values, a.masked_scores[0, 1].cpu().numpy())  # -inf where blocked
+    assert_shows(weights.values, a.weights[0, 1].cpu().numpy())
     same(scaled.masked, blocked)
     same(weights.masked, blocked)
     for head, panel in enumerate(grid.panels):
-        assert_shows(panel.values, a.weights[0, head].numpy())
-    assert_shows(step3.panels[0].values, c.concat[0].numpy())  # 4 heads x 16 features: all of them
+        assert_shows(panel.values, a.weights[0, head].cpu().numpy())
+    assert_shows(step3.panels[0].values, c.concat[0].cpu().numpy())  # 4 heads x 16 features: all of them
     assert (step3.group, step3.col_index.tolist()) == (16, list(range(64)))
-    assert_shows(step4.panels[0].values, o.output[0].numpy())
-    assert 0 < np.abs(step1.panels[0].values - p.q_heads[0, 1].numpy()).max() <= SHOWN_ATOL  # rounded to 4 decimals
+    assert_shows(step4.panels[0].values, o.output[0].cpu().numpy())
+    q_head = p.q_heads[0, 1].cpu().numpy()
+    assert 0 < np.abs(step1.panels[0].values - q_head).max() <= SHOWN_ATOL  # rounded to 4 decimals
     assert np.isneginf(scaled.values).any()  # and the -inf of a masked score stays -inf
 
 
@@ -520,3 +521,25 @@ def test_stretched_colour_scale_spans_the_weights_shown_and_goes_in_the_link():
     assert [s.scheme for s in step2.scales[:2]] == ["diverging", "diverging"]  # scores keep their scale
     linked = open_page(**SMALL, color_scale="stretch")
     assert linked.button_group(key="color_scale").value == "stretch"
+
+
+def test_an_auto_page_runs_on_the_suites_device(device):
+    at = open_page(**SMALL)
+    no_problems(at)
+    assert any(f"Computed on **{device}**" in c.value for c in at.sidebar.caption)
+
+
+def test_the_test_device_switch_reaches_the_page_even_where_an_accelerator_is_offered(monkeypatch):
+    """With ``ATTN_PLAYGROUND_TEST_DEVICE=cpu``, ``auto`` runs on the CPU though cuda says it is there (faked here:
+    were the switch ignored, the page would try cuda). The page's runs are cached by config: a config of its own,
+    and the cache emptied after, so that no other test's run answers here and this CPU run answers no other test."""
+    from components import runner
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setenv("ATTN_PLAYGROUND_TEST_DEVICE", "cpu")
+    try:
+        at = open_page(**{**SMALL, "seed": "48", "tokens": "which device ran this"})
+        no_problems(at)
+        assert any("Computed on **cpu**" in c.value for c in at.sidebar.caption)
+    finally:
+        runner.cached_run.clear()

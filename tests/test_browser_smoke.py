@@ -35,3 +35,11 @@ def test_chinese_page_with_a_chinese_sentence_draws_its_charts(app_url, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "playground-zh.png"), full_page=True)
     assert console_errors(page) == []
+
+
+def test_the_server_runs_auto_on_the_suites_device(app_url, page, device):
+    """The browser tests' server gets the suite's device (ATTN_PLAYGROUND_TEST_DEVICE travels in its environment)."""
+    page.goto(f"{app_url}/?d_model=64&num_heads=4&tokens=the%20cat%20sat")
+    wait_for_app(page)
+    sidebar = page.locator('[data-testid="stSidebar"]').text_content()
+    assert f"Computed on {device} in float32." in sidebar, sidebar

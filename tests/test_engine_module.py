@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ import mha.device
 from mha import AttentionConfig, ConfigError, MultiHeadAttention
 from mha.config import LIMITS, check_token_count
 from mha.counting import count_parameters, projection_parameters, step_costs, total_parameters
-from mha.device import DEVICE_CHOICES, available_devices, resolve_device
+from mha.device import DEVICE_CHOICES, TEST_DEVICE_ENV, available_devices, resolve_device
 from mha.masks import (
     MASK_TYPES,
     build_mask,
@@ -166,11 +167,14 @@ def test_trace_shapes_at_every_step(dtype, batch, length_q, length_k):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
 @pytest.mark.parametrize("mask_kind", ["none", "causal", "window", "padding", "additive"])
-def test_trace_is_consistent(dtype, mask_kind):
+def test_trace_is_consistent(dtype, mask_kind, device):
+    """On the suite's device: forward and forward_traced agree, and every step is what its formula says there."""
+    if device.type == "mps" and dtype == torch.float64:
+        pytest.skip("mps has no float64")
     tol = EXACT32 if dtype == torch.float32 else {"rtol": 0.0, "atol": 1e-12}
     batch, length = 2, 5
-    model = build_model(D, H, seed=1, dtype=dtype)
-    x = torch.randn(batch, length, D, dtype=dtype, generator=torch.Generator().manual_seed(2))
+    model = build_model(D, H, seed=1, device=device, dtype=dtype)
+    x = torch.randn(batch, length, D, dtype=dtype, generator=torch.Generator().manual_seed(2)).to(device)
     keep = {
         "none": None,
         "causal": causal_mask(length),
@@ -178,9 +182,11 @@ def test_trace_is_consistent(dtype, mask_kind):
         "padding": padding_mask(["a", "b", "c", "[PAD]", "[PAD]"]),
         "additive": causal_mask(length),
     }[mask_kind]
+    keep = None if keep is None else keep.to(device)
     mask = to_additive_mask(keep, dtype) if mask_kind == "additive" else keep
     trace = model.forward_traced(x, x, x, mask=mask)
     a, p = trace.attend, trace.project
+    assert trace.output.device.type == device.type
 
     # forward and forward_traced are the same computation
     out, weights = model(x, x, x, mask=mask)
@@ -198,8 +204,8 @@ def test_trace_is_consistent(dtype, mask_kind):
     blocked = torch.zeros_like(a.weights, dtype=torch.bool) if keep is None else ~keep.expand_as(a.weights)
     assert torch.equal(torch.isneginf(a.masked_scores), blocked)  # -inf exactly where the mask blocks
     assert torch.equal(a.masked_scores[~blocked], a.scaled_scores[~blocked])  # untouched elsewhere: copied bytes
-    assert torch.equal(a.weights[blocked], torch.zeros(int(blocked.sum()), dtype=dtype))
-    torch.testing.assert_close(a.weights.sum(-1), torch.ones(batch, H, length, dtype=dtype), **tol)
+    assert torch.equal(a.weights[blocked], torch.zeros(int(blocked.sum()), dtype=dtype, device=device))
+    torch.testing.assert_close(a.weights.sum(-1), torch.ones(batch, H, length, dtype=dtype, device=device), **tol)
     assert (a.weights >= 0).all()
     torch.testing.assert_close(a.context, a.weights @ p.v_heads, **tol)
     # steps 3 and 4
@@ -370,6 +376,7 @@ def test_positional_encoding_matches_the_formula(d_model):
 
 # ---------------------------------------------------------------- device
 def test_resolve_device_cpu_and_auto_without_accelerators(monkeypatch):
+    monkeypatch.delenv(TEST_DEVICE_ENV, raising=False)  # auto's own choice, not the suite's device
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(mha.device, "_mps_available", lambda: False)
     assert available_devices() == ["cpu"]
@@ -393,6 +400,7 @@ def test_resolve_device_unknown_name():
 
 
 def test_resolve_device_auto_prefers_cuda_then_mps(monkeypatch):
+    monkeypatch.delenv(TEST_DEVICE_ENV, raising=False)  # auto's own choice, not the suite's device
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(mha.device, "_mps_available", lambda: True)
     assert available_devices() == ["cuda", "mps", "cpu"]
@@ -402,10 +410,35 @@ def test_resolve_device_auto_prefers_cuda_then_mps(monkeypatch):
     assert resolve_device("auto").device == torch.device("mps")
 
 
+@pytest.mark.parametrize("pinned", ["cpu", "mps"])
+def test_the_test_device_variable_decides_what_auto_means(monkeypatch, pinned):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(mha.device, "_mps_available", lambda: True)
+    monkeypatch.setenv(TEST_DEVICE_ENV, pinned)
+    assert resolve_device("auto") == mha.device.DeviceChoice(torch.device(pinned), None)
+    assert resolve_device("cuda").device == torch.device("cuda")  # an explicit choice stays the learner's
+
+
+def test_a_test_device_that_is_missing_falls_back_to_the_cpu_with_the_reason(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(mha.device, "_mps_available", lambda: False)
+    monkeypatch.setenv(TEST_DEVICE_ENV, "cuda")
+    resolved = resolve_device("auto")
+    assert resolved.device == torch.device("cpu") and "cuda is not available" in resolved.fallback_reason
+
+
+def test_the_suite_runs_on_the_device_it_was_given(device):
+    """The ``device`` fixture is what ``auto`` gives, and it is the one the switch names where it is set."""
+    pinned = os.environ.get(TEST_DEVICE_ENV)
+    assert device == resolve_device("auto").device
+    assert device.type == (pinned or available_devices()[0])
+
+
 # ---------------------------------------------------------------- build_model
 def test_build_model_is_deterministic_and_leaves_the_global_rng_alone():
     state = torch.random.get_rng_state()
-    a, b, c = build_model(16, 4, seed=7), build_model(16, 4, seed=7), build_model(16, 4, seed=8)
+    # pinned to the CPU: the test is about the seeded draw itself, bit for bit, whatever the suite's device
+    a, b, c = (build_model(16, 4, seed=seed, device="cpu") for seed in (7, 7, 8))
     assert torch.equal(torch.random.get_rng_state(), state)
     for name, p in a.named_parameters():  # a seed draws the same bits (no sum, so no kernel choice): exactly
         assert torch.equal(p, b.state_dict()[name]), name
@@ -485,13 +518,12 @@ def test_the_config_counts_tokens_with_its_own_tokenizer():
 
 # ---------------------------------------------------------------- pipeline
 @pytest.mark.parametrize("mask_type", MASK_TYPES)
-def test_run_attention_end_to_end(mask_type):
-    config = AttentionConfig(
-        d_model=16, num_heads=4, mask_type=mask_type, window=1, tokens="猫 sat [PAD]", device="cpu"
-    )
-    run = run_attention(config)
+def test_run_attention_end_to_end(mask_type, device):
+    config = AttentionConfig(d_model=16, num_heads=4, mask_type=mask_type, window=1, tokens="猫 sat [PAD]")
+    run = run_attention(config)  # device auto: the suite's device
     assert run.tokens == ("猫", "sat", "[PAD]")
-    assert list(run.x.shape) == [1, 3, 16] and run.device.device == torch.device("cpu")
+    assert list(run.x.shape) == [1, 3, 16] and run.device.device == device
+    assert run.trace.output.device.type == device.type  # a tensor says cuda:0 where the choice says cuda
     assert list(run.trace.weights.shape) == [1, 4, 3, 3]
     expected_mask = {
         "none": None,
@@ -504,9 +536,9 @@ def test_run_attention_end_to_end(mask_type):
     # build_model's weights: the same seed draws the same bits, so exactly
     again = run_attention(config, SeededSource(config.weight_spec))
     torch.testing.assert_close(run.trace.output, again.trace.output, **FLOAT32)
-    fresh = build_model(16, 4, seed=config.seed)
+    fresh = build_model(16, 4, seed=config.seed)  # on the CPU: a seed draws the same bits on every device
     for name, tensor in fresh.state_dict().items():
-        assert torch.equal(run.model.state_dict()[name], tensor), name
+        assert torch.equal(run.model.state_dict()[name].cpu(), tensor), name
     assert (run.num_heads, run.d_model, run.d_k, run.source_kind, run.num_layers) == (4, 16, 4, "random", 1)
     assert len(run.head_labels) == 4
 

@@ -95,6 +95,12 @@ def keep_pattern(mask_type: str, length_q: int, length_k: int, window: int = 1) 
     return [[True] * length_k for _ in range(length_q)]
 
 
+def skip_float64_on_mps(device: torch.device, dtype: torch.dtype) -> None:
+    """Apple's mps has no float64: those cases run where the suite's device has it."""
+    if device.type == "mps" and dtype == torch.float64:
+        pytest.skip("mps has no float64")
+
+
 def to_np(t: torch.Tensor) -> np.ndarray:
     return t.detach().cpu().double().numpy()
 
@@ -154,13 +160,15 @@ MASK_CASES = ["none", "causal", "padding", "window", "per_head", "additive"]
     [(3, 2, 5, 5, False), (1, 1, 4, 4, False), (4, 2, 3, 5, True), (2, 2, 5, 4, True)],
     ids=["self-H3-B2", "self-H1-B1", "cross-Lq3-Lk5", "cross-Lq5-Lk4"],
 )
-def test_forward_matches_numpy_reference(dtype, mask_type, num_heads, batch, length_q, length_k, cross):
-    model = build_model(D_MODEL, num_heads, seed=1, dtype=dtype)
-    x_q, x_k, x_v = make_inputs(dtype, batch, length_q, length_k, cross)
+def test_forward_matches_numpy_reference(dtype, mask_type, num_heads, batch, length_q, length_k, cross, device):
+    """On the suite's device (the reference in NumPy: ``to_np`` brings the values to the CPU)."""
+    skip_float64_on_mps(device, dtype)
+    model = build_model(D_MODEL, num_heads, seed=1, device=device, dtype=dtype)
+    x_q, x_k, x_v = (x.to(device) for x in make_inputs(dtype, batch, length_q, length_k, cross))
     ours_mask, ref_mask = make_masks(mask_type, batch, length_q, x_k.size(1), num_heads, dtype)
     expected = reference_attention(numpy_weights(model), to_np(x_q), to_np(x_k), to_np(x_v), num_heads, ref_mask)
 
-    output, weights = model(x_q, x_k, x_v, mask=ours_mask)
+    output, weights = model(x_q, x_k, x_v, mask=None if ours_mask is None else ours_mask.to(device))
 
     assert output.dtype == dtype and weights.dtype == dtype
     assert list(weights.shape) == [batch, num_heads, length_q, x_k.size(1)]  # per head, never averaged
@@ -170,14 +178,17 @@ def test_forward_matches_numpy_reference(dtype, mask_type, num_heads, batch, len
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("mask_type", ["none", "causal", "padding", "additive"])
-def test_every_trace_step_matches_numpy_reference(dtype, mask_type):
+def test_every_trace_step_matches_numpy_reference(dtype, mask_type, device):
+    """On the suite's device, every step against NumPy."""
+    skip_float64_on_mps(device, dtype)
     num_heads, batch, length = 3, 2, 5
-    model = build_model(D_MODEL, num_heads, seed=2, dtype=dtype)
-    x, _, _ = make_inputs(dtype, batch, length, length, cross=False, seed=5)
+    model = build_model(D_MODEL, num_heads, seed=2, device=device, dtype=dtype)
+    x = make_inputs(dtype, batch, length, length, cross=False, seed=5)[0].to(device)
     ours_mask, ref_mask = make_masks(mask_type, batch, length, length, num_heads, dtype)
     expected = reference_attention(numpy_weights(model), *(to_np(x),) * 3, num_heads, ref_mask)
 
-    trace = model.forward_traced(x, x, x, mask=ours_mask)
+    trace = model.forward_traced(x, x, x, mask=None if ours_mask is None else ours_mask.to(device))
+    assert trace.output.device.type == device.type
 
     d_k = D_MODEL // num_heads
     assert_close(trace.project.q, expected["q"], dtype)

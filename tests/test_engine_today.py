@@ -42,7 +42,7 @@ def _rotation(x: np.ndarray, base: float) -> np.ndarray:
 
 def reference(model: MultiHeadAttention, x_q: np.ndarray, x_k: np.ndarray, mask: np.ndarray | None = None):
     """Output (Lq, D) and weights (H, Lq, Lk) of one sequence, from the formulas."""
-    p = {name: t.detach().double().numpy() for name, t in model.named_parameters()}
+    p = {name: t.detach().cpu().double().numpy() for name, t in model.named_parameters()}
     heads, kv_heads, d_k = model.num_heads, model.num_kv_heads, model.d_k
     q = x_q @ p["W_q.weight"].T + p["W_q.bias"]  # (Lq, D)
     k = x_k @ p["W_k.weight"].T + p["W_k.bias"]  # (Lk, Hkv·Dh)
@@ -70,18 +70,27 @@ CASES = [(4, 2, None), (4, 1, None), (4, 4, 10000.0), (4, 2, 10000.0), (8, 1, 50
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize(("heads", "kv_heads", "base"), CASES)
 @pytest.mark.parametrize("causal", [False, True])
-def test_the_layer_matches_the_reference(heads, kv_heads, base, causal, dtype):
-    model = build_model(32, heads, seed=3, dtype=dtype, num_kv_heads=kv_heads, rope_base=base)
+def test_the_layer_matches_the_reference(heads, kv_heads, base, causal, dtype, device):
+    """On the suite's device (grouped heads and RoPE there), against NumPy on the CPU."""
+    if device.type == "mps" and dtype == torch.float64:
+        pytest.skip("mps has no float64")
+    model = build_model(32, heads, seed=3, device=device, dtype=dtype, num_kv_heads=kv_heads, rope_base=base)
     x = torch.randn(1, 9, 32, generator=torch.Generator().manual_seed(1), dtype=dtype)
     mask = causal_mask(9) if causal else None
-    output, weights = model(x, x, x, mask)
+    x_there, mask_there = x.to(device), None if mask is None else mask.to(device)
+    output, weights = model(x_there, x_there, x_there, mask_there)
     ref_out, ref_weights = reference(
         model, x[0].double().numpy(), x[0].double().numpy(), None if mask is None else mask[0, 0].numpy()
     )
-    np.testing.assert_allclose(output[0].detach().double().numpy(), ref_out, **TOL[dtype])
-    np.testing.assert_allclose(weights[0].detach().double().numpy(), ref_weights, **TOL[dtype])
-    traced = model.forward_traced(x, x, x, mask)
-    np.testing.assert_allclose(traced.output[0].detach().double().numpy(), ref_out, **TOL[dtype])
+    assert output.device.type == device.type
+
+    def values(t: torch.Tensor) -> np.ndarray:
+        return t.detach().cpu().double().numpy()
+
+    np.testing.assert_allclose(values(output[0]), ref_out, **TOL[dtype])
+    np.testing.assert_allclose(values(weights[0]), ref_weights, **TOL[dtype])
+    traced = model.forward_traced(x_there, x_there, x_there, mask_there)
+    np.testing.assert_allclose(values(traced.output[0]), ref_out, **TOL[dtype])
 
 
 def test_cross_attention_with_rope_turns_each_side_by_its_own_positions():

@@ -19,7 +19,7 @@ from mha.config import ROPE_BASE, AttentionConfig
 from mha.export import DIMENSIONS, export_basename, trace_csv_zip, trace_npz
 from mha.pipeline import run_attention
 
-SMALL = {"d_model": 8, "num_heads": 2, "device": "cpu"}
+SMALL = {"d_model": 8, "num_heads": 2}  # device auto: the suite's device; the files hold the values on the CPU
 ODD_TEXT = 'He said "hi, there" — 小明,\\ it\'s [PAD]'
 #: Pages of today's layers: grouped-query heads (fewer key/value heads: k_heads has 1 head, q_heads 2) and/or RoPE.
 TODAY = [
@@ -196,7 +196,7 @@ def test_downloads_are_lazy_and_build_valid_files():
     assert callable(npz.build) and callable(pt.build) and callable(csv_zip.build)
     with np.load(io.BytesIO(npz.build())) as data:
         np.testing.assert_array_equal(data["out.output"], _numpy(run.trace.output))  # the run's bytes
-    assert torch.equal(torch.load(io.BytesIO(pt.build()), weights_only=True)["out.output"], run.trace.output)  # same
+    assert torch.equal(torch.load(io.BytesIO(pt.build()), weights_only=True)["out.output"], run.trace.output.cpu())
     with zipfile.ZipFile(io.BytesIO(csv_zip.build())) as archive:
         assert archive.testzip() is None
         assert "out.output.csv" in archive.namelist()

@@ -193,6 +193,7 @@ def test_sdpa_backends_run_the_backend_they_name_as_torch_runs_it_here():
     named = [SDPBackend.__members__[_backend_name(backend)] for backend in BACKENDS]
     every = set(SDPBackend.__members__.values()) - {SDPBackend.ERROR, SDPBackend.OVERRIDEABLE}
     assert set(named) == every and len(set(named)) == len(named)
+    # pinned to the CPU: a timing, and math's difference of exactly 0 is the CPU's (test_cuda covers cuda's backends)
     with profile(activities=[ProfilerActivity.CPU]) as profiled:
         rows = sdpa_backends(length=64, num_heads=2, head_dim=16, repeats=3, device="cpu")
     seen = _sdpa_kernels(profiled)

@@ -158,9 +158,10 @@ def test_our_layers_steps_give_the_checkpoints_attention_output_for_every_positi
     encoded = checkpoint.encode_ids(ids)
     length = len(generation.prompt_ids)
     for layer in range(checkpoint.sizes.num_layers):
-        model = checkpoint.layer_model(layer, torch.device("cpu"), "float32")
-        x = checkpoint.layer_input(encoded, layer)  # (1, T, D)
-        _, block = checkpoint.forward_with_block_output(encoded, layer)  # (1, T, D)
+        model = checkpoint.layer_model(layer, torch.device("cpu"), "float32")  # our layer, on the CPU here
+        x = checkpoint.layer_input(encoded, layer).cpu()  # (1, T, D), wherever the checkpoint ran
+        _, block = checkpoint.forward_with_block_output(encoded, layer)
+        block = block.cpu()  # (1, T, D): values compared on the CPU
         cache = KVCache.for_layer(model, ids.size(1))
         with torch.inference_mode():
             rows = [model.forward_step(x[:, :length], cache, 0).output]

@@ -98,9 +98,10 @@ def test_every_layer_matches_the_checkpoints_own_attentions_and_output(name, lay
     else:  # the BERT tokenizer's own tokens
         assert run.tokens == tuple(tokenizer.convert_ids_to_tokens(ids[0].tolist()))
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (GPT2_HIDDEN, GPT2_HEADS, GPT2_LAYERS, layer)
-    assert float((run.x - received).abs().max()) <= 1e-6  # the input: ln_1 of the residual stream (Pre-Norm)
-    assert float((run.trace.weights - attentions).abs().max()) <= TOLERANCE  # per head, (1, H, L, L)
-    assert float((run.trace.output - returned).abs().max()) <= TOLERANCE  # c_proj's output
+    # values compared on the CPU: the run is on the suite's device, the checkpoint's own forward here on the CPU
+    assert float((run.x.cpu() - received.cpu()).abs().max()) <= 1e-6  # the input: ln_1 of the residual stream
+    assert float((run.trace.weights.cpu() - attentions.cpu()).abs().max()) <= TOLERANCE  # per head, (1, H, L, L)
+    assert float((run.trace.output.cpu() - returned.cpu()).abs().max()) <= TOLERANCE  # c_proj's output
     check = make_source(config(checkpoint=name).weight_spec).compare(
         run.config, run.trace.weights, run.trace.output, run.mask
     )
@@ -116,10 +117,13 @@ def test_c_attn_is_split_in_three_and_transposed_and_c_proj_is_w_o(tiny_gpt2):
         model = run_attention(config(layer=layer), source).model
         c_attn, c_proj = gpt2.h[layer].attn.c_attn, gpt2.h[layer].attn.c_proj
         assert c_attn.weight.shape == (d, 3 * d)  # Conv1D: (in, out), Q K V side by side
-        for index, ours in enumerate(("W_q", "W_k", "W_v")):
-            assert torch.equal(getattr(model, ours).weight, c_attn.weight[:, index * d : (index + 1) * d].T)
-            assert torch.equal(getattr(model, ours).bias, c_attn.bias[index * d : (index + 1) * d])
-        assert torch.equal(model.W_o.weight, c_proj.weight.T) and torch.equal(model.W_o.bias, c_proj.bias)
+        their_weight, their_bias = c_attn.weight.cpu(), c_attn.bias.cpu()  # values compared on the CPU
+        for index, name in enumerate(("W_q", "W_k", "W_v")):
+            projection = getattr(model, name)
+            assert torch.equal(projection.weight.cpu(), their_weight[:, index * d : (index + 1) * d].T)
+            assert torch.equal(projection.bias.cpu(), their_bias[index * d : (index + 1) * d])
+        assert torch.equal(model.W_o.weight.cpu(), c_proj.weight.cpu().T)
+        assert torch.equal(model.W_o.bias.cpu(), c_proj.bias.cpu())
 
 
 def test_float64_run_equals_attention_computed_from_the_conv1d_weights_by_hand(tiny_gpt2):
@@ -127,19 +131,19 @@ def test_float64_run_equals_attention_computed_from_the_conv1d_weights_by_hand(t
     layer = 1
     run = run_attention(config(layer=layer, dtype="float64"))
     block = load_checkpoint("gpt2").model.h[layer].attn
-    x = run.x[0]  # (L, D) float64
+    x = run.x[0].cpu()  # (L, D) float64; the reference is computed on the CPU (mps has no float64)
     length, d, heads = x.size(0), GPT2_HIDDEN, GPT2_HEADS
     d_k = d // heads
-    qkv = x @ block.c_attn.weight.double() + block.c_attn.bias.double()  # (L, 3D)
+    qkv = x @ block.c_attn.weight.cpu().double() + block.c_attn.bias.cpu().double()  # (L, 3D)
     q, k, v = (part.view(length, heads, d_k).transpose(0, 1) for part in qkv.split(d, dim=-1))  # 3 x (H, L, d_k)
     scores = q @ k.transpose(-1, -2) / math.sqrt(d_k)  # (H, L, L)
     scores = scores.masked_fill(~torch.ones(length, length, dtype=torch.bool).tril(), float("-inf"))
     weights = scores.softmax(dim=-1)  # (H, L, L)
     context = (weights @ v).transpose(0, 1).reshape(length, d)  # (L, D)
-    output = context @ block.c_proj.weight.double() + block.c_proj.bias.double()  # (L, D)
+    output = context @ block.c_proj.weight.cpu().double() + block.c_proj.bias.cpu().double()  # (L, D)
     assert run.x.dtype == torch.float64
-    torch.testing.assert_close(run.trace.weights[0], weights, rtol=0, atol=1e-12)
-    torch.testing.assert_close(run.trace.output[0], output, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.weights[0].cpu(), weights, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.output[0].cpu(), output, rtol=0, atol=1e-12)
 
 
 # ---------------------------------------------------------------- the causal mask
@@ -148,9 +152,9 @@ def test_a_gpt2_layer_always_runs_under_its_causal_mask(mask_type):
     run = run_attention(config(mask_type=mask_type, window=1))
     length = len(run.tokens)
     assert run.config.mask_type == "causal" and run.config.block_pad == (mask_type == "padding")
-    assert torch.equal(run.mask.expand(1, 1, length, length), causal_mask(length))  # no [PAD]: just the triangle
+    assert torch.equal(run.mask.cpu().expand(1, 1, length, length), causal_mask(length))  # no [PAD]: the triangle
     above = ~torch.ones(length, length, dtype=torch.bool).tril()
-    assert float(run.trace.weights[0][:, above].abs().max()) == 0.0  # no token sees a later one
+    assert float(run.trace.weights[0].cpu()[:, above].abs().max()) == 0.0  # no token sees a later one
     assert [note.code for note in run.notes] == ["family_gpt2", "gpt2_unframed"]  # the first says it is causal
     check = make_source(config().weight_spec).compare(run.config, run.trace.weights, run.trace.output, run.mask)
     assert check.applies and check.passed
@@ -167,8 +171,8 @@ def test_the_reproducing_script_rebuilds_the_causal_run_the_sidebar_did_not_name
     run = run_attention(config(mask_type="none", layer=1))
     (tmp_path / f"{export_basename(run.config)}.pt").write_bytes(trace_pt(run))  # the script reads the .pt
     saved, stdout = _run_script(reproduce_script(run), tmp_path)
-    torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-6, rtol=0)
-    torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-6, rtol=0)
+    torch.testing.assert_close(saved["weights"], run.trace.weights.cpu(), atol=1e-6, rtol=0)
+    torch.testing.assert_close(saved["output"], run.trace.output.cpu(), atol=1e-6, rtol=0)
     assert stdout.rstrip().endswith("match"), stdout
 
 
@@ -179,11 +183,11 @@ def test_pad_tokens_of_a_bert_tokenizer_are_masked_on_top_of_the_causal_mask(chi
     assert run.tokens == ("[CLS]", "the", "cat", "sat", "[PAD]", "[PAD]", "[SEP]")
     keys = torch.tensor([True, True, True, True, False, False, True])
     expected = causal_mask(7) & keys.view(1, 1, 1, 7)  # (1, 1, L, L)
-    assert torch.equal(run.mask.expand(1, 1, 7, 7), expected)
+    assert torch.equal(run.mask.cpu().expand(1, 1, 7, 7), expected)
     _, _, _, _, attentions, returned = their_forward(chinese_gpt2, text, 1)
     assert float(attentions[..., 4:6].abs().max()) == 0.0  # the checkpoint gives the pads no weight either
-    assert float((run.trace.weights - attentions).abs().max()) <= TOLERANCE
-    assert float((run.trace.output - returned).abs().max()) <= TOLERANCE
+    assert float((run.trace.weights.cpu() - attentions.cpu()).abs().max()) <= TOLERANCE
+    assert float((run.trace.output.cpu() - returned.cpu()).abs().max()) <= TOLERANCE
     source = make_source(padded.weight_spec)
     assert source.compare(run.config, run.trace.weights, run.trace.output, run.mask).passed
     unmasked = run_attention(config(checkpoint="gpt2-chinese", tokens=text, layer=1))

@@ -92,7 +92,7 @@ def layer_weights(pixels: torch.Tensor, patch: int = 2) -> list[np.ndarray]:
     """Every layer's weights (H, L, L) of the page's trained model on the (1, 8, 8) image."""
     with torch.inference_mode():
         _, weights = trained_model(patch).layer_inputs(pixels.unsqueeze(0))
-    return [w[0].double().numpy() for w in weights]
+    return [w[0].cpu().double().numpy() for w in weights]
 
 
 # ---------------------------------------------------------------- the controls

@@ -479,9 +479,11 @@ def _column_values(at: AppTest, key: str, **params) -> list[str]:
 
 
 def _float64_layer_run(**choices: object) -> AttentionRun:
-    """The main page's run for ``choices`` (the layer, its input and mask), with the layer copied to float64."""
+    """The main page's run for ``choices`` (the layer, its input and mask), with the layer copied to float64 on the
+    CPU (the run is on the suite's device; mps has no float64)."""
     run = run_attention(AttentionConfig(**choices))
-    return dataclasses.replace(run, model=copy.deepcopy(run.model).double(), x=run.x.double())
+    mask = None if run.mask is None else run.mask.cpu()
+    return dataclasses.replace(run, model=copy.deepcopy(run.model).cpu().double(), x=run.x.cpu().double(), mask=mask)
 
 
 def _weights_and_vectors(run: AttentionRun, query: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -593,8 +595,9 @@ def test_attribution_measures_the_prediction_of_a_trained_task(short_trainings):
     config = AttentionConfig(**choices)
     source = make_source(config.weight_spec)  # the page's training, finished: the same model
     run = run_attention(config, source)
-    model = copy.deepcopy(source.trained.model).double().eval()
-    ids = source.sequence(config)[0].view(1, -1)  # (1, L)
+    model = copy.deepcopy(source.trained.model).cpu().double().eval()  # the float64 reference, on the CPU
+    ids = source.sequence(config)[0].view(1, -1).cpu()  # (1, L)
+    mask = None if run.mask is None else run.mask.cpu()  # the run's mask, where the reference runs
     length = ids.size(1)
     scored = source.task.targets(ids)[0, :, query] != IGNORE  # (R,): the outputs the task scores at the query
     assert len(drops) == length and bool(scored.any())
@@ -608,16 +611,16 @@ def test_attribution_measures_the_prediction_of_a_trained_task(short_trainings):
         handle = model.layers[run.layer].register_forward_pre_hook(swap)
         try:
             with torch.inference_mode():
-                return torch.softmax(model.logits(ids, run.mask)[0, :, query], dim=-1)  # (R, C)
+                return torch.softmax(model.logits(ids, mask)[0, :, query], dim=-1)  # (R, C)
         finally:
             handle.remove()
 
-    base = probabilities(run.mask)
+    base = probabilities(mask)
     predicted = base.argmax(dim=-1)  # (R,)
     heads = run.model.num_heads
     keep = torch.ones(1, heads, length, length, dtype=torch.bool)
-    if run.mask is not None:
-        keep = torch.broadcast_to(run.mask, keep.shape).clone()
+    if mask is not None:
+        keep = torch.broadcast_to(mask, keep.shape).clone()
     largest = []
     for key in range(length):
         blocked = keep.clone()

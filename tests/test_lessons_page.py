@@ -254,14 +254,14 @@ def test_step_3_says_contiguous_memory_is_enough_for_view_not_needed(lang):
 
 # ---------------------------------------------------------------- a padded batch of two
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_padding_panel_runs_a_batch_of_two_with_and_without_the_mask(lang):
+def test_the_padding_panel_runs_a_batch_of_two_with_and_without_the_mask(lang, device):
     at = open_page(lang=lang, tokens="the cat sat on the mat today [PAD]", mask_type="padding")
     assert not at.exception
     box = panel(at, t("padding.title", lang=lang))
     shown = "\n".join(texts(box, "Markdown"))
     assert "`[2, 7, 64]`" in shown and "`[2, 1, 1, 7]`" in shown and "`[2, 4, 7, 7]`" in shown
     config = dataclasses.replace(CONFIG, mask_type="padding")
-    check = page_batch(config, make_source(config.weight_spec), torch.device("cpu"))
+    check = page_batch(config, make_source(config.weight_spec), device)  # on the suite's device, as the page
     # with the mask the gap is a float32 rounding difference (its digits are noise, ours are others): FLOAT32-small
     masked_gap = printed_numbers([shown], "padding.with", lang, count=4, gap=NUMBER, tolerance="1e-04")["gap"]
     assert float(masked_gap) <= FLOAT32["atol"] and check.gap_masked[1] <= FLOAT32["atol"]

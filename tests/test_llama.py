@@ -109,14 +109,14 @@ def test_other_families_have_no_key_value_head_count():
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("layer", range(LLAMA_LAYERS))
 def test_every_layer_matches_the_checkpoints_own_attentions_and_output(name, layer, folders):
-    run = run_attention(config(checkpoint=name, layer=layer))
+    run = run_attention(config(checkpoint=name, layer=layer))  # on the suite's device; compared on the CPU
     _, _, ids, received, attentions, returned, _ = their_forward(folders[name], ANIMAL, layer)
     assert len(run.tokens) == ids.size(1)
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (LLAMA_HIDDEN, LLAMA_HEADS, LLAMA_LAYERS, layer)
-    assert float((run.x - received).abs().max()) <= 1e-6  # the input: input_layernorm of the residual stream
+    assert float((run.x.cpu() - received).abs().max()) <= 1e-6  # the input: input_layernorm of the residual stream
     assert attentions.shape == run.trace.weights.shape == (1, LLAMA_HEADS, ids.size(1), ids.size(1))
-    assert float((run.trace.weights - attentions).abs().max()) <= TOLERANCE  # per query head
-    assert float((run.trace.output - returned).abs().max()) <= TOLERANCE  # o_proj's output
+    assert float((run.trace.weights.cpu() - attentions).abs().max()) <= TOLERANCE  # per query head
+    assert float((run.trace.output.cpu() - returned).abs().max()) <= TOLERANCE  # o_proj's output
     check = make_source(config(checkpoint=name).weight_spec).compare(
         run.config, run.trace.weights, run.trace.output, run.mask
     )
@@ -133,16 +133,17 @@ def test_the_projections_are_copied_as_they_are_with_the_familys_biases(name):
         theirs = base.layers[layer].self_attn
         assert theirs.k_proj.weight.shape == model.W_k.weight.shape == (LLAMA_KV_HEADS * D_K, LLAMA_HIDDEN)
         for ours, linear in (("W_q", theirs.q_proj), ("W_k", theirs.k_proj), ("W_v", theirs.v_proj)):
-            assert torch.equal(getattr(model, ours).weight, linear.weight)
+            assert torch.equal(getattr(model, ours).weight.cpu(), linear.weight.cpu())
             if name == "tiny_llama":  # Llama: no bias anywhere, ours neither
                 assert linear.bias is None and getattr(model, ours).bias is None
             else:  # Qwen2: q, k, v with their biases
-                assert torch.equal(getattr(model, ours).bias, linear.bias) and bool(linear.bias.abs().sum() > 0)
-        assert torch.equal(model.W_o.weight, theirs.o_proj.weight) and theirs.o_proj.bias is None
+                assert torch.equal(getattr(model, ours).bias.cpu(), linear.bias.cpu())
+                assert bool(linear.bias.abs().sum() > 0)
+        assert torch.equal(model.W_o.weight.cpu(), theirs.o_proj.weight.cpu()) and theirs.o_proj.bias is None
         if name == "tiny_llama":
             assert model.W_o.bias is None
         else:  # Qwen2's o_proj has no bias: ours is zero
-            assert torch.equal(model.W_o.bias, torch.zeros(LLAMA_HIDDEN))
+            assert torch.equal(model.W_o.bias.cpu(), torch.zeros(LLAMA_HIDDEN))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -161,8 +162,9 @@ def test_the_trace_keeps_grouped_heads_and_the_checkpoints_own_rotation(name, fo
         half = x.size(-1) // 2
         return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
 
-    assert float((project.q_rotated - turned(project.q_heads)).abs().max()) <= 1e-6
-    assert float((project.k_rotated - turned(project.k_heads)).abs().max()) <= 1e-6
+    # the run's tensors on the CPU, where the checkpoint's cos and sin are
+    assert float((project.q_rotated.cpu() - turned(project.q_heads.cpu())).abs().max()) <= 1e-6
+    assert float((project.k_rotated.cpu() - turned(project.k_heads.cpu())).abs().max()) <= 1e-6
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -173,11 +175,11 @@ def test_float64_run_equals_attention_computed_by_hand_from_the_checkpoints_weig
     run = run_attention(config(checkpoint=name, layer=layer, dtype="float64"))
     block = load_checkpoint(name).model.layers[layer].self_attn
     theta = config_json(folders[name])["rope_parameters"]["rope_theta"]
-    x = run.x[0]  # (L, D) float64
+    x = run.x[0].cpu()  # (L, D) float64; the reference is computed on the CPU (mps has no float64)
     length, heads, kv_heads, d = x.size(0), LLAMA_HEADS, LLAMA_KV_HEADS, D_K
 
     def project(linear, count):  # (L, D) -> (count, L, d)
-        y = x @ linear.weight.double().T + (0 if linear.bias is None else linear.bias.double())
+        y = x @ linear.weight.cpu().double().T + (0 if linear.bias is None else linear.bias.cpu().double())
         return y.view(length, count, d).transpose(0, 1)
 
     def rotated(y):  # each pair (i, i + d/2) turned by position * theta^(-2i/d)
@@ -197,10 +199,10 @@ def test_float64_run_equals_attention_computed_by_hand_from_the_checkpoints_weig
     scores = scores.masked_fill(~torch.ones(length, length, dtype=torch.bool).tril(), float("-inf"))
     weights = scores.softmax(dim=-1)  # (H, L, L)
     context = (weights @ v[shared]).transpose(0, 1).reshape(length, heads * d)  # (L, D)
-    output = context @ block.o_proj.weight.double().T  # (L, D): o_proj has no bias in either family
+    output = context @ block.o_proj.weight.cpu().double().T  # (L, D): o_proj has no bias in either family
     assert run.x.dtype == torch.float64
-    torch.testing.assert_close(run.trace.weights[0], weights, rtol=0, atol=1e-12)
-    torch.testing.assert_close(run.trace.output[0], output, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.weights[0].cpu(), weights, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.output[0].cpu(), output, rtol=0, atol=1e-12)
 
 
 # ---------------------------------------------------------------- the causal mask
@@ -210,9 +212,9 @@ def test_a_llama_layer_always_runs_under_its_causal_mask(name, mask_type):
     run = run_attention(config(checkpoint=name, mask_type=mask_type, window=1))
     length = len(run.tokens)
     assert run.config.mask_type == "causal"
-    assert torch.equal(run.mask.expand(1, 1, length, length), causal_mask(length))  # no [PAD]: just the triangle
+    assert torch.equal(run.mask.cpu().expand(1, 1, length, length), causal_mask(length))  # no [PAD]: the triangle
     above = ~torch.ones(length, length, dtype=torch.bool).tril()
-    assert float(run.trace.weights[0][:, above].abs().max()) == 0.0  # no token sees a later one
+    assert float(run.trace.weights[0].cpu()[:, above].abs().max()) == 0.0  # no token sees a later one
     check = make_source(config(checkpoint=name).weight_spec).compare(
         run.config, run.trace.weights, run.trace.output, run.mask
     )
@@ -346,12 +348,12 @@ def test_the_pattern_search_probes_with_the_tokenizers_bos_where_it_has_one(name
     assert torch.equal(sequence.ids[sequence.start : sequence.start + sequence.half], sequence.ids[-sequence.half :])
     assert maps.shape == (LLAMA_LAYERS, LLAMA_HEADS, length, length)
     above = ~torch.ones(length, length, dtype=torch.bool).tril()
-    assert float(maps[:, :, above].abs().max()) == 0.0  # the checkpoint's own causal weights
+    assert float(maps.cpu()[:, :, above].abs().max()) == 0.0  # the checkpoint's own causal weights
     patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint=name), ANIMAL)
     _, text_maps = source.attention_maps(ANIMAL)
     length = text_maps.size(-1)
-    by_hand = sum(text_maps[:, :, i, i - 1].double() for i in range(1, length)) / (length - 1)  # mean of w[i, i-1]
-    torch.testing.assert_close(patterns.previous, by_hand, rtol=0, atol=1e-12)
+    by_hand = sum(text_maps[:, :, i, i - 1].cpu().double() for i in range(1, length)) / (length - 1)  # mean w[i, i-1]
+    torch.testing.assert_close(patterns.previous.cpu(), by_hand, rtol=0, atol=1e-12)
     assert patterns.induction.shape == (LLAMA_LAYERS, LLAMA_HEADS)
 
 

@@ -88,9 +88,10 @@ def test_the_layer_holds_the_checkpoints_projections(listed_tiny):
         run = run_attention(config(layer=layer), source)
         block = bert.encoder.layer[layer].attention
         for ours, theirs in PROJECTIONS.items():
-            # copied from the checkpoint: the same bytes
-            assert torch.equal(getattr(run.model, ours).weight, block.get_submodule(theirs).weight), (layer, ours)
-            assert torch.equal(getattr(run.model, ours).bias, block.get_submodule(theirs).bias), (layer, ours)
+            # copied from the checkpoint: the same bytes (compared on the CPU, wherever the run's layer is)
+            ours_linear, their_linear = getattr(run.model, ours), block.get_submodule(theirs)
+            assert torch.equal(ours_linear.weight.cpu(), their_linear.weight.cpu()), (layer, ours)
+            assert torch.equal(ours_linear.bias.cpu(), their_linear.bias.cpu()), (layer, ours)
     assert PROJECTIONS == {"W_q": "self.query", "W_k": "self.key", "W_v": "self.value", "W_o": "output.dense"}
 
 
@@ -100,9 +101,10 @@ def test_every_layer_matches_the_checkpoints_own_attentions_and_output(listed_ti
     _, tokens, out, block_output = their_forward(listed_tiny, ANIMAL, layer)
     assert run.tokens == tuple(tokens)
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (HIDDEN, HEADS, LAYERS, layer)
-    torch.testing.assert_close(run.x, out.hidden_states[layer], **FLOAT32)  # the layer's input: their forward, twice
-    assert float((run.trace.weights - out.attentions[layer]).abs().max()) <= TOLERANCE
-    assert float((run.trace.output - block_output).abs().max()) <= TOLERANCE
+    # the run on the suite's device, the checkpoint's own forward on the CPU: values compared on the CPU
+    torch.testing.assert_close(run.x.cpu(), out.hidden_states[layer], **FLOAT32)  # the layer's input
+    assert float((run.trace.weights.cpu() - out.attentions[layer]).abs().max()) <= TOLERANCE
+    assert float((run.trace.output.cpu() - block_output).abs().max()) <= TOLERANCE
     check = make_source(config().weight_spec).compare(config(layer=layer), run.trace.weights, run.trace.output, None)
     assert check.applies and check.passed and check.checkpoint == "tiny" and check.layer == layer
     assert max(check.max_abs_weights, check.max_abs_output) <= TOLERANCE
@@ -112,8 +114,8 @@ def test_float64_runs_the_same_layer_in_double_precision(listed_tiny):
     run = run_attention(config(dtype="float64", layer=1))
     _, _, out, block_output = their_forward(listed_tiny, ANIMAL, 1)
     assert run.x.dtype == run.model.W_q.weight.dtype == torch.float64
-    assert float((run.trace.weights - out.attentions[1].double()).abs().max()) <= TOLERANCE
-    assert float((run.trace.output - block_output.double()).abs().max()) <= TOLERANCE
+    assert float((run.trace.weights.cpu() - out.attentions[1].double()).abs().max()) <= TOLERANCE
+    assert float((run.trace.output.cpu() - block_output.double()).abs().max()) <= TOLERANCE
 
 
 # ---------------------------------------------------------------- tokens, [PAD], [UNK], the cap
@@ -128,8 +130,8 @@ def test_pad_in_the_text_is_the_pad_token_masked_in_the_checkpoints_forward(list
     assert run.tokens == ("[CLS]", "the", "cat", "sat", "[PAD]", "[PAD]", "[SEP]")
     _, _, out, block_output = their_forward(listed_tiny, text, 1)
     assert float(out.attentions[1][..., 4:6].abs().max()) == 0.0  # the checkpoint gives the pads no weight
-    assert float((run.trace.weights - out.attentions[1]).abs().max()) <= TOLERANCE
-    assert float((run.trace.output - block_output).abs().max()) <= TOLERANCE
+    assert float((run.trace.weights.cpu() - out.attentions[1]).abs().max()) <= TOLERANCE
+    assert float((run.trace.output.cpu() - block_output).abs().max()) <= TOLERANCE
     source = make_source(config().weight_spec)
     padded = config(tokens=text, mask_type="padding", layer=1)
     assert source.compare(padded, run.trace.weights, run.trace.output, run.mask).passed
@@ -406,7 +408,7 @@ def test_unknown_tokens_share_a_token_embedding_but_not_their_input(listed_tiny)
     assert len(unknown) == 2
     _, tokens, out, _ = their_forward(listed_tiny, "zebra the giraffe", 0)
     assert tuple(tokens) == run.tokens  # both [UNK]: one id, one row of the word embeddings
-    x = run.trace.project.x_query[0]  # (L, D): the page's layer-0 input
+    x = run.trace.project.x_query[0].cpu()  # (L, D): the page's layer-0 input, on the CPU as BERT's below
     torch.testing.assert_close(x, out.hidden_states[0][0], rtol=0, atol=1e-5)  # BERT's own hidden_states[0]
     assert float((x[unknown[0]] - x[unknown[1]]).abs().max()) > 1e-2  # positions tell them apart
     for lang in ("en", "zh"):

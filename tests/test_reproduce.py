@@ -132,8 +132,9 @@ def test_script_reproduces_the_page(name, tmp_path):
     tolerance = TOLERANCE[page.trace.output.dtype]
     assert saved["output"].dtype == page.trace.output.dtype
     assert saved["output"].shape == page.trace.output.shape
-    torch.testing.assert_close(saved["output"], page.trace.output, atol=tolerance, rtol=0)
-    torch.testing.assert_close(saved["weights"], page.trace.weights, atol=tolerance, rtol=0)
+    # the script runs on the CPU, the page on the suite's device: values compared on the CPU
+    torch.testing.assert_close(saved["output"], page.trace.output.cpu(), atol=tolerance, rtol=0)
+    torch.testing.assert_close(saved["weights"], page.trace.weights.cpu(), atol=tolerance, rtol=0)
     assert f"output    {list(page.trace.output.shape)}" in stdout
     assert stdout.rstrip().endswith("\nmatch"), stdout  # its own checks
     checks = _checks(stdout)
@@ -232,7 +233,7 @@ def test_the_scripts_checks_catch_a_wrong_rotation_or_grouping(mistake, tmp_path
     checks = _checks(stdout)
     assert checks[check] > 1e-2, stdout
     assert all(difference < 1e-4 for name, difference in checks.items() if name != check), stdout
-    assert (saved["output"] - page.trace.output).abs().max() > 1e-2  # and the output is not the page's
+    assert (saved["output"] - page.trace.output.cpu()).abs().max() > 1e-2  # and the output is not the page's
 
 
 def test_all_pad_rows_are_zero_weights_not_nan(tmp_path):
@@ -309,8 +310,8 @@ def _check_made_weights(run, tmp_path) -> None:
     source = reproduce_script(run)
     assert "SEED" not in source and "PT = " in source and "numpy" not in source
     saved, stdout = _run_script(source, tmp_path)
-    torch.testing.assert_close(saved["output"], run.trace.output, atol=1e-5, rtol=0)
-    torch.testing.assert_close(saved["weights"], run.trace.weights, atol=1e-5, rtol=0)
+    torch.testing.assert_close(saved["output"], run.trace.output.cpu(), atol=1e-5, rtol=0)  # values, on the CPU
+    torch.testing.assert_close(saved["weights"], run.trace.weights.cpu(), atol=1e-5, rtol=0)
     assert stdout.rstrip().endswith("\nmatch"), stdout
 
 
@@ -354,7 +355,7 @@ def test_a_layer_without_biases_and_its_own_rope_base_is_read_from_the_pt(tmp_pa
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.uniform_(-0.5, 0.5, generator=generator)
-    run = _as_trained(page, model.eval())
+    run = _as_trained(page, model.to(page.x.device).eval())  # drawn on the CPU, run where the page ran
     assert "model.W_q.bias" not in torch.load(io.BytesIO(trace_pt(run)), weights_only=True)
     source = reproduce_script(run)
     assert "ROPE_BASE = 100000.0" in source and "NUM_KV_HEADS = 1" in source

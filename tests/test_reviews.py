@@ -342,7 +342,8 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
     ids, _ = source.sequence(config)
     said = [m.value for m in at.markdown if m.value.startswith(t("lab.attribution.prediction_cls").split("{said}")[0])]
     assert said and any(t(f"training.class.{k}") in said[0] for k in LABELS)
-    model = copy.deepcopy(source.trained.model).double().eval()
+    model = copy.deepcopy(source.trained.model).cpu().double().eval()  # the float64 reference, on the CPU
+    ids, mask = ids.cpu(), None if run.mask is None else run.mask.cpu()
     length = ids.numel()
 
     def probabilities(layer_mask: torch.Tensor | None) -> torch.Tensor:
@@ -355,10 +356,8 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
 
     base = probabilities(None)
     predicted = int(base.argmax())
-    deltas = ablation_deltas(run.model, run.x, run.mask, 0, None, "mask")
-    effects = prediction_effects(
-        source.model(torch.device("cpu"), "float32"), ids, run.mask, run.layer, 0, deltas, (0,)
-    )
+    deltas = ablation_deltas(run.model, run.x, run.mask, 0, None, "mask").cpu()  # on the run's device
+    effects = prediction_effects(source.model(torch.device("cpu"), "float32"), ids, mask, run.layer, 0, deltas, (0,))
     assert int(effects.predicted[0]) == predicted
     for key in range(length):
         keep = torch.ones(1, run.model.num_heads, length, length, dtype=torch.bool)

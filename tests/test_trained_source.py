@@ -106,7 +106,8 @@ def test_a_trained_run_goes_through_the_same_four_steps_and_live_check():
     source = _source(config)
     run = run_attention(config, source)
     assert run.source_kind == TRAINED and run.num_layers == 1 and len(run.head_labels) == 2
-    assert run.model.W_q.weight.dtype == torch.float64 and run.model is source.model(CPU, "float64").layers[0]
+    assert run.model.W_q.weight.dtype == torch.float64
+    assert run.model is source.model(run.device.device, "float64").layers[0]  # the model of the run's device
     check = compare_with_torch(run.model, run.x, run.x, run.x, run.mask, run.trace.output, run.trace.weights)
     assert check.passed
     assert source.model(CPU, "float32").layers[0].W_q.weight.dtype == torch.float32  # a copy per dtype

@@ -517,18 +517,18 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
     config = AttentionConfig(d_model=16, num_heads=2, weights=TRAINED, task="digits", tokens="", image="digit-7")
     run = run_attention(config, digits_source)
     assert run.tokens == patch_tokens(4, 4) and run.x.shape == (1, 17, 16)
-    model = digits_source.model(torch.device("cpu"), "float32")
+    model = digits_source.model(torch.device("cpu"), "float32")  # the reference on the CPU; the run's values moved
     with torch.inference_mode():
         _, weights = model.layer_inputs(sample_image("digit-7").unsqueeze(0))
-    torch.testing.assert_close(run.trace.weights, weights[0])  # the shown layer's weights are the model's own
+    torch.testing.assert_close(run.trace.weights.cpu(), weights[0])  # the shown layer's weights are the model's own
     assert run.scored_rows.tolist() == [True] * 17  # the first layer: every row is read by the second
     assert run.image.image.grid == (4, 4) and run.image.image.prefix == 1
-    torch.testing.assert_close(run.image.image.pixels, sample_image("digit-7"))  # the 8 × 8 the model read
+    torch.testing.assert_close(run.image.image.pixels.cpu(), sample_image("digit-7"))  # the 8 × 8 the model read
     for mine, theirs in zip(run.image.layer_weights, weights, strict=True):
-        torch.testing.assert_close(mine, theirs)
+        torch.testing.assert_close(mine.cpu(), theirs)
     assert {label.name for label in run.head_labels} <= {*GRID_RELATIONS, "broad"}  # the grid's words, not a row's
     last = run_attention(dataclasses.replace(config, layer=1), digits_source)
-    torch.testing.assert_close(last.trace.weights, weights[1])
+    torch.testing.assert_close(last.trace.weights.cpu(), weights[1])
     assert last.scored_rows.tolist() == [True] + [False] * 16  # [CLS]'s row alone reaches the answer
     assert [rows.tolist() for rows in last.image.layer_rows] == [[True] * 17, [True] + [False] * 16]
     (note,) = run.notes
@@ -536,9 +536,10 @@ def test_a_digits_run_shows_the_patches_through_the_same_four_steps(digits_sourc
     photo = run_attention(dataclasses.replace(config, image="photo-flower"), digits_source)
     assert photo.notes[0].code == "trained_image" and photo.x.shape == (1, 17, 16)
     distance = mean_attention_distance(run.trace.weights[0], 4, 4, 2)  # the 8 × 8 digit in 2-pixel patches
-    pixels, cls_share = _distance_by_loops(run.trace.weights[0], 4, 4, 2)
-    torch.testing.assert_close(distance.pixels, torch.tensor(pixels, dtype=torch.float64), rtol=1e-6, atol=1e-6)
-    torch.testing.assert_close(distance.cls_share, torch.tensor(cls_share, dtype=torch.float64), rtol=1e-6, atol=1e-6)
+    pixels, cls_share = _distance_by_loops(run.trace.weights[0].cpu(), 4, 4, 2)
+    expected_pixels, expected_share = (torch.tensor(v, dtype=torch.float64) for v in (pixels, cls_share))
+    torch.testing.assert_close(distance.pixels.cpu(), expected_pixels, rtol=1e-6, atol=1e-6)
+    torch.testing.assert_close(distance.cls_share.cpu(), expected_share, rtol=1e-6, atol=1e-6)
 
 
 def test_an_upload_goes_through_the_same_source(digits_source):

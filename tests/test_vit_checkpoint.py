@@ -128,12 +128,13 @@ def test_every_layer_matches_the_checkpoints_own_attentions_and_output(name, ima
     assert ours.shape == pixels.shape and float((ours - pixels).abs().max()) <= 1e-6
     assert (run.d_model, run.num_heads, run.num_layers, run.layer) == (VIT_HIDDEN, VIT_HEADS, VIT_LAYERS, layer)
     assert run.tokens == (*PREFIX[name], *patch_tokens(GRID, GRID, cls=False))
-    assert float((run.x - received).abs().max()) <= 1e-6  # what the checkpoint's attention received ...
+    # the run on the suite's device, the checkpoint's own forward on the CPU: values compared on the CPU
+    assert float((run.x.cpu() - received).abs().max()) <= 1e-6  # what the checkpoint's attention received ...
     with torch.no_grad():
         before = model.layers[layer].layernorm_before(out.hidden_states[layer])  # ... is layernorm_before (Pre-Norm)
-    assert float((run.x - before).abs().max()) <= 1e-6
-    assert float((run.trace.weights - out.attentions[layer]).abs().max()) <= TOLERANCE  # per head, (1, H, L, L)
-    assert float((run.trace.output - returned).abs().max()) <= TOLERANCE  # o_proj's output
+    assert float((run.x.cpu() - before).abs().max()) <= 1e-6
+    assert float((run.trace.weights.cpu() - out.attentions[layer]).abs().max()) <= TOLERANCE  # per head (1, H, L, L)
+    assert float((run.trace.output.cpu() - returned).abs().max()) <= TOLERANCE  # o_proj's output
     check = make_source(run.config.weight_spec).compare(run.config, run.trace.weights, run.trace.output, run.mask)
     assert check.applies and check.passed and check.how == "check.checkpoint_how_vit"
     assert max(check.max_abs_weights, check.max_abs_output) <= TOLERANCE
@@ -144,12 +145,12 @@ def test_float64_run_equals_attention_computed_from_the_checkpoints_projections_
     layer = 1
     run = run_attention(config(layer=layer, dtype="float64"))
     block = load_checkpoint("tinyvit").model.layers[layer].attention
-    x = run.x[0]  # (L, D) float64
+    x = run.x[0].cpu()  # (L, D) float64; the reference is computed on the CPU (mps has no float64)
     length, d, heads = x.size(0), VIT_HIDDEN, VIT_HEADS
     d_k = d // heads
 
     def project(linear: torch.nn.Linear, inputs: torch.Tensor) -> torch.Tensor:
-        return inputs @ linear.weight.double().T + linear.bias.double()  # (L, D)
+        return inputs @ linear.weight.cpu().double().T + linear.bias.cpu().double()  # (L, D)
 
     projections = (block.q_proj, block.k_proj, block.v_proj)
     q, k, v = (project(linear, x).view(length, heads, d_k).transpose(0, 1) for linear in projections)  # (H, L, d_k)
@@ -157,8 +158,8 @@ def test_float64_run_equals_attention_computed_from_the_checkpoints_projections_
     context = (weights @ v).transpose(0, 1).reshape(length, d)  # (L, D)
     output = project(block.o_proj, context)  # (L, D)
     assert run.x.dtype == torch.float64
-    torch.testing.assert_close(run.trace.weights[0], weights, rtol=0, atol=1e-12)
-    torch.testing.assert_close(run.trace.output[0], output, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.weights[0].cpu(), weights, rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.trace.output[0].cpu(), output, rtol=0, atol=1e-12)
 
 
 # ---------------------------------------------------------------- tokens: the grid in row-major order
@@ -198,8 +199,8 @@ def test_a_mask_on_an_image_checkpoint_runs_as_a_what_if_and_the_check_says_it_d
     run = run_attention(config(mask_type=mask_type, window=1))
     length = len(run.tokens)
     assert run.config.mask_type == mask_type and run.mask is not None  # the learner's mask ran
-    blocked = ~run.mask.expand(1, 1, length, length)[0, 0]  # (L, L)
-    assert float(run.trace.weights[0][:, blocked].abs().max()) == 0.0
+    blocked = ~run.mask.cpu().expand(1, 1, length, length)[0, 0]  # (L, L)
+    assert float(run.trace.weights[0].cpu()[:, blocked].abs().max()) == 0.0
     check = make_source(run.config.weight_spec).compare(run.config, run.trace.weights, run.trace.output, run.mask)
     assert (check.applies, check.reason) == (False, "what_if_image") and not check.passed
     for lang in ("en", "zh"):
@@ -225,7 +226,7 @@ def _png(pixels: np.ndarray) -> bytes:
 
 @pytest.mark.parametrize("name", ["tinyvit", "tinydeit"])
 @pytest.mark.parametrize("channels", [1, 3])
-def test_an_uploaded_image_runs_through_prepare_image_and_the_check_compares_that_image(name, channels):
+def test_an_uploaded_image_runs_through_prepare_image_and_the_check_compares_that_image(name, channels, device):
     """What the page does with an upload: decode it, ``prepare_image`` it, and pass it to ``compare``."""
     rng = np.random.default_rng(7)
     shape = (45, 70) if channels == 1 else (45, 70, 3)
@@ -233,7 +234,7 @@ def test_an_uploaded_image_runs_through_prepare_image_and_the_check_compares_tha
     assert image.size(0) == channels
     page = config(checkpoint=name, layer=1)
     source = make_source(page.weight_spec)
-    inputs = source.prepare_image(page, torch.device("cpu"), image)
+    inputs = source.prepare_image(page, device, image)  # the suite's device, as the page's run
     assert inputs.tokens == (*PREFIX[name], *patch_tokens(GRID, GRID, cls=False))
     assert "family_vit" in [note.code for note in inputs.notes]
     with torch.inference_mode():
@@ -241,11 +242,11 @@ def test_an_uploaded_image_runs_through_prepare_image_and_the_check_compares_tha
     check = source.compare(page, trace.weights, trace.output, None, image=image)
     assert check.applies and check.passed
     bundled = run_attention(page, source)  # config.image: another picture, other numbers
-    assert float((bundled.x - inputs.x).abs().max()) > 1e-3
+    assert float((bundled.x.cpu() - inputs.x.cpu()).abs().max()) > 1e-3
     assert not source.compare(page, bundled.trace.weights, bundled.trace.output, None, image=image).passed
     tokens, maps = source.attention_maps(image)
     assert tokens == inputs.tokens and maps.shape == (VIT_LAYERS, VIT_HEADS, len(tokens), len(tokens))
-    torch.testing.assert_close(maps[1:2], trace.weights, rtol=0, atol=TOLERANCE)
+    torch.testing.assert_close(maps[1:2].cpu(), trace.weights.cpu(), rtol=0, atol=TOLERANCE)
 
 
 def test_a_text_checkpoint_refuses_an_image_and_an_image_checkpoint_a_text():
@@ -267,8 +268,8 @@ def test_a_vit_without_qkv_biases_gets_zero_biases_and_still_matches(tmp_path, m
         assert float(getattr(run.model, ours).bias.abs().max()) == 0.0
     assert float(run.model.W_o.bias.abs().max()) > 0.0
     _, _, _, out, returned = their_forward(folder, "photo-temple", 1)
-    assert float((run.trace.weights - out.attentions[1]).abs().max()) <= TOLERANCE
-    assert float((run.trace.output - returned).abs().max()) <= TOLERANCE
+    assert float((run.trace.weights.cpu() - out.attentions[1]).abs().max()) <= TOLERANCE
+    assert float((run.trace.output.cpu() - returned).abs().max()) <= TOLERANCE
 
 
 def test_a_classifier_checkpoint_as_the_hub_saves_it_is_read_through_its_vit(tmp_path, monkeypatch):
@@ -284,8 +285,8 @@ def test_a_classifier_checkpoint_as_the_hub_saves_it_is_read_through_its_vit(tmp
     pixels = processor(images=their_picture("photo-temple"), return_tensors="pt")["pixel_values"]
     with torch.no_grad():
         attentions = model(pixel_values=pixels, output_attentions=True).attentions
-    assert float((run.trace.weights - attentions[1]).abs().max()) <= TOLERANCE
-    assert torch.equal(run.model.W_v.bias, model.vit.layers[1].attention.v_proj.bias)
+    assert float((run.trace.weights.cpu() - attentions[1]).abs().max()) <= TOLERANCE  # values, on the CPU
+    assert torch.equal(run.model.W_v.bias.cpu(), model.vit.layers[1].attention.v_proj.bias)
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,7 @@ def _shows_every_heads_weights(at: AppTest, weights: np.ndarray) -> bool:
 def test_the_image_in_the_link_is_the_image_that_runs():
     """Each page shows the heads' weights of its own image's run, not the other's."""
     runs = {
-        image: run_attention(AttentionConfig(**{**VIT, "image": image})).trace.weights[0].numpy()  # (H, L, L)
+        image: run_attention(AttentionConfig(**{**VIT, "image": image})).trace.weights[0].cpu().numpy()  # (H, L, L)
         for image in ("photo-temple", "digit-3")
     }
     assert np.abs(runs["photo-temple"] - runs["digit-3"]).max() > 0.01

@@ -101,7 +101,7 @@ def test_the_seeded_source_makes_build_models_weights_once_per_device_and_dtype(
     spec = AttentionConfig(d_model=16, num_heads=4, seed=2).weight_spec
     source = make_source(spec)
     assert isinstance(source, SeededSource)
-    cpu = torch.device("cpu")
+    cpu = torch.device("cpu")  # pinned: compared bit for bit with build_model's draw on the CPU
     first = source.model(cpu, "float32")
     assert source.model(cpu, "float32") is first
     assert source.model(cpu, "float64").W_q.weight.dtype == torch.float64
@@ -119,7 +119,7 @@ def test_a_run_carries_the_model_it_ran_and_reads_sizes_from_its_trace():
     config = AttentionConfig(d_model=24, num_heads=3, mask_type="causal", tokens="one two three four", dtype="float64")
     source = SeededSource(config.weight_spec)
     run = run_attention(config, source)
-    assert run.model is source.model(torch.device("cpu"), "float64")
+    assert run.model is source.model(run.device.device, "float64")  # the model of the run's device and dtype
     assert (run.d_model, run.num_heads, run.d_k) == (24, 3, 8)
     assert run.tokens == ("one", "two", "three", "four") and isinstance(run.tokens, tuple)
     out, weights = run.model(run.x, run.x, run.x, run.mask)
