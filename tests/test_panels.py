@@ -151,7 +151,7 @@ def test_the_oracle_catches_a_value_drawn_outside_a_part(monkeypatch):
     """Where a panel draws a value in its frame (here: the steps' shapes, drawn at once), the check fails."""
     from components.panels import frame
 
-    def explain_now(box, step, facts, parts, slide):
+    def explain_now(box, step, facts, parts, slide, what=None):
         box.markdown("\n\n".join(facts(Results(controls.build_config(controls.current_choices())))))
 
     for module in ("step1", "step2", "step3", "step4"):
