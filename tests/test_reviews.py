@@ -367,6 +367,46 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
         assert float(effects.drops[key, 0]) == pytest.approx(drop, abs=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("accuracy", "kind", "reviews"),
+    [
+        (0.817, "same", 5),  # the page's sizes, seed 0 (docs/PERFORMANCE.md): below the bag, within a seed's change
+        (0.832, "same", 10),
+        (0.833, "above", 11),
+        (0.900, "above", 78),
+        (0.811, "below", 11),
+        (0.600, "below", 222),
+    ],
+)
+def test_the_model_is_set_against_the_bag_in_words_chosen_from_the_two_accuracies(accuracy, kind, reviews):
+    from types import SimpleNamespace
+
+    from components.training import SEED_SPREAD, _versus_bag
+
+    assert BASELINE_HELD_OUT == 0.822 and SEED_SPREAD == 1.0  # the numbers the cases above are worked from
+    numbers = {"accuracy": f"{100 * accuracy:.1f}", "baseline": "82.2", "reviews": f"{reviews:,}", "sequences": "1,000"}
+    said = _versus_bag(SimpleNamespace(accuracy=accuracy, sequences=1000))
+    assert said == t(f"training.versus_bag_{kind}", **numbers)
+    assert ("not better" in said) == (kind == "same") and ("attention adds" in said) == (kind == "above")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_introduces_the_bag_as_a_yardstick_and_says_how_the_model_compares(short_trainings, lang):
+    at = open_page({**LINK, "tokens": "质量太差了，很失望"}, lang)
+    assert not at.exception and not at.error
+    captions = [c.value for c in at.caption]
+    baseline = f"{100 * BASELINE_HELD_OUT:.1f}"
+    assert t("training.model_reviews_baseline", lang=lang, baseline=baseline) in captions
+    history = training_service().result(WeightSpec(TRAINED, 16, 2, 0, task="reviews"), timeout=120).history
+    right, bag = round(history.accuracy * history.sequences), round(BASELINE_HELD_OUT * history.sequences)
+    kind = "same" if abs(right - bag) <= 10 else "above" if right > bag else "below"
+    numbers = {"accuracy": f"{100 * history.accuracy:.1f}", "baseline": baseline, "sequences": "1,000"}
+    said = t(f"training.versus_bag_{kind}", lang=lang, reviews=f"{abs(right - bag):,}", **numbers)
+    assert said in captions, (said, captions)
+    if lang == "en" and kind != "above":
+        assert not [c for c in captions if "attention adds" in c], captions
+
+
 def test_the_link_asks_for_the_reviews_and_round_trips():
     raw = {"weights": "trained", "task": "reviews", "tokens": "质量太差了，很失望"}
     parsed = parse_query_params(raw)
