@@ -170,6 +170,48 @@ def test_the_rows_marked_as_scored_are_those_the_answer_depends_on(layer):
     assert int(reaches.sum()) == (1 if layer == 1 else len(load_reviews().texts[index]) + 1)
 
 
+TRAINING_DRAWS = 200  # batches drawn straight from the sampler: 25,600 reviews, most of the 14,000 training ones
+
+
+def _split_sets() -> dict[str, set[int]]:
+    return {name: set(ids.tolist()) for name, ids in load_reviews().splits.items()}
+
+
+def test_the_sampler_draws_training_reviews_only_and_most_of_them():
+    task, generator = make_task("reviews"), torch.Generator().manual_seed(0)
+    drawn = torch.cat([task.sample(task.batch, generator) for _ in range(TRAINING_DRAWS)])  # (N,)
+    assert drawn.numel() == TRAINING_DRAWS * task.batch
+    splits, seen = _split_sets(), set(drawn.tolist())
+    assert seen <= splits["train"], sorted(seen - splits["train"])[:10]
+    assert len(seen) > 0.75 * len(splits["train"])  # the whole split, not a corner of it (1 - e^(-N/14,000) ≈ 84 %)
+
+
+def test_every_review_a_training_step_reads_is_a_training_review(monkeypatch):
+    """The ids whose labels reach a training step's loss (``targets``, before the evaluation starts) are all in the
+    training split: none of the validation reviews (the recipe was chosen by them) or the held-out ones (the page's
+    accuracy is measured on them)."""
+    from mha.training.tasks import ReviewsTask
+
+    steps, read, evaluating = 20, [], []
+    targets, evaluation = ReviewsTask.targets, ReviewsTask.evaluation_sequences
+
+    def reading(self, ids):
+        if not evaluating:
+            read.append(ids.clone())
+        return targets(self, ids)
+
+    def evaluation_starts(self, count, generator):
+        evaluating.append(True)
+        return evaluation(self, count, generator)
+
+    monkeypatch.setattr(ReviewsTask, "targets", reading)
+    monkeypatch.setattr(ReviewsTask, "evaluation_sequences", evaluation_starts)
+    _, history = train("reviews", 16, 2, 0, max_steps=steps)
+    assert history.steps == len(read) == steps and evaluating
+    drawn, splits = set(torch.cat(read).tolist()), _split_sets()
+    assert drawn <= splits["train"] and not drawn & (splits["validation"] | splits["held_out"])
+
+
 @pytest.fixture(scope="module")
 def trained():
     """The page's default sizes for trained weights, trained as the page trains them (about 10-25 s)."""
