@@ -39,6 +39,7 @@ from components.panels import Results, ValueParts, live_check, patches, step1, s
 from components.safe_text import markdown_table, md_escape
 from components.url_params import (
     HIDEABLE,
+    SLIDE_ORDER,
     STEPS,
     TEACHER_KEYS,
     Problem,
@@ -183,9 +184,17 @@ def place_view(view: TeacherView, config: AttentionConfig | None) -> TeacherView
         return view
     placed = view.on_page(slides_of(config))
     if placed.step != view.step:  # once: the session keeps the slide shown
-        st.info(t("teacher.slide_missing", asked=slide_label(view.step), shown=slide_label(placed.step)))
+        st.info(_slide_missing_note(view.step, placed.step))
     st.session_state[_STEP] = placed.step
     return placed
+
+
+def _slide_missing_note(asked: str, shown: str) -> str:
+    """Why the slide ``asked`` for is not the one shown: the page lacks it and shows ``shown`` instead, the nearest
+    slide before it (:func:`~components.url_params.fit_slide`) or, when none comes before it, the page's first."""
+    before = SLIDE_ORDER.index(shown) < SLIDE_ORDER.index(asked)
+    key = "teacher.slide_missing" if before else "teacher.slide_missing_first"
+    return t(key, asked=slide_label(asked), shown=slide_label(shown))
 
 
 def sync_url(view: TeacherView) -> None:

@@ -57,6 +57,9 @@ __all__ = [
 POLL_S = 0.5  # seconds between two looks at a training in progress
 CURVES_PX = 320  # each of the loss and accuracy curves, wide
 SLIDE_CURVES_PX = 190  # on a slide, in the half of the width beside the task
+#: Points of held-out accuracy (10 of the 1,000 reviews) within which the reviews' model reads them as well as the
+#: bag of characters: about what another seed changes at the page's sizes (81.7-82.4 %, docs/PERFORMANCE.md).
+SEED_SPREAD = 1.0
 #: Where the tutorials' examples lead: a task whose two heads learn two relations, at sizes that train in seconds.
 TRAINED_LINK = {"weights": TRAINED, "task": "previous_and_first", "d_model": 64, "num_heads": 2, "mask_type": "none"}
 #: Sequences the task explanation shows (the learner's own sentence for unscramble).
@@ -375,6 +378,21 @@ def _result_line(history: TrainingHistory, task: Task) -> str:
     return t(f"training.done.{history.evaluation}", **numbers)
 
 
+def _versus_bag(history: TrainingHistory) -> str:
+    """The reviews' held-out accuracy against the bag of characters', in words chosen from the two numbers: as well
+    as (within :data:`SEED_SPREAD` points, what another seed changes), better, or worse."""
+    right, bag = round(history.accuracy * history.sequences), round(BASELINE_HELD_OUT * history.sequences)
+    gap = 100 * (right - bag) / history.sequences  # points
+    kind = "same" if abs(gap) <= SEED_SPREAD else "above" if gap > 0 else "below"
+    return t(
+        f"training.versus_bag_{kind}",
+        accuracy=f"{100 * history.accuracy:.1f}",
+        baseline=f"{100 * BASELINE_HELD_OUT:.1f}",
+        reviews=f"{abs(right - bag):,}",
+        sequences=f"{history.sequences:,}",
+    )
+
+
 def _render_result(
     box: st.delta_generator.DeltaGenerator, trained: TrainedModel, config: AttentionConfig, curves_px: int = CURVES_PX
 ) -> None:
@@ -385,6 +403,8 @@ def _render_result(
     if task.recipe.steps is not None:  # a fixed schedule: no target ends it
         schedule = "training.fixed_schedule_reviews" if isinstance(task, ReviewsTask) else "training.fixed_schedule"
         box.caption(t(schedule, steps=history.steps, warmup=task.recipe.warmup_steps))
+        if isinstance(task, ReviewsTask):
+            box.caption(_versus_bag(history))
     elif history.target_step is None:
         box.warning(t("training.target_missed", target=target, steps=history.steps))
     else:

@@ -295,7 +295,8 @@ def slide_names(weights: str = RANDOM, image: bool = False) -> tuple[str, ...]:
 
 def fit_slide(name: str, slides: Sequence[str]) -> str:
     """``name`` if the page has that slide; else the nearest slide before it in :data:`SLIDE_ORDER` that the page has
-    (a link's ``heads`` on random weights opens step 2), or the page's first slide."""
+    (a link's ``heads`` on random weights opens step 2), or, when the page has none before it, the page's first slide,
+    which comes after it (``model`` on random weights opens step 1)."""
     if name in slides:
         return name
     order = list(SLIDE_ORDER)

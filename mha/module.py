@@ -232,9 +232,13 @@ class MultiHeadAttention(nn.Module):
         concat = self.concat_heads(context)
         # 4) project out
         output = self.project_out(concat)
-        kv_heads = kv_head_of(self.num_heads, self.num_kv_heads)
         return AttentionTrace(
-            project=replace(split, q_rotated=rotated[0], k_rotated=rotated[1], kv_head_of=kv_heads),
+            project=replace(
+                split,
+                q_rotated=rotated[0],
+                k_rotated=rotated[1],
+                kv_head_of=kv_head_of(self.num_heads, self.num_kv_heads),  # which K/V head each query head read
+            ),
             attend=AttendStep(
                 scale, mask, raw_scores, scaled_scores, masked_scores, weights, context, q_heads, k_heads, v_heads
             ),

@@ -180,3 +180,31 @@ def test_the_bench_command_lists_its_sections():
     )
     for named in set(re.findall(r"--only ([a-z_,]+)", readme)):
         assert set(named.split(",")) <= sections, named
+
+
+_SOURCE_DIRS = ("mha", "components", "pages", "tests", "bench", "scripts", "deploy", "docs")
+_MD_NAME = re.compile(r"(?<![\w./-])((?:[\w-]+/)*[\w-]+\.md)\b")
+
+
+def _repo_texts() -> list[Path]:
+    """The repository's own code and docs: the root's files and those under :data:`_SOURCE_DIRS`."""
+    paths = [*REPO.glob("*.py"), *REPO.glob("*.md")]
+    for folder in _SOURCE_DIRS:
+        paths += [*(REPO / folder).rglob("*.py"), *(REPO / folder).rglob("*.md")]
+    return sorted(paths)
+
+
+def test_every_markdown_file_the_code_and_docs_name_is_in_the_repository():
+    """A comment or a doc that sends the reader to a Markdown file names one the reader can open: a path from the
+    root, or the end of one (``PERFORMANCE.md``, ``data/README.md``)."""
+    present = {str(path.relative_to(REPO)) for path in REPO.rglob("*.md") if ".venv" not in path.parts}
+    named = {
+        (str(path.relative_to(REPO)), name)
+        for path in _repo_texts()
+        for name in _MD_NAME.findall(path.read_text(encoding="utf-8"))
+    }
+    assert len(named) > 20
+    missing = sorted(
+        (where, name) for where, name in named if not any(p == name or p.endswith("/" + name) for p in present)
+    )
+    assert not missing, missing

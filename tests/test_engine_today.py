@@ -174,7 +174,8 @@ def test_the_parameter_formula_counts_what_the_module_holds(heads, kv_heads, bia
 
 
 def test_the_kv_cache_per_token_of_qwen2_5_0_5b():
-    # DESIGN.md: Qwen2.5-0.5B (24 layers, 2 KV heads of 64) keeps 12 KiB per token in bf16, 84 KiB were it MHA (14)
+    # Qwen2.5-0.5B's sizes (bench/pretrained.py: 896 wide, 24 layers, 14 query / 2 K/V heads, so d_k 64) keep
+    # 12 KiB per token in bf16, 84 KiB were it MHA (14 K/V heads)
     assert 2 * kv_cache_numbers(24, 2, 64) == 12 * 1024
     assert 2 * kv_cache_numbers(24, 14, 64) == 84 * 1024
 

@@ -68,7 +68,7 @@ def their_forward(folder: Path, text: str, layer: int):
 
 # ---------------------------------------------------------------- the family and the list
 def test_the_families_read_bert_gpt2_llama_qwen2_and_vit_and_the_list_offers_two_gpt2s():
-    assert SUPPORTED_TYPES == ("bert", "gpt2", "llama", "qwen2", "vit", "deit")  # DESIGN.md's names
+    assert SUPPORTED_TYPES == ("bert", "gpt2", "llama", "qwen2", "vit", "deit")  # the model_type names of config.json
     assert SUPPORTED_TYPES == (BERT, GPT2, LLAMA, QWEN2, VIT, DEIT)
     assert FAMILIES[GPT2].causal and not FAMILIES[BERT].causal and not FAMILIES[VIT].causal
     assert FAMILIES[DEIT] is FAMILIES[VIT]

@@ -110,7 +110,8 @@ def test_bytes_per_token_are_what_the_buffers_hold_per_position(dtype):
 
 
 def test_grouped_query_attention_divides_the_cache_by_its_groups():
-    """Qwen2.5-0.5B's sizes (DESIGN.md: 24 layers, 14 query / 2 K/V heads, d_k 64, bf16): 12 KiB against 84 KiB."""
+    """Qwen2.5-0.5B's sizes (bench/pretrained.py: 24 layers, 14 query / 2 K/V heads, d_k 64; bf16): 12 KiB against
+    84 KiB."""
     assert cache_bytes_per_token(24, 2, 64, 2) == 12 * 1024
     assert cache_bytes_per_token(24, 14, 64, 2) == 84 * 1024
 

@@ -88,7 +88,8 @@ def test_steps_3_and_4_say_why_their_rows_look_alike_with_the_numbers(lang):
     assert note["spread"] in printed_forms(concat.spread, ".2f")
     assert note["size"] in printed_forms(concat.size, ".2f")
     step_4 = texts(panel(at, t("step4.title", lang=lang)), "Markdown")
-    note_4 = printed_numbers(step_4, "step4.alike_note", lang, spread=NUMBER, size=NUMBER)
+    formula = "output = concat W_oᵀ + b_o"  # random weights: W_o has a bias
+    note_4 = printed_numbers(step_4, "step4.alike_note", lang, formula=formula, spread=NUMBER, size=NUMBER)
     assert note_4["spread"] in printed_forms(output.spread, ".2f")
     assert note_4["size"] in printed_forms(output.size, ".2f")
 

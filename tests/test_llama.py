@@ -450,3 +450,26 @@ def test_the_page_says_which_parameters_it_counts_that_the_checkpoint_does_not_h
         assert shown in texts(at, "info")
     else:
         assert not notes and counted == held
+
+
+@pytest.mark.parametrize("name", [*NAMES, None])
+def test_steps_1_and_4_write_the_layers_own_formulas_and_counts(name):
+    """A Llama has no biases: steps 1 and 4 write ``Q = x W_qᵀ`` and ``output = concat W_oᵀ`` and count W_o as d²;
+    Qwen2's layer (q, k, v biases, a zero W_o bias) and the default page's random layer keep every ``+ b``."""
+    params = {"tokens": ANIMAL} if name is None else {"weights": "pretrained", "checkpoint": name, "tokens": ANIMAL}
+    at = open_page(params)
+    assert not at.exception and not at.error, texts(at, "error")
+    parsed = AttentionConfig(tokens=ANIMAL) if name is None else config(checkpoint=name)
+    model = run_attention(parsed).model
+    d = model.d_model
+    q_bias, o_bias = model.W_q.bias is not None, model.W_o.bias is not None
+    assert (q_bias, o_bias) == ((True, True) if name != "tiny_llama" else (False, False))
+    shown = "\n".join(texts(at, "markdown"))
+    q_formula = "Q = x W_qᵀ + b_q" if q_bias else "Q = x W_qᵀ"
+    o_formula = "output = concat W_oᵀ + b_o" if o_bias else "output = concat W_oᵀ"
+    assert t("step1.what", formula=q_formula) in shown and t("step4.what", formula=o_formula) in shown
+    assert ("+ b_q" in shown) == q_bias and ("+ b_o" in shown) == o_bias
+    assert f"`{q_formula}`" in shown and f"`{o_formula}`" in shown  # the shapes' lines
+    one = f"{d * d + (d if o_bias else 0):,}"
+    assert t("step4.params" if o_bias else "step4.params_nobias", d=d, one=one) in shown
+    assert (f"{d}² + {d} = " in shown) == q_bias  # no bias term counted anywhere on a Llama's steps

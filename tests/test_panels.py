@@ -151,7 +151,7 @@ def test_the_oracle_catches_a_value_drawn_outside_a_part(monkeypatch):
     """Where a panel draws a value in its frame (here: the steps' shapes, drawn at once), the check fails."""
     from components.panels import frame
 
-    def explain_now(box, step, facts, parts, slide):
+    def explain_now(box, step, facts, parts, slide, what=None):
         box.markdown("\n\n".join(facts(Results(controls.build_config(controls.current_choices())))))
 
     for module in ("step1", "step2", "step3", "step4"):
@@ -188,3 +188,17 @@ def test_every_part_draws_an_element_so_its_place_is_kept_for_the_fragments_late
     assert len(places) >= 10  # the page's parts were found
     empty = [place.proto.id for place in places if not place.children]
     assert not empty, empty
+
+
+def test_step_4s_code_is_the_output_projection_and_nothing_the_trace_keeps():
+    """Step 4's excerpt of ``forward_traced`` is ``output = self.project_out(concat)``: the page's listing stops
+    before what only the trace needs (which K/V head each query head read)."""
+    import ast
+
+    from components.panels.source_code import forward_block, step_code
+
+    statements = ast.parse(forward_block(4)).body
+    assigned = [target.id for node in statements for target in getattr(node, "targets", ())]
+    calls = [ast.unparse(node.func) for node in ast.walk(statements[-1]) if isinstance(node, ast.Call)]
+    assert assigned == ["output"] and calls == ["self.project_out"], forward_block(4)
+    assert step_code(4).startswith(forward_block(4) + "\n\ndef project_out(")  # then the method it calls

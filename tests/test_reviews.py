@@ -170,6 +170,48 @@ def test_the_rows_marked_as_scored_are_those_the_answer_depends_on(layer):
     assert int(reaches.sum()) == (1 if layer == 1 else len(load_reviews().texts[index]) + 1)
 
 
+TRAINING_DRAWS = 200  # batches drawn straight from the sampler: 25,600 reviews, most of the 14,000 training ones
+
+
+def _split_sets() -> dict[str, set[int]]:
+    return {name: set(ids.tolist()) for name, ids in load_reviews().splits.items()}
+
+
+def test_the_sampler_draws_training_reviews_only_and_most_of_them():
+    task, generator = make_task("reviews"), torch.Generator().manual_seed(0)
+    drawn = torch.cat([task.sample(task.batch, generator) for _ in range(TRAINING_DRAWS)])  # (N,)
+    assert drawn.numel() == TRAINING_DRAWS * task.batch
+    splits, seen = _split_sets(), set(drawn.tolist())
+    assert seen <= splits["train"], sorted(seen - splits["train"])[:10]
+    assert len(seen) > 0.75 * len(splits["train"])  # the whole split, not a corner of it (1 - e^(-N/14,000) ≈ 84 %)
+
+
+def test_every_review_a_training_step_reads_is_a_training_review(monkeypatch):
+    """The ids whose labels reach a training step's loss (``targets``, before the evaluation starts) are all in the
+    training split: none of the validation reviews (the recipe was chosen by them) or the held-out ones (the page's
+    accuracy is measured on them)."""
+    from mha.training.tasks import ReviewsTask
+
+    steps, read, evaluating = 20, [], []
+    targets, evaluation = ReviewsTask.targets, ReviewsTask.evaluation_sequences
+
+    def reading(self, ids):
+        if not evaluating:
+            read.append(ids.clone())
+        return targets(self, ids)
+
+    def evaluation_starts(self, count, generator):
+        evaluating.append(True)
+        return evaluation(self, count, generator)
+
+    monkeypatch.setattr(ReviewsTask, "targets", reading)
+    monkeypatch.setattr(ReviewsTask, "evaluation_sequences", evaluation_starts)
+    _, history = train("reviews", 16, 2, 0, max_steps=steps)
+    assert history.steps == len(read) == steps and evaluating
+    drawn, splits = set(torch.cat(read).tolist()), _split_sets()
+    assert drawn <= splits["train"] and not drawn & (splits["validation"] | splits["held_out"])
+
+
 @pytest.fixture(scope="module")
 def trained():
     """The page's default sizes for trained weights, trained as the page trains them (about 10-25 s)."""
@@ -364,6 +406,46 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
         keep[:, :, 0, key] = False
         drop = float(base[predicted] - probabilities(keep)[predicted])
         assert float(effects.drops[key, 0]) == pytest.approx(drop, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("accuracy", "kind", "reviews"),
+    [
+        (0.817, "same", 5),  # the page's sizes, seed 0 (docs/PERFORMANCE.md): below the bag, within a seed's change
+        (0.832, "same", 10),
+        (0.833, "above", 11),
+        (0.900, "above", 78),
+        (0.811, "below", 11),
+        (0.600, "below", 222),
+    ],
+)
+def test_the_model_is_set_against_the_bag_in_words_chosen_from_the_two_accuracies(accuracy, kind, reviews):
+    from types import SimpleNamespace
+
+    from components.training import SEED_SPREAD, _versus_bag
+
+    assert BASELINE_HELD_OUT == 0.822 and SEED_SPREAD == 1.0  # the numbers the cases above are worked from
+    numbers = {"accuracy": f"{100 * accuracy:.1f}", "baseline": "82.2", "reviews": f"{reviews:,}", "sequences": "1,000"}
+    said = _versus_bag(SimpleNamespace(accuracy=accuracy, sequences=1000))
+    assert said == t(f"training.versus_bag_{kind}", **numbers)
+    assert ("not better" in said) == (kind == "same") and ("attention adds" in said) == (kind == "above")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_introduces_the_bag_as_a_yardstick_and_says_how_the_model_compares(short_trainings, lang):
+    at = open_page({**LINK, "tokens": "质量太差了，很失望"}, lang)
+    assert not at.exception and not at.error
+    captions = [c.value for c in at.caption]
+    baseline = f"{100 * BASELINE_HELD_OUT:.1f}"
+    assert t("training.model_reviews_baseline", lang=lang, baseline=baseline) in captions
+    history = training_service().result(WeightSpec(TRAINED, 16, 2, 0, task="reviews"), timeout=120).history
+    right, bag = round(history.accuracy * history.sequences), round(BASELINE_HELD_OUT * history.sequences)
+    kind = "same" if abs(right - bag) <= 10 else "above" if right > bag else "below"
+    numbers = {"accuracy": f"{100 * history.accuracy:.1f}", "baseline": baseline, "sequences": "1,000"}
+    said = t(f"training.versus_bag_{kind}", lang=lang, reviews=f"{abs(right - bag):,}", **numbers)
+    assert said in captions, (said, captions)
+    if lang == "en" and kind != "above":
+        assert not [c for c in captions if "attention adds" in c], captions
 
 
 def test_the_link_asks_for_the_reviews_and_round_trips():

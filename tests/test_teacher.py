@@ -114,11 +114,16 @@ def test_the_slides_of_each_kind_of_page_in_order():
             assert {"1", "2", "3", "4", "5"} <= set(slides)  # every link's step=1..5 still opens its slide
 
 
-@pytest.mark.parametrize(
-    ("name", "used"), [("2", "2"), ("heads", "2"), ("patches", "2"), ("timeline", "4"), ("model", "1")]
-)
+@pytest.mark.parametrize(("name", "used"), [("2", "2"), ("heads", "2"), ("patches", "2"), ("timeline", "4")])
 def test_a_slide_the_page_lacks_opens_the_nearest_one_before_it(name, used):
     assert fit_slide(name, slide_names()) == used
+    assert SLIDE_ORDER.index(used) <= SLIDE_ORDER.index(name)
+
+
+def test_a_slide_with_none_before_it_on_the_page_opens_the_pages_first_which_comes_after_it():
+    slides = slide_names()  # random weights: no model slide, and nothing before it
+    assert "model" not in slides and SLIDE_ORDER.index("model") < SLIDE_ORDER.index(slides[0])
+    assert fit_slide("model", slides) == slides[0] == "1"
 
 
 def test_hide_is_forgiving_about_case_spaces_and_repeats():
@@ -592,6 +597,17 @@ def test_a_slide_the_page_lacks_opens_the_one_before_it_and_the_link_says_so():
     assert [i.value for i in at.info] == [note]
     at.button(key="teacher_next_top").click().run()  # the note is said once, not on every slide after it
     assert at.query_params["step"] == "3" and not at.info
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_slide_with_none_before_it_opens_the_first_and_the_note_says_it_comes_after(lang):
+    at = open_page(teacher="1", step="model", lang=lang)  # random weights: no model slide
+    assert not at.exception and not at.warning
+    assert step_headings(at, lang) == [t("step1.title", lang=lang)] and at.query_params["step"] == "1"
+    asked, shown = t("teacher.slide.model", lang=lang), t("teacher.step_of", lang=lang, step=1, steps=4)
+    note = t("teacher.slide_missing_first", lang=lang, asked=asked, shown=shown)
+    assert [i.value for i in at.info] == [note]
+    assert t("teacher.slide_missing", lang=lang, asked=asked, shown=shown) != note  # not "the nearest before it"
 
 
 @pytest.mark.parametrize("step", ["model", "heads"])

@@ -231,3 +231,36 @@ def test_session_two_is_45_minutes_with_a_link_per_exercise(lang):
     }
     for what, fields in wanted.items():
         assert any(fields.items() <= link.items() for link in links), what
+
+
+def _exercise(lang: str, heading: str) -> str:
+    """One exercise of the guide in ``lang``: from its heading to the next heading."""
+    text = _session_two(lang)
+    start = text.index(heading)
+    end = text.find("\n#### ", start + 1)
+    return text[start : end if end > 0 else None]
+
+
+@pytest.mark.parametrize(
+    ("lang", "heading", "wrong"),
+    [
+        ("en", "#### S2.2 ", ("how far apart", "and so is the")),
+        ("zh", "#### 二 · 2 ", ("相隔多远", "KV 缓存也是")),
+    ],
+)
+def test_the_grouped_query_exercise_says_what_rope_and_the_cache_depend_on(lang, heading, wrong):
+    """SmolLM2-135M's sizes (bench/pretrained.py: 576 wide, 9 query / 3 K/V heads): W_k and W_v are a third of W_q,
+    the KV cache per token a third of what nine K/V heads would keep (not a third of W_q); RoPE's score depends on
+    the two vectors and n − m, not on the distance alone."""
+    from bench.pretrained import BUILT, LLAMA_SHAPES
+    from mha.counting import kv_cache_numbers
+
+    name = "SmolLM2-135M size, random"
+    _, d_model, _, heads, _ = BUILT[name]
+    kv_heads, d_k = int(LLAMA_SHAPES[name]["kv_heads"]), d_model // heads
+    part = _exercise(lang, heading)
+    assert f"{heads} " in part and f"{kv_heads} " in part
+    assert f"{d_model} × {kv_heads * d_k}" in part and f"{d_model} × {d_model}" in part
+    assert f"2 · {kv_heads} · {d_k} = {kv_cache_numbers(1, kv_heads, d_k):,}" in part
+    assert f"{kv_cache_numbers(1, heads, d_k):,}" in part
+    assert "n − m" in part and not [phrase for phrase in wrong if phrase in part], part

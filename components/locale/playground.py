@@ -284,19 +284,19 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ step 1
     "step1.title": {"en": "1 · Project and split into heads", "zh": "1 · 线性投影并拆分成多头"},
     "step1.what": {
-        "en": "Each token vector x is multiplied by three learned matrices: Q = x W_qᵀ + b_q, and K, V the same "
+        "en": "Each token vector x is multiplied by three learned matrices: {formula}, and K, V the same "
         "way. Then d_model is cut into h pieces of d_k features: `view` splits the last dimension, "
         "`transpose` moves the heads forward so each head works on its own [L, d_k] matrix.",
-        "zh": "每个词元向量 x 分别乘以三个可学习的矩阵：Q = x W_qᵀ + b_q，K、V 同理。然后把 d_model 切成 "
+        "zh": "每个词元向量 x 分别乘以三个可学习的矩阵：{formula}，K、V 同理。然后把 d_model 切成 "
         "h 份，每份 d_k 维：`view` 拆分最后一维，`transpose` 把头的维度移到前面，让每个头处理自己的 "
         "[L, d_k] 矩阵。",
     },
     "step1.tokens": {"en": "**Tokens** (L = {count}):", "zh": "**词元**（L = {count}）："},
     "step1.shapes": {
-        "en": "- `x {x}` (B, L, d_model)\n- → `Q = x W_qᵀ + b_q` `{q}`\n"
+        "en": "- `x {x}` (B, L, d_model)\n- → `{formula}` `{q}`\n"
         "- → `.view({view_args})` `{view}` (B, L, h, d_k)\n"
         "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)",
-        "zh": "- `x {x}` (B, L, d_model)\n- → `Q = x W_qᵀ + b_q` `{q}`\n"
+        "zh": "- `x {x}` (B, L, d_model)\n- → `{formula}` `{q}`\n"
         "- → `.view({view_args})` `{view}` (B, L, h, d_k)\n"
         "- → `.transpose(1, 2)` `{heads}` (B, h, L, d_k)",
     },
@@ -512,18 +512,21 @@ MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------ step 4
     "step4.title": {"en": "4 · Output projection", "zh": "4 · 输出投影"},
     "step4.what": {
-        "en": "A last learned matrix mixes the heads: `output = concat W_oᵀ + b_o`. The output has the same shape "
+        "en": "A last learned matrix mixes the heads: `{formula}`. The output has the same shape "
         "as the input x, so layers can be stacked.",
-        "zh": "最后一个可学习矩阵把各个头的信息混合起来：`output = concat W_oᵀ + b_o`。输出与输入 x 形状相同，"
-        "所以层可以一层层叠起来。",
+        "zh": "最后一个可学习矩阵把各个头的信息混合起来：`{formula}`。输出与输入 x 形状相同，所以层可以一层层叠起来。",
     },
     "step4.shapes": {
-        "en": "- `concat {concat}` (B, L, d_model)\n- → `output = concat W_oᵀ + b_o` `{output}`, the shape of `x {x}`",
-        "zh": "- `concat {concat}` (B, L, d_model)\n- → `output = concat W_oᵀ + b_o` `{output}`，与 `x {x}` 形状相同",
+        "en": "- `concat {concat}` (B, L, d_model)\n- → `{formula}` `{output}`, the shape of `x {x}`",
+        "zh": "- `concat {concat}` (B, L, d_model)\n- → `{formula}` `{output}`，与 `x {x}` 形状相同",
     },
     "step4.params": {
         "en": "**Parameters:** W_o, {d}² + {d} = **{one}**.",
         "zh": "**参数量：** W_o，{d}² + {d} = **{one}**。",
+    },
+    "step4.params_nobias": {
+        "en": "**Parameters:** W_o, {d}² = **{one}** (no bias).",
+        "zh": "**参数量：** W_o，{d}² = **{one}**（无偏置）。",
     },
     "step4.chart": {"en": "Output [{length} × {d_model}]", "zh": "输出 [{length} × {d_model}]"},
     # ------------------------------------------------------------ summary
@@ -751,10 +754,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # ------------------------------------------------------------ step 4: rows alike
     "step4.alike_note": {
-        "en": "**Alike rows again:** `output = concat W_oᵀ + b_o` is one linear map applied to every row, so "
+        "en": "**Alike rows again:** `{formula}` is one linear map applied to every row, so "
         "rows that were alike in step 3 stay alike: no cell is further than {spread} from its column's "
         "average, while the values reach {size}.",
-        "zh": "**各行依然差不多：** `output = concat W_oᵀ + b_o` 对每一行做同一个线性变换，所以第 3 步中相近的行"
+        "zh": "**各行依然差不多：** `{formula}` 对每一行做同一个线性变换，所以第 3 步中相近的行"
         "在这里仍然相近：任何格子离所在列的平均值都不超过 {spread}，而数值最大达到 {size}。",
     },
     # ------------------------------------------------------------ batches and padding

@@ -42,10 +42,30 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": " + 可学习的位置向量（{length} × {d}）",
     },
     "training.model_reviews_baseline": {
-        "en": "What attention adds: a bag of characters (logistic regression on the characters' counts, no order, "
-        "no attention; `python -m bench --only reviews`) reaches {baseline} % on the same held-out reviews.",
-        "zh": "注意力带来了什么：只数字、不看顺序也没有注意力的“字袋”模型（基于字频的逻辑回归；"
+        "en": "What it is measured against: a bag of characters (logistic regression on the characters' counts, no "
+        "order, no attention; `python -m bench --only reviews`) reaches {baseline} % on the same held-out reviews.",
+        "zh": "拿什么来比：只数字、不看顺序也没有注意力的“字袋”模型（基于字频的逻辑回归；"
         "`python -m bench --only reviews`）在同样的留出评论上达到 {baseline} %。",
+    },
+    # The trained model against the bag of characters, the words chosen from the two accuracies the page shows.
+    "training.versus_bag_same": {
+        "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} of the {sequences} held-out "
+        "reviews apart, about what another seed changes. Here attention reads the reviews as well as the bag does, "
+        "not better.",
+        "zh": "与“字袋”模型相比：{accuracy} % 对 {baseline} %，在 {sequences} 条留出评论中相差 {reviews} 条，"
+        "大约是换一个种子带来的差别。在这里，注意力读评论读得和“字袋”一样好，但没有更好。",
+    },
+    "training.versus_bag_above": {
+        "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} more of the {sequences} "
+        "held-out reviews right, more than another seed changes: that is what attention adds here.",
+        "zh": "与“字袋”模型相比：{accuracy} % 对 {baseline} %，{sequences} 条留出评论中多答对 {reviews} 条，"
+        "超过换一个种子带来的差别：这就是注意力在这里带来的。",
+    },
+    "training.versus_bag_below": {
+        "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} fewer of the {sequences} "
+        "held-out reviews right: here counting characters, with no order and no attention, does better.",
+        "zh": "与“字袋”模型相比：{accuracy} % 对 {baseline} %，{sequences} 条留出评论中少答对 {reviews} 条："
+        "在这里，只数字、不看顺序也没有注意力的模型做得更好。",
     },
     "training.output.sentiment": {"en": "target: positive or negative", "zh": "目标：正面还是负面"},
     "training.class.positive": {"en": "positive", "zh": "正面"},

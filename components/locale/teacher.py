@@ -48,6 +48,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This page has no slide “{asked}”: it shows “{shown}”, the nearest slide before it.",
         "zh": "本页没有“{asked}”这一页：显示的是它之前最近的一页“{shown}”。",
     },
+    "teacher.slide_missing_first": {
+        "en": "This page has no slide “{asked}” and none before it: it shows its first slide, “{shown}”, which comes "
+        "after it.",
+        "zh": "本页没有“{asked}”这一页，它之前也没有别的页：显示的是本页的第一页“{shown}”，它在“{asked}”之后。",
+    },
     "teacher.model.title": {"en": "The model: {checkpoint}", "zh": "模型：{checkpoint}"},
     "teacher.model.value": {"en": "this checkpoint", "zh": "本检查点"},
     "teacher.model.layers": {"en": "layers", "zh": "层数"},

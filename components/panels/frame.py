@@ -23,6 +23,7 @@ from mha.pipeline import AttentionRun
 
 __all__ = [
     "Facts",
+    "Words",
     "blocked",
     "chart_text",
     "count",
@@ -48,6 +49,7 @@ LABELLED_TOKENS = 32
 READABLE_ROW_PX = 13
 
 Facts = Callable[[Results], tuple[str, str]]  # a step's shapes and its parameters, as Markdown
+Words = Callable[[Results], str]  # a step's words that quote its layer, as Markdown
 
 
 def panel(step: int) -> DeltaGenerator:
@@ -57,14 +59,21 @@ def panel(step: int) -> DeltaGenerator:
     return box
 
 
-def explain(box: DeltaGenerator, step: int, facts: Facts, parts: ValueParts, slide: bool) -> None:
+def explain(
+    box: DeltaGenerator, step: int, facts: Facts, parts: ValueParts, slide: bool, what: Words | None = None
+) -> None:
     """What the step does | its shapes and parameters (parts: they follow the sizes); below, the engine's code.
 
-    On a slide the parameters go under the explanation (the two columns come out about as tall, so the
-    chart starts higher) and the code is folded under the chart by :func:`finish`.
+    ``what``: the words of what the step does where they quote the layer (its formula, with or without biases): a
+    part; else ``step{step}.what``, drawn at once. On a slide the parameters go under the explanation (the two
+    columns come out about as tall, so the chart starts higher) and the code is folded under the chart by
+    :func:`finish`.
     """
     left, right = box.columns(2)
-    left.markdown(t(f"step{step}.what"))
+    if what is None:
+        left.markdown(t(f"step{step}.what"))
+    else:
+        parts.add(left, lambda results: st.markdown(what(results)))
     if slide:
         parts.add(left, lambda results: st.markdown(facts(results)[1]))
         parts.add(right, lambda results: st.markdown(facts(results)[0]))

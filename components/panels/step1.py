@@ -27,7 +27,7 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     box = panel(1)
     if not slide:  # on a slide it follows the chart: a long text would push it off the screen
         parts.add(box, _token_line)
-    explain(box, 1, _facts, parts, slide)
+    explain(box, 1, _facts, parts, slide, what=_what)
     parts.add_head_chart(box, QKV_CHART)
     if slide:
         parts.add(box, _token_line)
@@ -42,6 +42,16 @@ def _token_line(results: Results) -> None:
     st.markdown(f"{t('step1.tokens', count=len(run.tokens))} {labels}")
 
 
+def _formula(run: AttentionRun) -> str:
+    """``Q = x W_qᵀ + b_q``, without ``+ b_q`` for a layer whose W_q has no bias (a Llama's)."""
+    return "Q = x W_qᵀ + b_q" if run.model.W_q.bias is not None else "Q = x W_qᵀ"
+
+
+def _what(results: Results) -> str:
+    """What the step does, with the layer's own formula."""
+    return t("step1.what", formula=_formula(results.run))
+
+
 def _facts(results: Results) -> tuple[str, str]:
     run = results.run
     p = run.trace.project
@@ -54,6 +64,7 @@ def _facts(results: Results) -> tuple[str, str]:
         view=shape((batch, length, num_heads, d_k)),
         heads=shape(p.q_heads),
         view_args=f"{batch}, {length}, {num_heads}, {d_k}",
+        formula=_formula(run),
     )
     kv_heads = p.num_kv_heads
     if kv_heads == num_heads:

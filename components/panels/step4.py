@@ -10,6 +10,7 @@ from components.panels.frame import chart_text, count, explain, feature_height, 
 from components.panels.parts import Results, ValueParts
 from components.panels.step3 import spread_text
 from mha.counting import projection_parameters
+from mha.pipeline import AttentionRun
 from mha.row_spread import row_spread
 
 __all__ = ["render"]
@@ -21,16 +22,32 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     ``slide``: laid out for a projector (teacher mode).
     """
     box = panel(4)
-    explain(box, 4, _facts, parts, slide)
+    explain(box, 4, _facts, parts, slide, what=_what)
     parts.add(box, _values)
     finish(box, 4, slide)
+
+
+def _formula(run: AttentionRun) -> str:
+    """``output = concat W_oᵀ + b_o``, without ``+ b_o`` for a layer whose W_o has no bias (a Llama's)."""
+    return "output = concat W_oᵀ + b_o" if run.model.W_o.bias is not None else "output = concat W_oᵀ"
+
+
+def _what(results: Results) -> str:
+    """What the step does, with the layer's own formula."""
+    return t("step4.what", formula=_formula(results.run))
 
 
 def _facts(results: Results) -> tuple[str, str]:
     run = results.run
     c, o = run.trace.concat, run.trace.out
-    shapes = t("step4.shapes", concat=shape(c.concat), output=shape(o.output), x=shape(run.x))
-    return shapes, t("step4.params", d=run.d_model, one=count(projection_parameters(run.d_model)))
+    shapes = t("step4.shapes", concat=shape(c.concat), output=shape(o.output), x=shape(run.x), formula=_formula(run))
+    bias = run.model.W_o.bias is not None
+    params = t(
+        "step4.params" if bias else "step4.params_nobias",
+        d=run.d_model,
+        one=count(projection_parameters(run.d_model, bias)),
+    )
+    return shapes, params
 
 
 def _values(results: Results) -> None:
@@ -49,4 +66,4 @@ def _values(results: Results) -> None:
     )
     canvas.draw(None, figure, key="heatmap_step4")
     if row_spread(run.trace.concat.concat[0]).alike:
-        st.markdown(t("step4.alike_note", **spread_text(row_spread(o.output[0]))))
+        st.markdown(t("step4.alike_note", formula=_formula(run), **spread_text(row_spread(o.output[0]))))
