@@ -36,7 +36,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "向量有多大 ‖α·v·W_o‖，以及去掉这个键会怎样。三者给键排出的顺序不一样时，只看权重就会讲错故事。",
     },
     "lab.attribution.explain": {
-        "en": "The layer's output for query i is a sum over heads h and keys j, plus W_o's bias:\n\n"
+        "en": "The layer's output for query i is a sum over heads h and keys j, plus W_o's bias (a layer "
+        "without biases, as Llama's, has b_o = 0 and b_v = 0):\n\n"
         "output_i = Σ_h Σ_j α_ij^h · f_h(x_j) + b_o, with f_h(x_j) = v_j^h · (W_o^h)ᵀ\n\n"
         "where v_j^h is head h's slice of v_j = x_j W_vᵀ + b_v and W_o^h are the d_k columns of W_o that read "
         "head h. An attention map shows only α. Kobayashi et al. (2020, *Attention is not only a weight*) measure "
@@ -50,7 +51,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "averaged map shows), the norm is ‖Σ_h α^h f_h(x_j)‖ and the effect removes the key from every head. The "
         "tutorial (6.2): attention weights cannot be taken as wholly the same as “the reason the model predicts "
         "this”; they can only reflect where the computation looks.",
-        "zh": "查询 i 的输出是对所有头 h 和所有键 j 求和，再加上 W_o 的偏置：\n\n"
+        "zh": "查询 i 的输出是对所有头 h 和所有键 j 求和，再加上 W_o 的偏置"
+        "（没有偏置的层，如 Llama 的层，b_o = 0、b_v = 0）：\n\n"
         "output_i = Σ_h Σ_j α_ij^h · f_h(x_j) + b_o，其中 f_h(x_j) = v_j^h · (W_o^h)ᵀ\n\n"
         "v_j^h 是 v_j = x_j W_vᵀ + b_v 中属于头 h 的那一段，W_o^h 是 W_o 中读取头 h 的那 d_k 列。注意力图只显示 α。"
         "小林等人（Kobayashi et al. 2020）改为度量 ‖α_ij^h f_h(x_j)‖：一个键可以拿到大部分权重，"
