@@ -19,8 +19,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 
 import pytest
+import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner
@@ -46,7 +48,9 @@ ROOT = Path(__file__).resolve().parents[1]
 WATCHED = (ROOT / "mha", ROOT / "components")
 TORCH = Path(torch.__file__).resolve().parent
 THIS = Path(__file__).resolve()
-SCRIPT = str(ROOT / "playground.py")
+
+#: A tutorial's own code, quoted as the tutorial writes it (lab 4 runs it on the lab's CPU inputs): not the project's.
+QUOTED = frozenset({"mha/experiments/tutorial_code.py"})
 
 #: The functions that make a tensor from nothing but sizes or data: without ``device=`` they make it on the CPU.
 FACTORIES = frozenset(
@@ -73,22 +77,35 @@ FACTORIES = frozenset(
 )
 
 
-def _project_caller() -> str | None:
-    """``file:line`` of the first frame outside torch (and outside this file) when it lies in ``mha/`` or
-    ``components/``; ``None`` otherwise (torch's own calls, a test's, a library's)."""
+def _project_callers() -> str | None:
+    """Where a factory was called from: ``file:line`` of the first frame outside torch (and outside this file) when
+    it lies in ``mha/`` or ``components/``, then the project's frames that called it (a helper's callers, up to
+    three); ``None`` when that first frame is not the project's (torch's own calls, a test's, a library's) or is a
+    tutorial's code quoted as it is written (:data:`QUOTED`)."""
     frame = sys._getframe(2)
-    while frame is not None:
-        path = Path(frame.f_code.co_filename)
-        if not (path.is_relative_to(TORCH) or path == THIS):
-            break
+    while frame is not None and (_in(frame, TORCH) or Path(frame.f_code.co_filename) == THIS):
         frame = frame.f_back
-    if frame is None or not any(path.is_relative_to(folder) for folder in WATCHED):
+    if frame is None or not any(_in(frame, folder) for folder in WATCHED) or _where(frame).split(":")[0] in QUOTED:
         return None
-    return f"{path.relative_to(ROOT)}:{frame.f_lineno}"
+    chain = [_where(frame)]
+    frame = frame.f_back
+    while frame is not None and len(chain) < 4 and any(_in(frame, folder) for folder in WATCHED):
+        chain.append(_where(frame))
+        frame = frame.f_back
+    return " <- ".join(chain)
+
+
+def _in(frame: FrameType, folder: Path) -> bool:
+    return Path(frame.f_code.co_filename).is_relative_to(folder)
+
+
+def _where(frame: FrameType) -> str:
+    return f"{Path(frame.f_code.co_filename).relative_to(ROOT)}:{frame.f_lineno}"
 
 
 class FactoryAudit(TorchFunctionMode):
-    """Records each call of a :data:`FACTORIES` function without ``device=`` made from the project's files.
+    """Records each call of a :data:`FACTORIES` function without a ``device`` (absent or ``None``) made from the
+    project's files.
 
     ``offenders`` holds one ``"file:line torch.name"`` per call (repeats kept: a count shows a loop). The call itself
     runs unchanged.
@@ -100,15 +117,18 @@ class FactoryAudit(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func in FACTORIES and "device" not in kwargs:
-            where = _project_caller()
+        if func in FACTORIES and kwargs.get("device") is None:  # device=None is the CPU too
+            where = _project_callers()
             if where is not None:
                 self.offenders.append(f"{where} torch.{func.__name__}")
         return func(*args, **kwargs)
 
-    def report(self) -> str:
-        """The offenders, each once, in the order first met."""
-        return "tensor factories without device= in the project's files:\n" + "\n".join(dict.fromkeys(self.offenders))
+    def check(self) -> None:
+        """Fail naming each offender once (``file:line``), in the order first met."""
+        if self.offenders:
+            pytest.fail(
+                "tensor factories without device= in the project's files:\n" + "\n".join(dict.fromkeys(self.offenders))
+            )
 
 
 @pytest.fixture
@@ -116,7 +136,7 @@ def audit() -> Iterator[FactoryAudit]:
     """Run the test's body under a :class:`FactoryAudit` and require it to have found nothing."""
     with FactoryAudit() as found:
         yield found
-    assert not found.offenders, found.report()
+    found.check()
 
 
 # ---------------------------------------------------------------- the audit itself
@@ -207,22 +227,37 @@ def _audited_script_thread(audit: FactoryAudit) -> Callable:
     return run
 
 
+def _audited_page(path: Path, params: dict[str, str]) -> None:
+    """Run the page at ``path`` once with ``params`` in its link, its script thread under a fresh audit, with
+    Streamlit's caches emptied first (a run cached by an earlier test would hide its computations)."""
+    found = FactoryAudit()
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LocalScriptRunner, "_run_script_thread", _audited_script_thread(found))
+        at = AppTest.from_file(str(path), default_timeout=120)
+        at.query_params.update(params)
+        at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    found.check()
+
+
 @pytest.mark.parametrize(
     "params",
     [
-        {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"},
-        {"num_kv_heads": "2", "positional": "rope"},
+        {"d_model": "64", "num_heads": "4", "tokens": "the cat [PAD] sat on the mat", "mask_type": "padding"},
+        {"num_kv_heads": "2", "positional": "rope", "mask_type": "causal"},
+        {"num_kv_heads": "1", "positional": "rope", "mask_type": "window", "block_pad": "true", "dtype": "float64"},
     ],
-    ids=["small_default", "gqa_rope"],
+    ids=["small_padding", "gqa_rope_causal", "mqa_rope_window_float64"],
 )
-def test_the_main_page_makes_no_stray_cpu_tensor(params, monkeypatch):
-    found = FactoryAudit()
-    monkeypatch.setattr(LocalScriptRunner, "_run_script_thread", _audited_script_thread(found))
-    at = AppTest.from_file(SCRIPT, default_timeout=60)
-    at.query_params.update({**params, "seed": "11"})  # a seed no other test's cached run holds
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not found.offenders, found.report()
+def test_the_main_page_makes_no_stray_cpu_tensor(params):
+    _audited_page(ROOT / "playground.py", params)
+
+
+@pytest.mark.parametrize("lab", sorted(path.name for path in (ROOT / "pages").glob("*.py")))
+def test_every_lab_makes_no_stray_cpu_tensor(lab):
+    _audited_page(ROOT / "pages" / lab, {})
 
 
 # ---------------------------------------------------------------- a fake accelerator
