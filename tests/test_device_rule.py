@@ -32,6 +32,7 @@ from torch.overrides import TorchFunctionMode
 from mha.batching import page_batch
 from mha.config import AttentionConfig
 from mha.export import trace_csv_zip, trace_npz, trace_pt
+from mha.head_labels import label_heads
 from mha.kv_cache import KVCache
 from mha.masks import build_mask, causal_mask, to_additive_mask
 from mha.module import MultiHeadAttention
@@ -40,9 +41,10 @@ from mha.reference import batch_order_check, compare_with_torch
 from mha.reference_today import compare_with_sdpa, sdpa_attention
 from mha.reproduce import reproduce_script
 from mha.rope import apply_rotary_pos_emb, rotary_cos_sin
-from mha.rope_lesson import _head_vectors, angles_per_pair, offset_scores, turned_pairs
+from mha.rope_lesson import OFFSET_PAIRS, _head_vectors, angles_per_pair, offset_scores, turned_pairs
 from mha.sources import make_source
 from mha.sources.seeded import build_model
+from mha.vision.analysis import analyse_image, patch_head_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 WATCHED = (ROOT / "mha", ROOT / "components")
@@ -214,6 +216,16 @@ def test_a_pages_run_lesson_batch_checks_and_exports_make_no_stray_cpu_tensor(pa
     trace_npz(run), trace_pt(run), trace_csv_zip(run), reproduce_script(run)
 
 
+def test_an_image_runs_analysis_and_head_labels_make_no_stray_cpu_tensor(audit):
+    grid, heads = (3, 3), 2
+    length = 1 + grid[0] * grid[1]  # [CLS] + the patches
+    scores = torch.randn(1, heads, length, length, generator=torch.Generator().manual_seed(4))  # (1, H, L, L)
+    weights = torch.softmax(scores, dim=-1)
+    analyse_image((weights, weights), (None, None), weights[0], grid, 4, 1)
+    patch_head_labels(weights[0], None, None, grid, 1)
+    label_heads(weights[0], causal_mask(length, device=weights.device))
+
+
 # ---------------------------------------------------------------- whole pages, audited through AppTest
 def _audited_script_thread(audit: FactoryAudit) -> Callable:
     """``LocalScriptRunner._run_script_thread`` with ``audit`` entered in the script's own thread (a torch
@@ -279,22 +291,23 @@ def _on_accelerator(*tensors: torch.Tensor) -> bool:
     return {t.device.type for t in tensors} == {ACCELERATOR}
 
 
-def _fake_truth(original: Callable) -> Callable:
-    """``Tensor.__bool__`` that answers True for a fake tensor (which holds no data to decide an ``if`` on), else as
-    before. The engine's ``if ...any()`` before a softmax then takes its path for rows with nothing to attend, which
-    gives the same numbers where there is none."""
+def _without_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let a fake tensor (which holds no data) answer ``bool()`` with True and ``float()`` with 0.0; a real tensor
+    answers as before. The engine's ``if ...any()`` before a softmax then takes its path for rows with nothing to
+    attend (the same numbers where there is none), and a lesson's numbers come out as zeros."""
 
-    def truth(self: torch.Tensor) -> bool:
-        return True if isinstance(self, FakeTensor) else original(self)
+    def answer(original: Callable, fake_value: object) -> Callable:
+        return lambda self: fake_value if isinstance(self, FakeTensor) else original(self)
 
-    return truth
+    monkeypatch.setattr(torch.Tensor, "__bool__", answer(torch.Tensor.__bool__, True))
+    monkeypatch.setattr(torch.Tensor, "__float__", answer(torch.Tensor.__float__, 0.0))
 
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_on_a_fake_accelerator_the_engine_keeps_every_tensor_on_it(layer, monkeypatch):
     """Every forward, trace, decoding step, mask and reference runs with the layer on the accelerator, and every
     output stays there."""
-    monkeypatch.setattr(torch.Tensor, "__bool__", _fake_truth(torch.Tensor.__bool__))
+    _without_data(monkeypatch)
     pad_keep = build_mask("padding", TOKENS, device="cpu")  # (1, 1, 1, L): made from data, below copied over
     with FakeTensorMode() as fake:
         model = _fake_layer(**LAYERS[layer])
@@ -334,15 +347,18 @@ def test_on_a_fake_accelerator_a_cpu_tensor_meeting_the_layer_raises():
         apply_rotary_pos_emb(q, q, cos, sin)
 
 
-def test_the_rope_lesson_takes_a_fake_accelerators_layer_to_the_cpu():
+def test_the_rope_lesson_takes_a_fake_accelerators_layer_to_the_cpu(monkeypatch):
     """The offset lesson copies the layer's weights and the two vectors to the CPU before its float64 work (Apple's
-    mps has no float64): the fake layer's tensors never meet a CPU tensor there. ``float()`` of a fake tensor cannot
-    give a number, so the lesson's tensors are checked through its helper."""
+    mps has no float64): with the layer on the accelerator no CPU tensor meets one of its tensors, and the
+    helper's vectors are float64 on the CPU."""
+    _without_data(monkeypatch)
     with FakeTensorMode():
         model = _fake_layer(num_kv_heads=2, rope_base=10000.0)
         x = torch.randn(6, 16, device=ACCELERATOR)  # (L, D)
+        scores = offset_scores(model, x[0], x[2], head=1)
         q, k = _head_vectors(model, x[:1].cpu().double(), x[2:3].cpu().double(), head=1)
-        assert (q.device.type, k.device.type, q.dtype, k.dtype) == ("cpu", "cpu", torch.float64, torch.float64)
+    assert len(scores) == len(OFFSET_PAIRS)
+    assert (q.device.type, k.device.type, q.dtype, k.dtype) == ("cpu", "cpu", torch.float64, torch.float64)
 
 
 def test_nothing_in_the_engine_or_the_panels_names_cuda_where_the_rule_is_the_runs_device():
