@@ -31,6 +31,7 @@ from torch.overrides import TorchFunctionMode
 
 from mha.batching import page_batch
 from mha.config import AttentionConfig
+from mha.experiments.attribution import ablation_deltas, key_measures
 from mha.export import trace_csv_zip, trace_npz, trace_pt
 from mha.head_labels import label_heads
 from mha.kv_cache import KVCache
@@ -42,9 +43,10 @@ from mha.reference_today import compare_with_sdpa, sdpa_attention
 from mha.reproduce import reproduce_script
 from mha.rope import apply_rotary_pos_emb, rotary_cos_sin
 from mha.rope_lesson import OFFSET_PAIRS, _head_vectors, angles_per_pair, offset_scores, turned_pairs
+from mha.score_scale import score_spread
 from mha.sources import make_source
 from mha.sources.seeded import build_model
-from mha.vision.analysis import analyse_image, patch_head_labels
+from mha.vision.analysis import analyse_image, mean_attention_distance, patch_head_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 WATCHED = (ROOT / "mha", ROOT / "components")
@@ -292,24 +294,44 @@ def _on_accelerator(*tensors: torch.Tensor) -> bool:
 
 
 def _without_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let a fake tensor (which holds no data) answer ``bool()`` with True and ``float()`` with 0.0; a real tensor
-    answers as before. The engine's ``if ...any()`` before a softmax then takes its path for rows with nothing to
-    attend (the same numbers where there is none), and a lesson's numbers come out as zeros."""
+    """Let a fake tensor (which holds no data) answer ``bool()`` with True, ``float()`` with 0.0 and ``int()`` with
+    0; a real tensor answers as before. The engine's ``if ...any()`` before a softmax then takes its path for rows
+    with nothing to attend (the same numbers where there is none), and a lesson's numbers come out as zeros."""
 
     def answer(original: Callable, fake_value: object) -> Callable:
         return lambda self: fake_value if isinstance(self, FakeTensor) else original(self)
 
     monkeypatch.setattr(torch.Tensor, "__bool__", answer(torch.Tensor.__bool__, True))
     monkeypatch.setattr(torch.Tensor, "__float__", answer(torch.Tensor.__float__, 0.0))
+    monkeypatch.setattr(torch.Tensor, "__int__", answer(torch.Tensor.__int__, 0))
+
+
+class Float64OnAccelerator(TorchFunctionMode):
+    """Records each torch call that gives a float64 (or complex128) tensor on the stand-in accelerator, where a
+    project file made the call: Apple's mps has no float64, and there such a call raises."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        outputs = result if isinstance(result, tuple | list) else (result,)
+        wide = (torch.float64, torch.complex128)
+        if any(isinstance(t, torch.Tensor) and t.device.type == ACCELERATOR and t.dtype in wide for t in outputs):
+            where = _project_callers()
+            if where is not None:
+                self.calls.append(f"{where} {getattr(func, '__name__', func)}")
+        return result
 
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_on_a_fake_accelerator_the_engine_keeps_every_tensor_on_it(layer, monkeypatch):
-    """Every forward, trace, decoding step, mask and reference runs with the layer on the accelerator, and every
-    output stays there."""
+    """Every forward, trace, decoding step, mask and reference runs with a float32 layer on the accelerator, every
+    output stays there, and no float64 tensor is made there (Apple's mps has none)."""
     _without_data(monkeypatch)
     pad_keep = build_mask("padding", TOKENS, device="cpu")  # (1, 1, 1, L): made from data, below copied over
-    with FakeTensorMode() as fake:
+    with FakeTensorMode() as fake, Float64OnAccelerator() as wide:
         model = _fake_layer(**LAYERS[layer])
         x = torch.randn(1, len(TOKENS), 16, device=ACCELERATOR)  # (1, L, D)
         masks = {
@@ -336,6 +358,7 @@ def test_on_a_fake_accelerator_the_engine_keeps_every_tensor_on_it(layer, monkey
                 cos, sin = rotary_cos_sin(positions, model.d_k, model.rope_base)
                 q, k = apply_rotary_pos_emb(trace.project.q_heads, trace.project.k_heads, cos, sin)
                 assert _on_accelerator(cos, sin, q, k, trace.project.q_rotated)
+    assert not wide.calls, "float64 on the accelerator:\n" + "\n".join(dict.fromkeys(wide.calls))
 
 
 def test_on_a_fake_accelerator_a_cpu_tensor_meeting_the_layer_raises():
@@ -347,18 +370,29 @@ def test_on_a_fake_accelerator_a_cpu_tensor_meeting_the_layer_raises():
         apply_rotary_pos_emb(q, q, cos, sin)
 
 
-def test_the_rope_lesson_takes_a_fake_accelerators_layer_to_the_cpu(monkeypatch):
-    """The offset lesson copies the layer's weights and the two vectors to the CPU before its float64 work (Apple's
-    mps has no float64): with the layer on the accelerator no CPU tensor meets one of its tensors, and the
-    helper's vectors are float64 on the CPU."""
+def test_the_lessons_float64_work_takes_a_fake_accelerators_tensors_to_the_cpu(monkeypatch):
+    """The offset lesson, step 2's score spread, the attribution lab's measures and an image's attention distance
+    copy what they read to the CPU before their float64 work (Apple's mps has no float64): with the layer on the
+    accelerator no CPU tensor meets one of its tensors, no float64 tensor is made there, and their tensors come
+    back float64 on the CPU. (The head labels index by a mask, a shape a fake tensor cannot know: the audit covers
+    them.)"""
     _without_data(monkeypatch)
-    with FakeTensorMode():
+    with FakeTensorMode(), Float64OnAccelerator() as wide:
         model = _fake_layer(num_kv_heads=2, rope_base=10000.0)
-        x = torch.randn(6, 16, device=ACCELERATOR)  # (L, D)
-        scores = offset_scores(model, x[0], x[2], head=1)
-        q, k = _head_vectors(model, x[:1].cpu().double(), x[2:3].cpu().double(), head=1)
+        x = torch.randn(1, 6, 16, device=ACCELERATOR)  # (1, L, D)
+        mask = causal_mask(6, device=ACCELERATOR)  # (1, 1, L, L)
+        scores = offset_scores(model, x[0, 0], x[0, 2], head=1)
+        q, k = _head_vectors(model, x[0, :1].cpu().double(), x[0, 2:3].cpu().double(), head=1)
+        trace = model.forward_traced(x, x, x, mask)
+        score_spread(trace.project.q_heads[0], trace.project.k_heads[0], trace.attend.raw_scores[0], 0.25)
+        measures = key_measures(model, x, mask, query=3)
+        deltas = ablation_deltas(model, x, mask, 3, None, "mask")
+        grid_weights = torch.softmax(torch.randn(2, 10, 10, device=ACCELERATOR), dim=-1)  # (H, 1 + 3·3, 1 + 3·3)
+        distance = mean_attention_distance(grid_weights, 3, 3, 4)
+    assert not wide.calls, "float64 on the accelerator:\n" + "\n".join(dict.fromkeys(wide.calls))
     assert len(scores) == len(OFFSET_PAIRS)
-    assert (q.device.type, k.device.type, q.dtype, k.dtype) == ("cpu", "cpu", torch.float64, torch.float64)
+    produced = (q, k, measures.weights, measures.norms, deltas, distance.pixels)
+    assert {(t.device.type, t.dtype) for t in produced} == {("cpu", torch.float64)}
 
 
 def test_nothing_in_the_engine_or_the_panels_names_cuda_where_the_rule_is_the_runs_device():

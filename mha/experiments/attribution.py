@@ -263,7 +263,7 @@ def prediction_effects(
                 out, _ = attention(x, x, x, mask)  # (1 + L, L, D)
                 x = x + (out + change if index == layer else out)
             logits = torch.stack([readout(x[:, query]) for readout in task_model.readouts], dim=1)  # (1 + L, R, C)
-    probabilities = torch.softmax(logits.double(), dim=-1).cpu()  # (1 + L, R, C)
+    probabilities = torch.softmax(logits.cpu().double(), dim=-1)  # (1 + L, R, C): float64 on the CPU
     predicted = probabilities[0].argmax(dim=-1)  # (R,)
     picked = probabilities.gather(-1, predicted.view(1, -1, 1).expand(length + 1, -1, 1)).squeeze(-1)  # (1 + L, R)
     return PredictionEffects(
