@@ -309,7 +309,7 @@ def measure_windows_steady(
     generator = torch.Generator().manual_seed(seed)
     calls = {}
     for side in sides:
-        x = torch.randn(1, side * side, d_model, generator=generator)  # (1, N, D)
+        x = torch.randn(1, side * side, d_model, generator=generator, device="cpu")  # (1, N, D)
         calls[side] = (
             lambda x=x: model(x, x, x),
             lambda x=x, side=side: window_attention(model, x, side, side, window, window // 2),
