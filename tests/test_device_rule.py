@@ -2,16 +2,20 @@
 
 The rule: every tensor a page, a lab, an export or a reproduction computes lives on the run's device (taken from an
 input tensor's ``.device`` or a ``device`` argument), or is moved to the CPU on purpose where a chart or a number is
-made (``.cpu()``, or an explicit ``device="cpu"`` where a CPU tensor is meant). Two checks, neither needs a GPU:
+made (``.cpu()``, or an explicit ``device="cpu"`` where a CPU tensor is meant); float64 work is done on the CPU
+(Apple's mps has no float64). Three checks, none needs a GPU:
 
 - **The factory audit.** :class:`FactoryAudit` (a ``TorchFunctionMode``) records every tensor factory
-  (``torch.arange``, ``zeros``, ``tensor``, ``randn``, ...) called without ``device=`` from a file of ``mha/`` or
+  (``torch.arange``, ``zeros``, ``tensor``, ``randn``, ...) called without a device from a file of ``mha/`` or
   ``components/``: such a tensor lands on the CPU whatever the run's device, and meets the layer's cuda (or mps)
-  tensors a few lines later. The engine, the page's runs, the RoPE lesson, the padded batch, the checks, the exports,
-  the labs' computations and whole pages (through AppTest) run under it; the list must stay empty.
-- **A fake accelerator.** ``FakeTensorMode`` makes tensors on ``cuda`` without one (shapes and devices, no data), and
-  an operation that mixes a fake cuda tensor with a CPU one raises: the engine's tensor paths (forward, the trace, a
-  decoding step, masks, RoPE, the checks' references) run there, and their outputs must stay on cuda.
+  tensors a few lines later. The engine, the page's computations (run, padded batch, checks, RoPE lesson, exports,
+  reproduction), an image's analysis, three main pages and every lab page (through AppTest) run under it.
+- **A static scan** of the same folders for ``torch.<factory>(...)`` calls without ``device=``, for the lines no run
+  here reaches (a lab's timing child process, the ONNX export).
+- **A fake accelerator.** Under ``FakeTensorMode`` an operation that mixes a tensor of another device with a CPU one
+  raises, as on a GPU: the engine's paths (forward, the trace, decoding steps, masks, RoPE, the SDPA reference) and
+  the lessons' float64 work run with the layer there, their outputs must stay there, and :class:`Float64OnAccelerator`
+  refuses float64 made there.
 """
 
 from __future__ import annotations
