@@ -98,13 +98,13 @@ def shares(weights: Tensor, relation: Tensor, rows: Tensor) -> Tensor:
         rows: (Lq,) bool, the rows to count (the relation is left out where it points nowhere).
 
     Returns:
-        (H,) float64; 0 for every head when no row counts.
+        (H,) float64 on the CPU (computed there: Apple's mps has no float64); 0 for every head when no row counts.
     """
-    counted = rows & relation.any(dim=-1)  # (Lq,)
+    counted = (rows & relation.any(dim=-1)).cpu()  # (Lq,)
     if not bool(counted.any()):
-        return torch.zeros(weights.size(0), dtype=torch.float64)
-    on_relation = (weights.double() * relation).sum(dim=-1)  # (H, Lq)
-    return on_relation[:, counted].mean(dim=-1).cpu()  # (H,)
+        return torch.zeros(weights.size(0), dtype=torch.float64, device="cpu")
+    on_relation = (weights.cpu().double() * relation.cpu()).sum(dim=-1)  # (H, Lq)
+    return on_relation[:, counted].mean(dim=-1)  # (H,)
 
 
 def label_heads(

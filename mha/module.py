@@ -294,9 +294,11 @@ class MultiHeadAttention(nn.Module):
         return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, D), (B, Lk, D)
 
     def _rotate(self, x: Tensor, start: int = 0) -> Tensor:
-        """One side of RoPE: x (B, heads, L, Dh) turned by positions start .. start+L-1 (cos, sin in float64)."""
-        positions = torch.arange(start, start + x.size(-2), device=x.device)  # (L,)
-        cos, sin = rotary_cos_sin(positions, self.d_k, float(self.rope_base or 0), dtype=x.dtype)  # (L, Dh) each
+        """One side of RoPE: x (B, heads, L, Dh) turned by positions start .. start+L-1 (cos, sin in float64 on the
+        CPU, then in x's dtype on x's device)."""
+        positions = torch.arange(start, start + x.size(-2), device="cpu")  # (L,): the angles are computed on the CPU
+        base = float(self.rope_base or 0)
+        cos, sin = rotary_cos_sin(positions, self.d_k, base, dtype=x.dtype, device=x.device)  # (L, Dh) each
         return rotate(x, cos, sin)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:

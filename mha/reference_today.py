@@ -26,14 +26,16 @@ __all__ = ["compare_with_sdpa", "rotate_as_complex", "sdpa_attention"]
 def rotate_as_complex(x: Tensor, base: float) -> Tensor:
     """RoPE written as complex multiplication: pair i of position m turned by m·base^(-2i/Dh).
 
-    Shape: (B, heads, L, Dh) -> (B, heads, L, Dh), positions 0 .. L-1; computed in float64.
+    Shape: (B, heads, L, Dh) -> (B, heads, L, Dh), positions 0 .. L-1; computed in float64 (complex128) on the CPU
+    (Apple's mps has neither), returned on x's device in x's dtype.
     """
     half = x.size(-1) // 2
-    pairs = torch.complex(x[..., :half].double(), x[..., half:].double())  # (B, heads, L, Dh/2): x_i + j·x_{i+Dh/2}
-    positions = torch.arange(x.size(-2), dtype=torch.float64, device=x.device)  # (L,)
-    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64, device=x.device) / x.size(-1))  # (Dh/2,)
+    cpu = x.detach().cpu()  # (B, heads, L, Dh)
+    pairs = torch.complex(cpu[..., :half].double(), cpu[..., half:].double())  # (B, heads, L, Dh/2): x_i + j·x_{i+Dh/2}
+    positions = torch.arange(x.size(-2), dtype=torch.float64, device="cpu")  # (L,)
+    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64, device="cpu") / x.size(-1))  # (Dh/2,)
     turned = pairs * torch.polar(torch.ones_like(theta), positions[:, None] * theta)  # (L, Dh/2) unit turns
-    return torch.cat((turned.real, turned.imag), dim=-1).to(x.dtype)  # (B, heads, L, Dh)
+    return torch.cat((turned.real, turned.imag), dim=-1).to(x.device, x.dtype)  # (B, heads, L, Dh)
 
 
 def sdpa_attention(

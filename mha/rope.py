@@ -29,12 +29,17 @@ def check_rope(head_dim: int, base: float) -> None:
 
 
 def inverse_frequencies(head_dim: int, base: float) -> Tensor:
-    """θ_i = base^(-2i / Dh) for i = 0 .. Dh/2 - 1: the angle pair i turns by per position, shape (P,), float64."""
-    return base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)  # (P,)
+    """θ_i = base^(-2i / Dh) for i = 0 .. Dh/2 - 1: the angle pair i turns by per position, shape (P,), float64, on
+    the CPU (float64 work stays there: Apple's mps has none)."""
+    return base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64, device="cpu") / head_dim)  # (P,)
 
 
 def rotary_cos_sin(
-    positions: Tensor, head_dim: int, base: float, dtype: torch.dtype = torch.float32
+    positions: Tensor,
+    head_dim: int,
+    base: float,
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
 ) -> tuple[Tensor, Tensor]:
     """cos and sin of every position's angles, each feature pair's angle written twice (i and i + Dh/2).
 
@@ -42,13 +47,17 @@ def rotary_cos_sin(
         positions: (L,) whole-number positions (0 .. L-1 for a sentence; later positions for a cache).
         head_dim: Dh, even.
         base: θ's base (10000 in Llama 2; 1e5 in SmolLM2; 1e6 in Qwen2.5).
+        dtype: the number type of cos and sin.
+        device: where cos and sin go (the layer's device); ``None``: ``positions``' device.
 
     Returns:
-        ``(cos, sin)``, each (L, Dh) in ``dtype`` on ``positions``' device (computed in float64).
+        ``(cos, sin)``, each (L, Dh) in ``dtype`` on ``device``. The angles are computed in float64 on the CPU
+        whatever the device (Apple's mps has no float64), then moved.
     """
-    angles = positions.to(torch.float64)[:, None] * inverse_frequencies(head_dim, base).to(positions.device)  # (L, P)
+    device = positions.device if device is None else device
+    angles = positions.cpu().to(torch.float64)[:, None] * inverse_frequencies(head_dim, base)  # (L, P) on the CPU
     angles = torch.cat((angles, angles), dim=-1)  # (L, P) -> (L, Dh): pair i's angle at i and i + Dh/2
-    return angles.cos().to(dtype), angles.sin().to(dtype)
+    return angles.cos().to(device, dtype), angles.sin().to(device, dtype)
 
 
 def rotate_half(x: Tensor) -> Tensor:

@@ -56,9 +56,10 @@ def _head_vectors(model: MultiHeadAttention, x_query: Tensor, x_key: Tensor, hea
 
 
 def _linear64(linear: torch.nn.Linear, x: Tensor) -> Tensor:
-    """``linear(x)`` in float64 (the page's layer may be float32): x (N, in) -> (N, out)."""
-    bias = None if linear.bias is None else linear.bias.double()
-    return torch.nn.functional.linear(x.double(), linear.weight.double(), bias)
+    """``linear(x)`` in float64 on the CPU (the page's layer may be float32, on a device without float64, such as
+    Apple's mps): x (N, in) -> (N, out) on the CPU."""
+    bias = None if linear.bias is None else linear.bias.cpu().double()
+    return torch.nn.functional.linear(x.cpu().double(), linear.weight.cpu().double(), bias)
 
 
 def offset_scores(
@@ -71,6 +72,9 @@ def offset_scores(
 ) -> tuple[OffsetScore, ...]:
     """The score of one query token against one key token placed at each (m, n) of ``pairs``, in head ``head``.
 
+    Computed in float64 on the CPU whatever the layer's device: the vectors and weights are copied there (a lesson's
+    few numbers, and Apple's mps has no float64).
+
     Args:
         model: the layer (its W_q, W_k; RoPE with its ``rope_base``, else ``base``).
         query_vector, key_vector: the two tokens' vectors (D,) without any position in them.
@@ -78,16 +82,16 @@ def offset_scores(
     """
     rope_base = model.rope_base or base or 10000.0
     with torch.inference_mode():
-        q, k = _head_vectors(model, query_vector[None].double(), key_vector[None].double(), head)  # (1, Dh) each
+        query_vector, key_vector = query_vector.cpu().double(), key_vector.cpu().double()  # (D,) each, on the CPU
+        q, k = _head_vectors(model, query_vector[None], key_vector[None], head)  # (1, Dh) each
         scale = 1.0 / math.sqrt(model.d_k)
         results = []
         for m, n in pairs:
-            cos, sin = rotary_cos_sin(torch.tensor([m, n]), model.d_k, rope_base, dtype=torch.float64)  # (2, Dh)
+            positions = torch.tensor([m, n], device=query_vector.device)  # (2,)
+            cos, sin = rotary_cos_sin(positions, model.d_k, rope_base, dtype=torch.float64)  # (2, Dh)
             q_m, k_n = rotate(q, cos[:1], sin[:1]), rotate(k, cos[1:], sin[1:])  # (1, Dh) each
-            pe = positional_encoding(max(m, n) + 1, model.d_model, dtype=torch.float64)  # (max+1, D)
-            q_pe, k_pe = _head_vectors(
-                model, (query_vector.double() + pe[m])[None], (key_vector.double() + pe[n])[None], head
-            )
+            pe = positional_encoding(max(m, n) + 1, model.d_model, torch.float64, query_vector.device)  # (max+1, D)
+            q_pe, k_pe = _head_vectors(model, (query_vector + pe[m])[None], (key_vector + pe[n])[None], head)
             results.append(OffsetScore(m, n, float(q_m @ k_n.T) * scale, float(q_pe @ k_pe.T) * scale))
     return tuple(results)
 

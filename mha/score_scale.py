@@ -79,7 +79,7 @@ class ScoreSpread:
 
 
 def _std(values: Tensor) -> float:
-    return float(values.double().std(correction=0))
+    return float(values.cpu().double().std(correction=0))  # float64 on the CPU (Apple's mps has none)
 
 
 def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: float) -> ScoreSpread:
@@ -103,7 +103,7 @@ def score_spread(q_heads: Tensor, k_heads: Tensor, raw_scores: Tensor, scale: fl
         k_std=_std(k_heads),
         raw_std=_std(raw_scores),
         scaled_std=_std(raw_scores * scale),  # (H, Lq, Lk)
-        q_mean=float(q_heads.double().mean()),
-        k_mean=float(k_heads.double().mean()),
+        q_mean=float(q_heads.cpu().double().mean()),
+        k_mean=float(k_heads.cpu().double().mean()),
         scores=raw_scores.numel(),
     )

@@ -120,24 +120,27 @@ def embed_tokens(tokens: Sequence[str], d_model: int, seed: int = 0, dtype: torc
     vectors: dict[str, Tensor] = {}
     for token in dict.fromkeys(tokens):
         generator = torch.Generator().manual_seed(_token_seed(token, seed))
-        vectors[token] = torch.randn(d_model, generator=generator, dtype=torch.float64)
+        vectors[token] = torch.randn(d_model, generator=generator, dtype=torch.float64, device="cpu")  # seeded draw
     if not tokens:
-        return torch.empty(0, d_model, dtype=dtype)
+        return torch.empty(0, d_model, dtype=dtype, device="cpu")
     return torch.stack([vectors[token] for token in tokens]).to(dtype)  # (L, d_model)
 
 
-def positional_encoding(length: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
+def positional_encoding(
+    length: int, d_model: int, dtype: torch.dtype = torch.float32, device: torch.device | str = "cpu"
+) -> Tensor:
     """The sinusoidal encoding of "Attention Is All You Need".
 
-    PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)).
+    PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d)), computed in float64 on the CPU
+    (Apple's mps has no float64), then moved to ``device`` in ``dtype``.
 
     Shape:
         (length, d_model).
     """
-    position = torch.arange(length, dtype=torch.float64).unsqueeze(1)  # (L, 1)
-    even = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(D/2),)
+    position = torch.arange(length, dtype=torch.float64, device="cpu").unsqueeze(1)  # (L, 1)
+    even = torch.arange(0, d_model, 2, dtype=torch.float64, device="cpu")  # (ceil(D/2),)
     div_term = torch.exp(even * (-math.log(10000.0) / d_model))  # 1 / 10000^(2i/D), (ceil(D/2),)
-    encoding = torch.zeros(length, d_model, dtype=torch.float64)
+    encoding = torch.zeros(length, d_model, dtype=torch.float64, device="cpu")
     encoding[:, 0::2] = torch.sin(position * div_term)  # (L, ceil(D/2))
     encoding[:, 1::2] = torch.cos(position * div_term[: d_model // 2])  # (L, floor(D/2))
-    return encoding.to(dtype)
+    return encoding.to(device, dtype)

@@ -229,7 +229,7 @@ def _fmt_rho(value: float | None) -> str:
 
 
 def _render_agreement(frame: pd.DataFrame, names: dict[str, str]) -> None:
-    weight, norm, effect = (torch.tensor(frame[m].to_numpy()) for m in MEASURES)
+    weight, norm, effect = (torch.tensor(frame[m].to_numpy(), device="cpu") for m in MEASURES)
     st.caption(t("lab.attribution.rho_caption", **{m: names[m] for m in MEASURES}))
     cols = st.columns(3)
     pairs = (("weight", "norm", weight, norm), ("weight", "effect", weight, effect), ("norm", "effect", norm, effect))

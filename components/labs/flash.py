@@ -75,11 +75,11 @@ def tiled_run(tokens: tuple[str, ...], block_q: int, block_k: int, causal: bool,
     """The tiled run of the learner's tokens (one head), its steps as plain arrays, and full attention beside it."""
     q, k, v = flash_inputs(tokens, HEAD_DIM, seed)  # (1, 1, L, d) each
     length = q.shape[2]
-    mask = causal_mask(length) if causal else None  # (1, 1, L, L)
+    mask = causal_mask(length, device=q.device) if causal else None  # (1, 1, L, L)
     output, steps = tiled_attention(q, k, v, block_q, block_k, mask)
     full, _ = scaled_dot_product_attention(q, k, v, mask)  # (1, 1, L, d)
     scores = (q @ k.transpose(-2, -1))[0, 0] / math.sqrt(HEAD_DIM)  # (L, d) @ (d, L) -> (L, L)
-    keep = mask[0, 0] if mask is not None else torch.ones(length, length, dtype=torch.bool)  # (L, L)
+    keep = mask[0, 0] if mask is not None else torch.ones(length, length, dtype=torch.bool, device=q.device)  # (L, L)
     return {
         "scores": scores.masked_fill(~keep, float("nan")).numpy(),
         "steps": [

@@ -99,7 +99,7 @@ def timing_frame(d_model: int, num_heads: int, repeats: int) -> Measured[pd.Data
 def _equality(d_model: int, num_heads: int) -> float:
     """max |loop - fused| on a 16-token input: the two are the same function."""
     model = build_model(d_model, num_heads, 0)
-    x = torch.randn(1, 16, d_model, generator=torch.Generator().manual_seed(0))  # (1, 16, D)
+    x = torch.randn(1, 16, d_model, generator=torch.Generator().manual_seed(0), device="cpu")  # (1, 16, D)
     with torch.inference_mode():
         return float((loop_from_fused(model)(x, x, x) - model(x, x, x)[0]).abs().max())
 

@@ -39,7 +39,7 @@ D_MODEL, NUM_HEADS = 16, 2
 def forms_frame(keep: np.ndarray, labels: list[str]) -> pd.DataFrame:
     """The spellings of ``keep`` (L, L) in :data:`MASK_FORMS` order as one long frame:
     ``panel, row, column, value, text`` (value 1 = may attend, whatever the spelling)."""
-    forms = mask_forms(torch.tensor(keep))
+    forms = mask_forms(torch.tensor(keep, device="cpu"))
     texts = {
         form: np.where(keep, "0", "-∞") if form == "additive" else np.where(forms[form].numpy(), "T", "F")
         for form in MASK_FORMS
@@ -70,7 +70,7 @@ def translation_table() -> str:
 def runs_frame(tokens: tuple[str, ...], keep: np.ndarray, seed: int) -> pd.DataFrame:
     """One row per (implementation, spelling): ``implementation, form, diff, rows`` (masked-row behaviours)."""
     model = build_model(D_MODEL, NUM_HEADS, seed)
-    runs = run_mask_forms(model, token_inputs(tokens, D_MODEL, seed), torch.tensor(keep))
+    runs = run_mask_forms(model, token_inputs(tokens, D_MODEL, seed), torch.tensor(keep, device="cpu"))
     return pd.DataFrame(
         {
             "implementation": [run.implementation for run in runs],
@@ -89,7 +89,7 @@ def _cached_runs(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: 
 
 @cache.results(max_entries=64)
 def _our_weights(tokens: tuple[str, ...], keep_bytes: bytes, length: int, seed: int) -> np.ndarray:
-    keep = torch.tensor(np.frombuffer(keep_bytes, dtype=bool).reshape(length, length))
+    keep = torch.tensor(np.frombuffer(keep_bytes, dtype=bool).reshape(length, length), device="cpu")
     model = build_model(D_MODEL, NUM_HEADS, seed)
     x = token_inputs(tokens, D_MODEL, seed)
     with torch.inference_mode():

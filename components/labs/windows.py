@@ -65,7 +65,9 @@ def grid_frame(window: int, shift: int) -> pd.DataFrame:
     groups = ids * 9 + shift_regions(SIDE, SIDE, window, shift)  # (R, Q) in the rolled grid
     in_image = torch.from_numpy(_renumbered(cyclic_shift(groups.unsqueeze(0), -shift)[0]))  # (R, Q), own places
     rolled = cyclic_shift(in_image.unsqueeze(0), shift)[0]  # (R, Q): the same groups, where the roll puts them
-    origin = cyclic_shift(torch.arange(SIDE * SIDE).view(1, SIDE, SIDE), shift)[0]  # (R, Q): patch at each place
+    origin = cyclic_shift(torch.arange(SIDE * SIDE, device="cpu").view(1, SIDE, SIDE), shift)[
+        0
+    ]  # (R, Q): patch at each place
     labels = _labels()
     frames = []
     for panel, colour, text in (
@@ -181,7 +183,9 @@ def _render_mask(window: int, shift: int) -> None:
     count = (SIDE // window) ** 2
     chosen = st.select_slider(t("lab.windows.mask_window"), list(range(count)), value=count - 1, key="windows_mask")
     keep = shifted_window_mask(SIDE, SIDE, window, shift)[int(chosen)].numpy()  # (M², M²)
-    origin = cyclic_shift(torch.arange(SIDE * SIDE).view(1, SIDE, SIDE, 1), shift)  # (1, R, Q, 1): patch at a place
+    origin = cyclic_shift(
+        torch.arange(SIDE * SIDE, device="cpu").view(1, SIDE, SIDE, 1), shift
+    )  # (1, R, Q, 1): patch at a place
     members = window_partition(origin, window)[int(chosen), :, 0]  # (M²,): the patches in this rolled window
     labels = [_labels()[int(p)] for p in members]
     panel = t("lab.windows.mask_panel", window=int(chosen))

@@ -112,7 +112,7 @@ def _query(run: AttentionRun, analysis: ImageAnalysis) -> None:
         format_func=lambda i: run.tokens[i],
         help=t("patches.query_help"),
     )
-    weights = run.trace.attend.weights[0, :, query].double().cpu()  # (H, L): each head's row of the query
+    weights = run.trace.attend.weights[0, :, query].cpu().double()  # (H, L): each head's row of the query
     mean = analysis.shown_mean[query]  # (L,): the heads' mean row
     on_cls = "patches.on_cls"
     panels = [

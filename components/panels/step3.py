@@ -56,7 +56,7 @@ def _values(results: Results) -> None:
     columns = frames.concat_columns(d_model, run.num_heads, shown)
     title = t("step3.chart", length=length, d_model=d_model)
     labels = frames.token_labels(run.tokens)
-    matrix = c.concat[0][:, torch.as_tensor(columns)]  # (L, H * shown)
+    matrix = c.concat[0][:, torch.as_tensor(columns, device=c.concat.device)]  # (L, H * shown)
     height = feature_height(length)
     pictures = thumbnails(run)
     figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height, pictures)

@@ -106,7 +106,7 @@ def _rope(run: AttentionRun) -> None:
     pairs = sorted({0, model.d_k // 4})
     for vector, before, after in vectors:
         for pair in pairs:
-            first, turned = turned_pairs(before.double().cpu(), after.double().cpu(), pair)  # (L, 2) each
+            first, turned = turned_pairs(before.cpu().double(), after.cpu().double(), pair)  # (L, 2) each
             name = t("today.rope.pair", pair=pair, theta=f"{float(thetas[pair]):.3g}")
             for position, label in enumerate(labels):
                 for order, (stage, values) in enumerate(((text.before, first), (text.after, turned))):

@@ -91,7 +91,7 @@ class KeyMeasures:
 def _query_row_mask(mask: Tensor | None, heads: int, length: int, query: int) -> Tensor:
     """The run's keep-mask for row ``query``, per head: (H, L) bool (all True without a mask)."""
     if mask is None:
-        return torch.ones(heads, length, dtype=torch.bool)
+        return torch.ones(heads, length, dtype=torch.bool, device="cpu")
     if mask.dtype != torch.bool:
         raise ValueError(f"key_measures needs a bool keep-mask (True = may attend), got dtype {mask.dtype}")
     full = mask.expand(1, heads, -1, length)  # (1, H, Lq, L)
@@ -104,13 +104,13 @@ def _per_head_parts(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, q
     heads, d_k, d_model = model.num_heads, model.d_k, model.d_model
     with torch.inference_mode():
         q_heads, k_heads, v_heads = model.heads_for_attention(x, x, x)  # (1, H, L, Dh) each: after RoPE and GQA
-        q_i = q_heads[0, :, query].double()  # (H, Dh)
-        k = k_heads[0].double()  # (H, L, Dh)
+        q_i = q_heads[0, :, query].cpu().double()  # (H, Dh): float64 on the CPU (Apple's mps has none)
+        k = k_heads[0].cpu().double()  # (H, L, Dh)
         scores = torch.matmul(k, q_i.unsqueeze(-1)).squeeze(-1) * default_scale(d_k)  # (H,L,Dh) @ (H,Dh,1) -> (H,L)
-        w_o = model.W_o.weight.detach().double().view(d_model, heads, d_k).permute(1, 2, 0)  # (D, H, Dh) -> (H, Dh, D)
-        values = v_heads[0].double()  # (H, L, Dh)
+        w_o = model.W_o.weight.detach().cpu().double().view(d_model, heads, d_k).permute(1, 2, 0)  # (H, Dh, D)
+        values = v_heads[0].cpu().double()  # (H, L, Dh)
     keep = _query_row_mask(mask, heads, x.size(1), query)
-    return scores.cpu(), keep, values.cpu(), w_o.cpu()
+    return scores, keep, values, w_o
 
 
 def _masked_deltas(scores: Tensor, keep: Tensor, f: Tensor) -> Tensor:
@@ -124,7 +124,9 @@ def _masked_deltas(scores: Tensor, keep: Tensor, f: Tensor) -> Tensor:
     """
     length = scores.numel()
     base = torch.matmul(masked_softmax(apply_mask(scores, keep)), f)  # (L,) @ (L, D) -> (D,)
-    keep_j = keep.unsqueeze(0) & ~torch.eye(length, dtype=torch.bool)  # (L, L): row j keeps every key but j
+    keep_j = keep.unsqueeze(0) & ~torch.eye(
+        length, dtype=torch.bool, device=keep.device
+    )  # (L, L): row j keeps every key but j
     new_weights = masked_softmax(apply_mask(scores.expand(length, length), keep_j))  # (L, L)
     return torch.matmul(new_weights, f) - base  # (L, L) @ (L, D) -> (L, D)
 
@@ -150,8 +152,10 @@ def key_measures(model: MultiHeadAttention, x: Tensor, mask: Tensor | None, quer
     scores, keep, values, w_o = _per_head_parts(model, x, mask, query)
     weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
     heads, d_model = w_o.size(0), w_o.size(-1)
-    value_norms, norms, masked_effects = (torch.zeros(heads, length, dtype=torch.float64) for _ in range(3))
-    layer_f, layer_c, layer_delta = (torch.zeros(length, d_model, dtype=torch.float64) for _ in range(3))
+    value_norms, norms, masked_effects = (
+        torch.zeros(heads, length, dtype=torch.float64, device="cpu") for _ in range(3)
+    )
+    layer_f, layer_c, layer_delta = (torch.zeros(length, d_model, dtype=torch.float64, device="cpu") for _ in range(3))
     for head in range(heads):
         f = torch.matmul(values[head], w_o[head])  # (L, Dh) @ (Dh, D) -> (L, D): f_h(x_j) for every key
         contributions = weights[head].unsqueeze(-1) * f  # (L, 1) * (L, D) -> (L, D)
@@ -187,7 +191,7 @@ def ablation_deltas(
         raise ValueError(f"ablation must be one of {', '.join(ABLATIONS)}, got {ablation!r}")
     scores, keep, values, w_o = _per_head_parts(model, x, mask, query)
     weights = masked_softmax(apply_mask(scores, keep))  # (H, L)
-    total = torch.zeros(x.size(1), w_o.size(-1), dtype=torch.float64)  # (L, D)
+    total = torch.zeros(x.size(1), w_o.size(-1), dtype=torch.float64, device=w_o.device)  # (L, D)
     for h in range(w_o.size(0)) if head is None else (head,):
         f = torch.matmul(values[h], w_o[h])  # (L, Dh) @ (Dh, D) -> (L, D)
         if ablation == "mask":
@@ -259,7 +263,7 @@ def prediction_effects(
                 out, _ = attention(x, x, x, mask)  # (1 + L, L, D)
                 x = x + (out + change if index == layer else out)
             logits = torch.stack([readout(x[:, query]) for readout in task_model.readouts], dim=1)  # (1 + L, R, C)
-    probabilities = torch.softmax(logits.double(), dim=-1).cpu()  # (1 + L, R, C)
+    probabilities = torch.softmax(logits.cpu().double(), dim=-1)  # (1 + L, R, C): float64 on the CPU
     predicted = probabilities[0].argmax(dim=-1)  # (R,)
     picked = probabilities.gather(-1, predicted.view(1, -1, 1).expand(length + 1, -1, 1)).squeeze(-1)  # (1 + L, R)
     return PredictionEffects(

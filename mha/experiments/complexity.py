@@ -82,7 +82,7 @@ def block_diagonal_mask(length: int, block: int) -> Tensor:
 
     Shape: (1, 1, L, L).
     """
-    index = torch.arange(length) // min(block, length)  # (L,)
+    index = torch.arange(length, device="cpu") // min(block, length)  # (L,)
     return (index.view(-1, 1) == index.view(1, -1)).view(1, 1, length, length)  # (1, 1, L, L)
 
 
@@ -144,7 +144,7 @@ def _calls(lengths: Sequence[int], num_heads: int, head_dim: int, block: int, se
     generator = torch.Generator().manual_seed(seed)
     calls = {}
     for length in lengths:
-        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator)  # 3 x (1, H, L, Dh)
+        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator, device="cpu")  # 3 x (1, H, L, Dh)
         calls[length] = [_method_call(method, q, k, v, block) for method in METHODS]
     return calls
 

@@ -59,7 +59,7 @@ def step_calls(
         raise ValueError(f"length must be a positive integer, got length={length!r}")
     weight = model.W_q.weight  # (D, D): the layer's dtype and device
     generator = torch.Generator().manual_seed(seed)
-    x = torch.randn(1, length, model.d_model, generator=generator).to(weight)  # (1, t, D)
+    x = torch.randn(1, length, model.d_model, generator=generator, device="cpu").to(weight)  # (1, t, D)
     cache = KVCache.for_layer(model, length)
     mask = causal_mask(length, device=weight.device)  # (1, 1, t, t)
     with torch.inference_mode():

@@ -104,7 +104,7 @@ def _calls(
     generator = torch.Generator().manual_seed(seed)
     calls = {}
     for length in lengths:
-        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator)  # 3 x (1, H, L, d)
+        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator, device="cpu")  # 3 x (1, H, L, d)
         layout = pattern_layout(length, block, seed)  # (nb, nb)
         mask = expand_layout(layout, block, length)  # (1, 1, L, L)
         table = {

@@ -84,7 +84,7 @@ def measure_memory(
     generator = torch.Generator().manual_seed(seed)
     rows = []
     for length in lengths:
-        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator)  # 3 x (1, H, L, d)
+        q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator, device="cpu")  # 3 x (1, H, L, d)
         mask = causal_mask(length) if causal else None  # (1, 1, L, L) or None
         calls = {
             "full": lambda q=q, k=k, v=v, mask=mask: scaled_dot_product_attention(q, k, v, mask),
@@ -116,7 +116,9 @@ def sdpa_backends(
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     dtype = torch.float16 if device == "cuda" else torch.float32
     generator = torch.Generator().manual_seed(seed)
-    q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator).to(device, dtype)  # 3 x (1,H,L,d)
+    q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator, device="cpu").to(
+        device, dtype
+    )  # 3 x (1,H,L,d)
 
     def call(backend: str):
         def attend():

@@ -175,7 +175,7 @@ def _loop_calls(
     generator = torch.Generator().manual_seed(seed)
     calls, diffs = {}, {}
     for length in lengths:
-        x = torch.randn(1, length, d_model, generator=generator)  # (1, L, D)
+        x = torch.randn(1, length, d_model, generator=generator, device="cpu")  # (1, L, D)
         with torch.inference_mode():
             diffs[length] = float((loop(x, x, x) - model(x, x, x)[0]).abs().max())
         calls[length] = [

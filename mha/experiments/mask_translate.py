@@ -69,31 +69,32 @@ FORM_CODE = {
 }
 
 
-def preset_mask(preset: str, tokens: Sequence[str], window: int = 1) -> Tensor:
-    """A bool keep-mask (True = may attend) for a preset; ``blocked_row`` is causal with its last row all False.
+def preset_mask(preset: str, tokens: Sequence[str], window: int = 1, device: torch.device | str = "cpu") -> Tensor:
+    """A bool keep-mask (True = may attend) for a preset, on ``device``; ``blocked_row`` is causal with its last row
+    all False.
 
     Shape:
         (L, L).
     """
     length = len(tokens)
     if preset == "blocked_row":
-        keep = preset_mask("causal", tokens)
+        keep = preset_mask("causal", tokens, device=device)
         keep[-1] = False
         return keep
     if preset not in MASK_PRESETS:
         raise ValueError(f"unknown mask preset {preset!r}; choose one of {', '.join(MASK_PRESETS)}")
-    mask = build_mask(preset, tokens, window=window)  # (1, 1, L, L), (1, 1, 1, L) or None
+    mask = build_mask(preset, tokens, window=window, device=device)  # (1, 1, L, L), (1, 1, 1, L) or None
     if mask is None:
-        return torch.ones(length, length, dtype=torch.bool)
+        return torch.ones(length, length, dtype=torch.bool, device=device)
     return mask.expand(1, 1, length, length)[0, 0].clone()  # (L, L)
 
 
-def second_tutorial_causal(length: int) -> Tensor:
-    """The second tutorial's causal mask, as it writes it: True above the diagonal = blocked.
+def second_tutorial_causal(length: int, device: torch.device | str = "cpu") -> Tensor:
+    """The second tutorial's causal mask, as it writes it: True above the diagonal = blocked, made on ``device``.
 
     Shape: (L, L).
     """
-    return torch.triu(torch.ones(length, length), diagonal=1).bool()
+    return torch.triu(torch.ones(length, length, device=device), diagonal=1).bool()
 
 
 def mask_forms(keep: Tensor) -> dict[str, Tensor]:

@@ -184,12 +184,12 @@ def run_onnx(session, x: Tensor, keep: Tensor | None = None) -> tuple[Tensor, Te
 
 
 def _all_keys(length: int) -> Tensor:
-    return torch.ones(1, 1, length, length, dtype=torch.bool)  # (1, 1, L, L)
+    return torch.ones(1, 1, length, length, dtype=torch.bool, device="cpu")  # (1, 1, L, L)
 
 
 def _inputs(length: int, d_model: int, scale: float, seed: int) -> Tensor:
     """(1, L, D) standard normal numbers times ``scale``, from a private generator."""
-    return torch.randn(1, length, d_model, generator=torch.Generator().manual_seed(seed + length)) * scale
+    return torch.randn(1, length, d_model, generator=torch.Generator().manual_seed(seed + length), device="cpu") * scale
 
 
 def _max_abs(a: Tensor, b: Tensor) -> float:
@@ -281,7 +281,7 @@ def empty_row_check(layer: MultiHeadAttention, plain_session, length: int, seed:
     _, plain_weights = run_onnx(plain_session, inputs, keep)
     recorded = onnx_session(export_onnx(MaskedSelfAttention(layer), (inputs, keep)))
     recorded_output, recorded_weights = run_onnx(recorded, inputs, keep)
-    others = torch.arange(length) != row
+    others = torch.arange(length, device="cpu") != row
     return EmptyRowCheck(
         length=length,
         row=row,

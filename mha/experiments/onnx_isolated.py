@@ -158,7 +158,9 @@ def _check(folder: Path, data: dict) -> dict:
 
     layer, x = _load_layer(data), data["x"]
     length = x.size(1)
-    model_bytes = export_onnx(MaskedSelfAttention(layer), (x, torch.ones(1, 1, length, length, dtype=torch.bool)))
+    model_bytes = export_onnx(
+        MaskedSelfAttention(layer), (x, torch.ones(1, 1, length, length, dtype=torch.bool, device="cpu"))
+    )
     (folder / "layer.onnx").write_bytes(model_bytes)
     session = onnx_session(model_bytes)
     report = ExportReport(
@@ -182,8 +184,8 @@ def _time(data: dict) -> dict:
 
 
 def _example(layer: MultiHeadAttention, length: int = 8) -> tuple[Tensor, Tensor]:
-    x = torch.randn(1, length, layer.d_model, generator=torch.Generator().manual_seed(0))  # (1, L, D)
-    return x, torch.ones(1, 1, length, length, dtype=torch.bool)
+    x = torch.randn(1, length, layer.d_model, generator=torch.Generator().manual_seed(0), device="cpu")  # (1, L, D)
+    return x, torch.ones(1, 1, length, length, dtype=torch.bool, device="cpu")
 
 
 def main() -> None:

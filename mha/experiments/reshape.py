@@ -48,8 +48,8 @@ def head_sources(length: int, num_heads: int, transpose: bool) -> Tensor:
     Shape:
         (H, L, 2), integers.
     """
-    head = torch.arange(num_heads).view(-1, 1).expand(num_heads, length)  # (H, L)
-    row = torch.arange(length).view(1, -1).expand(num_heads, length)  # (H, L)
+    head = torch.arange(num_heads, device="cpu").view(-1, 1).expand(num_heads, length)  # (H, L)
+    row = torch.arange(length, device="cpu").view(1, -1).expand(num_heads, length)  # (H, L)
     if transpose:
         return torch.stack([row, head], dim=-1)  # (H, L, 2)
     flat = head * length + row  # (H, L)

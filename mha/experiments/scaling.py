@@ -89,8 +89,8 @@ def scaling_stats(
     generator = torch.Generator().manual_seed(seed)
     stats = []
     for d_k in d_k_values:
-        q = torch.randn(num_queries, d_k, generator=generator)  # (Lq, Dh)
-        k = torch.randn(num_keys, d_k, generator=generator)  # (Lk, Dh)
+        q = torch.randn(num_queries, d_k, generator=generator, device="cpu")  # (Lq, Dh)
+        k = torch.randn(num_keys, d_k, generator=generator, device="cpu")  # (Lk, Dh)
         scale = score_scale(mode, d_k, temperature)
         raw = q @ k.T  # (Lq, Dh) @ (Dh, Lk) -> (Lq, Lk)
         _, weights = scaled_dot_product_attention(q, k, k, scale=scale)  # weights (Lq, Lk)

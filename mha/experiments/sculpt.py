@@ -37,13 +37,13 @@ def shift_rotation(d_k: int, d_model: int, shift: int) -> Tensor:
     """
     if d_k % 2:
         raise ValueError(f"d_k must be even to hold (sin, cos) pairs, got d_k={d_k}")
-    rotation = torch.zeros(d_k, d_k)
+    rotation = torch.zeros(d_k, d_k, device="cpu")
     for pair in range(d_k // 2):
         angle = shift * math.exp(-math.log(10000.0) * 2 * pair / d_model)  # ω_pair · shift
         c, s = math.cos(angle), math.sin(angle)
         i = 2 * pair
         # sin(ω(p+δ)) = sin(ωp)·cos(ωδ) + cos(ωp)·sin(ωδ);  cos(ω(p+δ)) = cos(ωp)·cos(ωδ) - sin(ωp)·sin(ωδ)
-        rotation[i : i + 2, i : i + 2] = torch.tensor([[c, s], [-s, c]])
+        rotation[i : i + 2, i : i + 2] = torch.tensor([[c, s], [-s, c]], device=rotation.device)
     return rotation
 
 
@@ -53,16 +53,16 @@ def pattern_projection(pattern: str, d_k: int, d_model: int, sharpness: float) -
     Returns:
         ``{"W_q": (Dh, D), "b_q": (Dh,), "W_k": (Dh, D), "b_k": (Dh,)}``.
     """
-    select = torch.eye(d_k, d_model)  # (Dh, D): keeps the first Dh features of PE
-    zero_bias = torch.zeros(d_k)
+    select = torch.eye(d_k, d_model, device="cpu")  # (Dh, D): keeps the first Dh features of PE
+    zero_bias = torch.zeros(d_k, device="cpu")
     if pattern == "self":
         w_q, b_q = sharpness * select, zero_bias
     elif pattern == "previous":
         w_q, b_q = sharpness * shift_rotation(d_k, d_model, -1) @ select, zero_bias  # (Dh, Dh) @ (Dh, D)
     elif pattern == "first":
-        w_q, b_q = torch.zeros(d_k, d_model), sharpness * positional_encoding(1, d_model)[0, :d_k]
+        w_q, b_q = torch.zeros(d_k, d_model, device="cpu"), sharpness * positional_encoding(1, d_model)[0, :d_k]
     elif pattern == "uniform":
-        w_q, b_q = torch.zeros(d_k, d_model), zero_bias
+        w_q, b_q = torch.zeros(d_k, d_model, device="cpu"), zero_bias
     else:
         raise ValueError(f"unknown pattern {pattern!r}; choose one of {', '.join(PATTERNS)}")
     return {"W_q": w_q, "b_q": b_q, "W_k": select, "b_k": zero_bias}
@@ -75,7 +75,7 @@ def sculpted_model(d_model: int, sharpness: float, patterns: tuple[str, ...] = P
     d_k = model.d_k
     with torch.no_grad():
         for linear in (model.W_v, model.W_o):
-            linear.weight.copy_(torch.eye(d_model))
+            linear.weight.copy_(torch.eye(d_model, device=linear.weight.device))
             linear.bias.zero_()
         for h, pattern in enumerate(patterns):
             rows = slice(h * d_k, (h + 1) * d_k)

@@ -52,12 +52,12 @@ def longformer_mask(length: int, window: int, global_tokens: Sequence[int] = ())
 
     Shape: (1, 1, L, L), bool, True = may attend.
     """
-    keep = window_mask(length, window)[0, 0].clone()  # (L, L)
+    keep = window_mask(length, window, device="cpu")[0, 0].clone()  # (L, L)
     chosen = [index for index in global_tokens if 0 <= index < length]
     if len(chosen) != len(global_tokens):
         raise ValueError(f"global tokens {list(global_tokens)} must be positions 0 .. {length - 1}")
     if chosen:
-        index = torch.tensor(chosen)
+        index = torch.tensor(chosen, device=keep.device)
         keep[index, :] = True  # a global token attends to every token
         keep[:, index] = True  # every token attends to it
     return keep.view(1, 1, length, length)  # (1, 1, L, L)
@@ -74,13 +74,13 @@ def bigbird_block_layout(
     """
     if min(window_blocks, global_blocks, random_blocks) < 0:
         raise ValueError("window_blocks, global_blocks and random_blocks must be >= 0")
-    row = torch.arange(blocks).view(-1, 1)  # (nb, 1)
-    column = torch.arange(blocks).view(1, -1)  # (1, nb)
+    row = torch.arange(blocks, device="cpu").view(-1, 1)  # (nb, 1)
+    column = torch.arange(blocks, device="cpu").view(1, -1)  # (1, nb)
     layout = ((row - column).abs() <= window_blocks) | (row < global_blocks) | (column < global_blocks)  # (nb, nb)
     generator = torch.Generator().manual_seed(seed)
     for query_block in range(global_blocks, blocks):  # a global block already keeps every key block
         free = (~layout[query_block]).nonzero().flatten()  # (free,)
-        picked = free[torch.randperm(len(free), generator=generator)[:random_blocks]]  # (<= r,)
+        picked = free[torch.randperm(len(free), generator=generator, device="cpu")[:random_blocks]]  # (<= r,)
         layout[query_block, picked] = True
     return layout
 
@@ -105,7 +105,7 @@ def block_layout_of(mask: Tensor, block: int) -> Tensor:
     keep = mask.reshape(mask.shape[-2], mask.shape[-1])  # (L, L)
     length = keep.shape[-1]
     blocks = num_blocks(length, block)
-    padded = torch.zeros(blocks * block, blocks * block, dtype=torch.bool)  # (nb·b, nb·b)
+    padded = torch.zeros(blocks * block, blocks * block, dtype=torch.bool, device=keep.device)  # (nb·b, nb·b)
     padded[:length, :length] = keep
     return padded.view(blocks, block, blocks, block).any(dim=3).any(dim=1)  # (nb, b, nb, b) -> (nb, nb)
 
@@ -163,10 +163,12 @@ def block_sparse_attention(
     k_blocks, v_blocks = blocked(k), blocked(v)  # (B, H, nb, b, d) each
     token_keep = None
     if mask is not None:
-        token_keep = torch.zeros(padded_length, padded_length, dtype=torch.bool)  # (nb·b, nb·b): padding never kept
+        token_keep = torch.zeros(
+            padded_length, padded_length, dtype=torch.bool, device=q.device
+        )  # (nb·b, nb·b): padding never kept
         token_keep[:length, :length] = mask.reshape(length, length)
         token_keep = token_keep.view(blocks, block, blocks, block).permute(0, 2, 1, 3)  # (nb, nb, b, b): [I, J, i, j]
-    key_in_range = (torch.arange(padded_length) < length).view(blocks, block)  # (nb, b): not padding
+    key_in_range = (torch.arange(padded_length, device=q.device) < length).view(blocks, block)  # (nb, b): not padding
 
     counts = layout.sum(dim=1)  # (nb,): key blocks per query block
     full = counts * 2 > blocks  # (nb,): computed against every key block
@@ -177,7 +179,9 @@ def block_sparse_attention(
         width = max(int(counts[rows].max()), 1)  # m: key-block slots per query block
         # per query block, its kept key blocks first (stable sort of ~layout), then whatever comes next
         order = torch.sort((~layout[rows]).to(torch.int8), dim=1, stable=True).indices[:, :width]  # (n, m)
-        slot_used = torch.arange(width).view(1, -1) < counts[rows].view(-1, 1)  # (n, m): a kept block, not filler
+        slot_used = torch.arange(width, device=layout.device).view(1, -1) < counts[rows].view(
+            -1, 1
+        )  # (n, m): a kept block, not filler
         keep = (slot_used.unsqueeze(-1) & key_in_range[order]).unsqueeze(2)  # (n, m, 1, b): [I, slot, ·, j]
         if token_keep is not None:
             keep = keep & token_keep[rows.view(-1, 1), order]  # (n, m, b, b): [I, slot, i, j]

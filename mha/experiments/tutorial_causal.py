@@ -191,7 +191,7 @@ def mixed_causal(tokens: Sequence[str], d_model: int, num_heads: int, seed: int)
     with torch.inference_mode():
         mask = tutorial_code.section5_causal_mask(length)  # (L, L)
         _, as_written = written(x, x, x, mask)  # (1, H, L, L)
-        intended_output, intended = model(x, x, x, causal_mask(length))  # (1, L, D), (1, H, L, L)
+        intended_output, intended = model(x, x, x, causal_mask(length, device=x.device))  # (1, L, D), (1, H, L, L)
         _, same_cells = model(x, x, x, mask != 0)  # (1, H, L, L)
         made: dict[str, object] = {"seq_len": length}
         exec(FIX_CODE["tril"], {"torch": torch}, made)  # the fix's code, run as the lab shows it

@@ -70,8 +70,8 @@ def window_ids(rows: int, columns: int, window: int) -> Tensor:
         (R, Q) int64, values 0 .. W − 1.
     """
     _check_grid(rows, columns, window)
-    r = torch.arange(rows).view(-1, 1) // window  # (R, 1)
-    c = torch.arange(columns).view(1, -1) // window  # (1, Q)
+    r = torch.arange(rows, device="cpu").view(-1, 1) // window  # (R, 1)
+    c = torch.arange(columns, device="cpu").view(1, -1) // window  # (1, Q)
     return r * (columns // window) + c  # (R, Q)
 
 
@@ -121,9 +121,9 @@ def shift_regions(rows: int, columns: int, window: int, shift: int) -> Tensor:
     """
     _check_grid(rows, columns, window, shift)
     if shift == 0:
-        return torch.zeros(rows, columns, dtype=torch.long)
-    r = torch.arange(rows)
-    c = torch.arange(columns)
+        return torch.zeros(rows, columns, dtype=torch.long, device="cpu")
+    r = torch.arange(rows, device="cpu")
+    c = torch.arange(columns, device="cpu")
     row_band = (r >= rows - window).long() + (r >= rows - shift).long()  # (R,)
     column_band = (c >= columns - window).long() + (c >= columns - shift).long()  # (Q,)
     return 3 * row_band.view(-1, 1) + column_band.view(1, -1)  # (R, Q)
@@ -200,7 +200,9 @@ def image_tokens(image: Tensor, side: int, patch: int, d_model: int, seed: int =
     patches = patchify(pixels, patch)  # (1, N, 3·p·p)
     generator = torch.Generator().manual_seed(seed)
     bound = 1.0 / patches.size(-1) ** 0.5
-    weight = torch.empty(patches.size(-1), d_model).uniform_(-bound, bound, generator=generator)  # (3·p·p, D)
+    weight = torch.empty(patches.size(-1), d_model, device="cpu").uniform_(
+        -bound, bound, generator=generator
+    )  # (3·p·p, D)
     return patches @ weight  # (1, N, 3·p·p) @ (3·p·p, D) -> (1, N, D)
 
 
@@ -307,7 +309,7 @@ def measure_windows_steady(
     generator = torch.Generator().manual_seed(seed)
     calls = {}
     for side in sides:
-        x = torch.randn(1, side * side, d_model, generator=generator)  # (1, N, D)
+        x = torch.randn(1, side * side, d_model, generator=generator, device="cpu")  # (1, N, D)
         calls[side] = (
             lambda x=x: model(x, x, x),
             lambda x=x, side=side: window_attention(model, x, side, side, window, window // 2),

@@ -41,8 +41,8 @@ class BaselineResult:
 def _counts(reviews: Reviews, split: str) -> Tensor:
     """(N, L) ids of ``split`` -> (N, V) character counts, the special tokens' columns zero."""
     ids = reviews.ids[reviews.splits[split]]  # (N, L)
-    counts = torch.zeros(ids.size(0), len(reviews.vocab))  # (N, V)
-    counts.scatter_add_(1, ids, torch.ones(ids.shape))
+    counts = torch.zeros(ids.size(0), len(reviews.vocab), device=ids.device)  # (N, V)
+    counts.scatter_add_(1, ids, torch.ones(ids.shape, device=ids.device))
     counts[:, : len(SPECIALS)] = 0
     return counts
 
@@ -50,8 +50,8 @@ def _counts(reviews: Reviews, split: str) -> Tensor:
 def bag_of_characters(reviews: Reviews, l2: float = L2) -> BaselineResult:
     """Fit the bag of characters on the training split and measure it on each split (about a second, one thread)."""
     x, y = _counts(reviews, "train"), reviews.labels[reviews.splits["train"]]
-    weight = torch.zeros(x.size(1), len(LABELS), requires_grad=True)  # (V, K)
-    bias = torch.zeros(len(LABELS), requires_grad=True)
+    weight = torch.zeros(x.size(1), len(LABELS), requires_grad=True, device=x.device)  # (V, K)
+    bias = torch.zeros(len(LABELS), requires_grad=True, device=x.device)
     optimizer = torch.optim.LBFGS([weight, bias], max_iter=_ITERATIONS, line_search_fn="strong_wolfe")
 
     def closure() -> Tensor:

@@ -120,14 +120,14 @@ def load_reviews() -> Reviews:
     rows = [line.split("\t") for line in lzma.decompress(data).decode("utf-8").splitlines()]
     texts = tuple(text for _, _, text in rows)
     names = [split for split, _, _ in rows]
-    splits = {name: torch.tensor([i for i, s in enumerate(names) if s == name]) for name in SPLITS}
+    splits = {name: torch.tensor([i for i, s in enumerate(names) if s == name], device="cpu") for name in SPLITS}
     vocab = build_vocabulary([texts[i] for i in splits["train"].tolist()])
     index = _index(vocab)
-    ids = torch.full((len(texts), 1 + LENGTH), index[PAD], dtype=torch.long)  # (N, L)
+    ids = torch.full((len(texts), 1 + LENGTH), index[PAD], dtype=torch.long, device="cpu")  # (N, L)
     for row, text in enumerate(texts):
         encoded = _encode(text, index)
-        ids[row, : len(encoded)] = torch.tensor(encoded)
-    labels = torch.tensor([int(label) for _, label, _ in rows])
+        ids[row, : len(encoded)] = torch.tensor(encoded, device="cpu")
+    labels = torch.tensor([int(label) for _, label, _ in rows], device="cpu")
     return Reviews(texts, labels, ids, splits, vocab)
 
 
@@ -168,7 +168,7 @@ def read_review(text: str, vocab: tuple[str, ...]) -> ReviewReading | None:
     tokens = (CLS, *(c if i != unknown_id else UNK for c, i in zip(read, ids[1:], strict=True)))
     return ReviewReading(
         tokens=tokens,
-        ids=torch.tensor(ids),
+        ids=torch.tensor(ids, device="cpu"),
         cut=len(characters) - len(read),
         unknown=sum(i == unknown_id for i in ids[1:]),
         chinese=sum(_is_chinese(c) for c in read),

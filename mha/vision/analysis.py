@@ -74,8 +74,8 @@ def mean_attention_distance(
     patches = rows * columns
     if weights.size(-1) != cls_tokens + patches or weights.size(-2) != cls_tokens + patches:
         raise ValueError(f"weights of shape {list(weights.shape)} do not fit {cls_tokens} + {rows}·{columns} tokens")
-    queries = weights[..., cls_tokens:, :].double()  # (..., H, N, L): the patches' rows only
-    centres = patch_centres(rows, columns, patch).to(queries.device)  # (N, 2)
+    queries = weights[..., cls_tokens:, :].cpu().double()  # (..., H, N, L): the patches' rows, float64 on the CPU
+    centres = patch_centres(rows, columns, patch)  # (N, 2), on the CPU
     distance = torch.cdist(centres, centres)  # (N, N) pixels between centres
     per_query = (queries[..., cls_tokens:] * distance).sum(dim=-1)  # (..., H, N, N) * (N, N) -> (..., H, N)
     cls_share = queries[..., :cls_tokens].sum(dim=-1).mean(dim=-1)  # (..., H, N, c) -> (..., H)
@@ -87,7 +87,7 @@ def uniform_attention_distance(rows: int, columns: int, patch: int, cls_tokens: 
     reference a head's own is read against. Above it, a head looks further than chance; below it, a head looks
     nearer *or* gives much of its weight to [CLS], which counts as 0 pixels (:attr:`AttentionDistance.cls_share`)."""
     length = cls_tokens + rows * columns
-    uniform = torch.full((1, length, length), 1.0 / length, dtype=torch.float64)  # (H=1, L, L)
+    uniform = torch.full((1, length, length), 1.0 / length, dtype=torch.float64, device="cpu")  # (H=1, L, L)
     return float(mean_attention_distance(uniform, rows, columns, patch, cls_tokens).pixels[0])
 
 
@@ -186,7 +186,7 @@ def analyse_image(
             left_out.append(layer)
             continue
         distances.append((layer, mean_attention_distance(weights[0], rows, columns, patch, cls_tokens)))  # (H,)
-    layers = [weights[0].double().cpu() for weights in layer_weights]  # (H, L, L) per layer
+    layers = [weights[0].cpu().double() for weights in layer_weights]  # (H, L, L) per layer, float64 on the CPU
     return ImageAnalysis(
         layers=len(layers),
         uniform=uniform_attention_distance(rows, columns, patch, cls_tokens),
@@ -194,5 +194,5 @@ def analyse_image(
         left_out=tuple(left_out),
         rollout=attention_rollout(layers),  # (L, L)
         last_mean=layers[-1].mean(dim=0),  # (H, L, L) -> (L, L)
-        shown_mean=shown_weights.double().cpu().mean(dim=0),  # (H, L, L) -> (L, L)
+        shown_mean=shown_weights.cpu().double().mean(dim=0),  # (H, L, L) -> (L, L)
     )

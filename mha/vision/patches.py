@@ -101,10 +101,10 @@ def patch_centres(rows: int, columns: int, patch: int) -> Tensor:
     """Where each patch's centre lies, in pixels from the image's top-left corner.
 
     Shape:
-        (N, 2): (y, x) per patch in row-major order, float64.
+        (N, 2): (y, x) per patch in row-major order, float64, on the CPU.
     """
-    r = torch.arange(rows, dtype=torch.float64).repeat_interleave(columns)  # (N,): 0,0,..,1,1,..
-    c = torch.arange(columns, dtype=torch.float64).repeat(rows)  # (N,): 0,1,..,0,1,..
+    r = torch.arange(rows, dtype=torch.float64, device="cpu").repeat_interleave(columns)  # (N,): 0,0,..,1,1,..
+    c = torch.arange(columns, dtype=torch.float64, device="cpu").repeat(rows)  # (N,): 0,1,..,0,1,..
     return torch.stack([(r + 0.5) * patch, (c + 0.5) * patch], dim=1)  # (N, 2)
 
 
@@ -119,14 +119,15 @@ def grid_relations(rows: int, columns: int, prefix: int = 1) -> dict[str, Tensor
     four neighbours in the grid (``left patch`` is the previous token only inside a row: the patch before
     ``r1c0`` in reading order, ``r0c3``, is not its neighbour), and ``nearby patches``: the 3 × 3 block
     around a patch (itself included). The tokens before the patches have no place in the grid: from them
-    only ``itself`` points anywhere.
+    only ``itself`` points anywhere. Made on the CPU (:func:`mha.head_labels.label_heads` moves them to the run's
+    device).
     """
     length = prefix + rows * columns
-    cells = {name: torch.zeros(length, length, dtype=torch.bool) for name in GRID_RELATIONS}
-    cells["itself"] = torch.eye(length, dtype=torch.bool)
+    cells = {name: torch.zeros(length, length, dtype=torch.bool, device="cpu") for name in GRID_RELATIONS}
+    cells["itself"] = torch.eye(length, dtype=torch.bool, device="cpu")
     cells["[CLS]"][prefix:, 0] = True
-    r = torch.arange(rows).repeat_interleave(columns)  # (N,): each patch's row
-    c = torch.arange(columns).repeat(rows)  # (N,): its column
+    r = torch.arange(rows, device="cpu").repeat_interleave(columns)  # (N,): each patch's row
+    c = torch.arange(columns, device="cpu").repeat(rows)  # (N,): its column
     dr = r.view(1, -1) - r.view(-1, 1)  # (N, N): key row - query row
     dc = c.view(1, -1) - c.view(-1, 1)
     patches = slice(prefix, length)

@@ -86,10 +86,10 @@ def _split(labels: Tensor) -> tuple[Tensor, Tensor]:
     held_out = []
     for digit in range(10):
         members = (labels == digit).nonzero().flatten()  # (n_k,)
-        order = members[torch.randperm(members.numel(), generator=generator)]
+        order = members[torch.randperm(members.numel(), generator=generator, device="cpu")]
         held_out.append(order[: math.ceil(HELD_OUT_SHARE * members.numel())])
     held = torch.cat(held_out)
-    is_held = torch.zeros(labels.numel(), dtype=torch.bool)
+    is_held = torch.zeros(labels.numel(), dtype=torch.bool, device="cpu")
     is_held[held] = True
     return (~is_held).nonzero().flatten(), held
 
