@@ -183,6 +183,11 @@ def _text(generation: Generation) -> None:
         f"**{md_escape(token.strip()) or '␣'}**" for token in generation.new_tokens
     )  # "** x**" is no bold
     st.markdown(f"{t('gen.text')} {prompt} · {written}")
+    failed = generation.out_of_memory
+    if failed is not None:
+        size = {name: md_escape(str(value), limit=200) for name, value in failed.size.items()}
+        st.warning(t("gen.out_of_memory", device=failed.device, **size))
+    st.caption(t("gen.ran_on", device=generation.device))
     if generation.stopped:
         st.warning(t("gen.stopped_after", count=len(generation.new_tokens), requested=generation.requested))
     if generation.ended_at_eos:
@@ -192,7 +197,8 @@ def _text(generation: Generation) -> None:
 @cache.shared(max_entries=8)
 def _step_times(spec: WeightSpec, layer: int, lengths: tuple[int, ...]) -> list[StepTime]:
     """One decoding step of the checkpoint's ``layer`` at each length, with the cache and recomputing: its float32
-    copy on the CPU, as the generation runs it (timed once per layer and lengths, in this process)."""
+    copy on the CPU, timed there whatever device the generation ran on (timed once per layer and lengths, in this
+    process)."""
     from components import runner
 
     source = runner.cached_source(spec)

@@ -74,8 +74,8 @@ def mean_attention_distance(
     patches = rows * columns
     if weights.size(-1) != cls_tokens + patches or weights.size(-2) != cls_tokens + patches:
         raise ValueError(f"weights of shape {list(weights.shape)} do not fit {cls_tokens} + {rows}·{columns} tokens")
-    queries = weights[..., cls_tokens:, :].double()  # (..., H, N, L): the patches' rows only
-    centres = patch_centres(rows, columns, patch).to(queries.device)  # (N, 2)
+    queries = weights[..., cls_tokens:, :].cpu().double()  # (..., H, N, L): float64 on the CPU (mps has none)
+    centres = patch_centres(rows, columns, patch)  # (N, 2) float64, on the CPU
     distance = torch.cdist(centres, centres)  # (N, N) pixels between centres
     per_query = (queries[..., cls_tokens:] * distance).sum(dim=-1)  # (..., H, N, N) * (N, N) -> (..., H, N)
     cls_share = queries[..., :cls_tokens].sum(dim=-1).mean(dim=-1)  # (..., H, N, c) -> (..., H)
