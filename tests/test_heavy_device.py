@@ -4,9 +4,10 @@ This machine has no accelerator, so the tests check three things a GPU host reli
 
 - the device reaches the work: a trained spec names its accelerator, the training service trains on it, a checkpoint
   keeps one copy per device (spies and ``torch.device`` objects, which need no GPU);
-- no helper makes a CPU tensor: the trained models' forwards run on the ``meta`` device, where mixing in a CPU tensor
-  raises "Tensor on device meta is not on the expected device cpu!" (``FakeTensorMode`` with "cuda" cannot run the
-  engine's ops on a CPU-only build of PyTorch);
+- no helper makes a CPU tensor: the trained models' forwards run on the ``meta`` device under :class:`OneDevice`, which
+  records every op whose tensors lie on two devices (an index, a mask, positions left on the CPU) and every draw from
+  a generator of another device (``FakeTensorMode`` with "cuda" cannot run the engine's ops on a CPU-only build of
+  PyTorch, and ``meta`` alone lets an index or a generator from the CPU through);
 - an accelerator out of memory (``torch.cuda.OutOfMemoryError``, constructible on a CPU build; mps's
   ``RuntimeError``) during a training, a checkpoint's forward, the page's run or a generation: the work runs again on
   the CPU and the page says what ran out of memory where, and keeps drawing.
@@ -21,6 +22,8 @@ import pytest
 import streamlit as st
 import torch
 from streamlit.testing.v1 import AppTest
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
 
 import components.generating as generating
 import components.runner as runner
@@ -41,6 +44,29 @@ from mha.training.tasks import make_task
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 ANIMAL = "The animal didn't cross the street because it was too tired"
 CUDA, META = torch.device("cuda"), torch.device("meta")  # device objects: neither needs a GPU to exist
+
+
+class OneDevice(TorchDispatchMode):
+    """Records each op that mixes devices: tensors on two devices (a 0-d CPU scalar aside, as PyTorch allows; a move,
+    ``.to``/``copy_``, is the one op meant to), or a draw from a generator on another device than its result's."""
+
+    MOVES = frozenset({torch.ops.aten._to_copy.default, torch.ops.aten.copy_.default})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mixed: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        flat = tree_flatten((args, kwargs, out))[0]
+        devices = {a.device for a in flat if isinstance(a, torch.Tensor) and not (a.dim() == 0 and a.device == CPU)}
+        generator = kwargs.get("generator")
+        if generator is not None:
+            devices.add(generator.device)
+        if len(devices) > 1 and func not in self.MOVES:
+            self.mixed.append(f"{func}: {sorted(map(str, devices))}")
+        return out
 
 
 def out_of_memory() -> torch.cuda.OutOfMemoryError:
@@ -130,13 +156,15 @@ def test_naming_the_cpu_trains_bit_for_bit_as_before():
     [("previous", None, None), ("previous", 1, ROPE_BASE), ("digits", None, None), ("digits", 1, ROPE_BASE)],
 )
 def test_a_trained_models_forward_makes_no_tensor_off_its_device(task, kv_heads, rope):
-    """On ``meta`` a CPU tensor made by a helper (positions, cos/sin, pixels' statistics) raises a device mismatch."""
+    """A CPU tensor made by a helper (positions, cos/sin, pixels' statistics) would meet the model's on ``meta``."""
     spec = make_task(task)
     model = build_model(spec, 16, 2, torch.Generator().manual_seed(0), kv_heads, rope).to(META)
     ids = spec.sample(4, torch.Generator().manual_seed(1))  # drawn on the CPU, moved after
     inputs, mask = spec.inputs(ids).to(META), training_mask(spec, spec.length, META)
-    logits = model.logits(inputs, mask)  # what a training step reads
-    full, weights = model(inputs, mask)  # what the recorder and the page read
+    with OneDevice() as watch:
+        logits = model.logits(inputs, mask)  # what a training step reads
+        full, weights = model(inputs, mask)  # what the recorder and the page read
+    assert watch.mixed == []
     assert logits.device == full.device == META and all(w.device == META for w in weights)
 
 
@@ -145,7 +173,9 @@ def test_the_reviews_dropout_mask_is_drawn_on_the_cpu_and_moved_to_the_models_de
     model = build_model(spec, 16, 2, torch.Generator().manual_seed(0)).to(META).train()
     model.dropout, model.dropout_generator = 0.1, torch.Generator().manual_seed(3)  # a CPU generator, as training's
     ids = spec.inputs(spec.sample(2, torch.Generator().manual_seed(1))).to(META)  # (2, L)
-    assert model.embed(ids).device == META
+    with OneDevice() as watch:
+        assert model.embed(ids).device == META
+    assert watch.mixed == []
 
 
 # ---------------------------------------------------------------- a checkpoint's copies
