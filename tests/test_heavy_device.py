@@ -142,6 +142,13 @@ def test_the_training_service_trains_on_the_specs_device_and_on_the_cpu_after_an
     assert devices == [CPU] and history.out_of_memory is None  # no device named: the CPU, at once
 
 
+def test_a_training_begun_again_on_the_cpu_shows_its_own_curves():
+    job = service_module.TrainingJob(WeightSpec(TRAINED, 16, 2, 0, task="previous", device="cuda"), 10)
+    for step, loss in ((1, 3.0), (2, 2.5), (1, 3.1)):  # two steps on the device, then its first on the CPU
+        job.record(step, loss, 0.1)
+    assert (job.step, job.losses, job.accuracies) == (1, [3.1], [0.1])
+
+
 def test_naming_the_cpu_trains_bit_for_bit_as_before():
     model, history = train("previous", 16, 2, 0, max_steps=4)
     again, named = train("previous", 16, 2, 0, max_steps=4, device="cpu")

@@ -115,7 +115,11 @@ class TrainingJob:
     thread: threading.Thread | None = None
 
     def record(self, step: int, loss: float, accuracy: float) -> None:
-        """The trainer's per-step callback."""
+        """The trainer's per-step callback. A step not after the last one is a training begun again (on the CPU, after
+        its device ran out of memory): its curves begin again."""
+        if step <= self.step:
+            self.losses.clear()
+            self.accuracies.clear()
         self.losses.append(loss)
         self.accuracies.append(accuracy)
         self.step = step
