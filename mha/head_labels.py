@@ -103,8 +103,8 @@ def shares(weights: Tensor, relation: Tensor, rows: Tensor) -> Tensor:
     counted = rows & relation.any(dim=-1)  # (Lq,)
     if not bool(counted.any()):
         return torch.zeros(weights.size(0), dtype=torch.float64)
-    on_relation = (weights.double() * relation).sum(dim=-1)  # (H, Lq)
-    return on_relation[:, counted].mean(dim=-1).cpu()  # (H,)
+    on_relation = (weights.cpu().double() * relation.cpu()).sum(dim=-1)  # (H, Lq): float64 on the CPU (mps has none)
+    return on_relation[:, counted.cpu()].mean(dim=-1)  # (H,)
 
 
 def label_heads(
