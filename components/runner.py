@@ -3,8 +3,8 @@ per config (and, for an image run, the learner's upload: its SHA-256 is part of 
 checkpoint the check against it, every layer's weights for the head finder and the pattern search's scores.
 
 The run and the checkpoint's own forwards run on the run's device; where it is an accelerator that runs out of
-memory, they run again on the CPU (:mod:`mha.memory`): the run then says so (its ``device`` is the CPU, with a
-fallback reason, and a note names the size and the device), and the checkpoint's forwards come back
+memory, they run again on the CPU (:mod:`mha.memory`): the run then says so (its ``device`` is the CPU, and a note
+names the size and the device that ran out), and the checkpoint's forwards come back
 :class:`~mha.memory.Placed`, with where they ran.
 
 Everything cached here is shared between sessions and never mutated: models are
@@ -23,7 +23,7 @@ from torch import Tensor
 from components import cache
 from mha.batching import PaddingCheck, page_batch
 from mha.config import AttentionConfig, ConfigError, WeightSpec
-from mha.device import DeviceChoice, resolve_device
+from mha.device import resolve_device
 from mha.head_patterns import HeadPatterns, RepeatedSequence, head_patterns, induction_scores
 from mha.memory import CPU, Placed, is_out_of_memory, on_device_or_cpu, release
 from mha.pipeline import AttentionRun, run_attention
@@ -76,12 +76,10 @@ def _run(config: AttentionConfig, upload: Upload | None) -> AttentionRun:
     if isinstance(source, PretrainedSource):
         source.forget_device(device)
     release(device)
-    run = run_attention(dataclasses.replace(config, device="cpu"), source, image)
-    reason = f"{device.type} ran out of memory; using cpu"
+    run = run_attention(dataclasses.replace(config, device="cpu"), source, image)  # its device: the CPU
     return dataclasses.replace(
         run,
-        config=dataclasses.replace(run.config, device=config.device),  # what was asked: the notes say what ran
-        device=DeviceChoice(CPU, reason),
+        config=dataclasses.replace(run.config, device=config.device),  # what was asked; the note says what ran
         notes=(_out_of_memory_note(device, source, len(run.tokens)), *run.notes),
     )
 
