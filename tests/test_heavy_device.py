@@ -50,7 +50,7 @@ class OneDevice(TorchDispatchMode):
     """Records each op that mixes devices: tensors on two devices (a 0-d CPU scalar aside, as PyTorch allows; a move,
     ``.to``/``copy_``, is the one op meant to), or a draw from a generator on another device than its result's."""
 
-    MOVES = frozenset({torch.ops.aten._to_copy.default, torch.ops.aten.copy_.default})
+    MOVES = frozenset({torch.ops.aten.to, torch.ops.aten._to_copy, torch.ops.aten.copy_})  # every overload
 
     def __init__(self) -> None:
         super().__init__()
@@ -64,7 +64,7 @@ class OneDevice(TorchDispatchMode):
         generator = kwargs.get("generator")
         if generator is not None:
             devices.add(generator.device)
-        if len(devices) > 1 and func not in self.MOVES:
+        if len(devices) > 1 and func.overloadpacket not in self.MOVES:
             self.mixed.append(f"{func}: {sorted(map(str, devices))}")
         return out
 
@@ -204,6 +204,19 @@ def test_a_checkpoint_keeps_one_copy_per_device_sharing_its_modules_until_it_is_
     assert checkpoint.models_on(META)[1] is language_model  # made once
     checkpoint.forget_device(META)
     assert checkpoint.models_on(META)[1] is not language_model
+
+
+def test_a_checkpoints_own_forwards_run_on_the_device_asked_for_with_its_inputs_moved_there(listed):
+    """GPT-2's forward runs on ``meta`` (BERT's asks a value of its mask: not there); its inputs, made on the CPU by
+    the tokenizer, are moved, not mixed in."""
+    checkpoint = make_source(WeightSpec(PRETRAINED, checkpoint="gpt2"))._checkpoint()
+    encoded = checkpoint.encode("the cat sat")
+    with OneDevice() as watch:
+        attentions = checkpoint.forward(encoded, META, output_attentions=True).attentions
+        x = checkpoint.layer_input(encoded, 1, META)  # (1, L, D): the page's layer input
+        _, block = checkpoint.forward_with_block_output(encoded, 1, META)  # the check's
+    assert watch.mixed == []
+    assert {a.device for a in attentions} == {x.device} == {block.device} == {META}
 
 
 # ---------------------------------------------------------------- the page, after an out of memory
