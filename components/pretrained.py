@@ -27,6 +27,7 @@ from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
 from mha.config import PRETRAINED, AttentionConfig
 from mha.head_finder import find_token, head_weights, rank_heads, rank_table
+from mha.memory import Placed
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
 from mha.sources.base import IMAGE
@@ -70,12 +71,14 @@ def render_checkpoint_check(run: AttentionRun) -> None:
     """Beside the check against PyTorch: our layer against the checkpoint itself, with its name on the line."""
     if run.source_kind != PRETRAINED:
         return
-    check = runner.cached_checkpoint_check(run.config)
+    placed = runner.cached_checkpoint_check(run.config)
+    check = placed.value
     box = st.container(border=True)
     name = md_escape(check.checkpoint)
     if not check.applies:
         box.info(t(f"check.checkpoint_{check.reason}", checkpoint=name))
         return
+    _where(box, placed)
     numbers = {
         "checkpoint": name,
         "layer": check.layer,
@@ -218,6 +221,15 @@ def _for_slide(spec: dict[str, object], slide: bool) -> dict[str, object]:
     return scale_fonts(sized, PRESENTATION_FONT_SCALE)
 
 
+def _where(box: st.delta_generator.DeltaGenerator, placed: Placed[object]) -> None:
+    """Where the checkpoint's own forward ran, and why on the CPU where the run's device ran out of memory."""
+    failed = placed.out_of_memory
+    if failed is not None:
+        size = {name: md_escape(str(value), limit=200) for name, value in failed.size.items()}
+        box.warning(t("pretrained.out_of_memory", device=failed.device, **size))
+    box.caption(t("pretrained.ran_on", device=placed.device))
+
+
 def _source(config: AttentionConfig) -> PretrainedSource:
     return cast(PretrainedSource, runner.cached_source(config.weight_spec))
 
@@ -231,11 +243,13 @@ def render_head_finder(run: AttentionRun, slide: bool = False) -> None:
     config = run.config
     source = _source(config)
     causal = source.causal
-    tokens, maps = runner.cached_attention_maps(config.weight_spec, source.input_of(config))
+    placed = runner.cached_attention_maps(config.weight_spec, source.input_of(config), str(run.device.device))
+    tokens, maps = placed.value
     box = st.container(border=True)
     heading(box, t("finder.title"))
     what = "finder.what_causal" if causal else "finder.what_image" if source.modality == IMAGE else "finder.what"
     box.markdown(t(what, checkpoint=md_escape(config.pretrained_name)))
+    _where(box, placed)
     _load_pair(tokens, source.modality == IMAGE)
     labels = [f"{i}:{token}" for i, token in enumerate(tokens)]
     left, right = box.columns(2)
@@ -279,10 +293,12 @@ def render_head_patterns(run: AttentionRun, slide: bool = False) -> None:
     """Every head of every layer scored as a previous-token head (on the text) and as an induction head
     (on a repeated random sequence): two layer x head maps, the strongest heads with buttons that show them."""
     config = run.config
-    patterns = runner.cached_head_patterns(config.weight_spec, config.tokens)
+    placed = runner.cached_head_patterns(config.weight_spec, config.tokens, str(run.device.device))
+    patterns = placed.value
     box = st.container(border=True)
     heading(box, t("patterns.title"))
     box.markdown(t("patterns.what", checkpoint=md_escape(config.pretrained_name), half=patterns.half))
+    _where(box, placed)
     for (kind, label), table, column in zip(
         _PATTERNS, (patterns.previous, patterns.induction), box.columns(2), strict=True
     ):

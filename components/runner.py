@@ -2,6 +2,11 @@
 per config (and, for an image run, the learner's upload: its SHA-256 is part of the key); for a pretrained
 checkpoint the check against it, every layer's weights for the head finder and the pattern search's scores.
 
+The run and the checkpoint's own forwards run on the run's device; where it is an accelerator that runs out of
+memory, they run again on the CPU (:mod:`mha.memory`): the run then says so (its ``device`` is the CPU, and a note
+names the size and the device that ran out), and the checkpoint's forwards come back
+:class:`~mha.memory.Placed`, with where they ran.
+
 Everything cached here is shared between sessions and never mutated: models are
 read-only (``requires_grad_(False)``, eval mode) and keep no attention of their own;
 a run's fields are immutable and its tensors are inference tensors the pages only read.
@@ -9,18 +14,22 @@ a run's fields are immutable and its tensors are inference tensors the pages onl
 
 from __future__ import annotations
 
+import dataclasses
 from typing import cast
 
+import torch
 from torch import Tensor
 
 from components import cache
 from mha.batching import PaddingCheck, page_batch
 from mha.config import AttentionConfig, ConfigError, WeightSpec
+from mha.device import resolve_device
 from mha.head_patterns import HeadPatterns, RepeatedSequence, head_patterns, induction_scores
+from mha.memory import CPU, Placed, is_out_of_memory, on_device_or_cpu, release
 from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.reference_today import compare_with_sdpa
-from mha.sources import SourceSizes, WeightSource, make_source, source_sizes
+from mha.sources import Note, SourceSizes, WeightSource, make_source, source_sizes
 from mha.sources.pretrained import CheckpointCheck, PretrainedSource
 from mha.vision.analysis import ImageAnalysis, analyse_image
 from mha.vision.upload import Upload
@@ -57,7 +66,30 @@ def cached_source(spec: WeightSpec) -> WeightSource:
 @cache.shared(max_entries=16)
 def _run(config: AttentionConfig, upload: Upload | None) -> AttentionRun:
     image = None if upload is None else upload.pixels
-    return run_attention(config, cached_source(config.weight_spec), image)
+    source = cached_source(config.weight_spec)
+    device = resolve_device(config.device).device
+    try:
+        return run_attention(config, source, image)
+    except Exception as error:  # an accelerator out of memory: the same run on the CPU, with a note saying why
+        if device.type == "cpu" or not is_out_of_memory(error):
+            raise
+    if isinstance(source, PretrainedSource):
+        source.forget_device(device)
+    release(device)
+    run = run_attention(dataclasses.replace(config, device="cpu"), source, image)  # its device: the CPU
+    return dataclasses.replace(
+        run,
+        config=dataclasses.replace(run.config, device=config.device),  # what was asked; the note says what ran
+        notes=(_out_of_memory_note(device, source, len(run.tokens)), *run.notes),
+    )
+
+
+def _out_of_memory_note(device: torch.device, source: WeightSource, tokens: int) -> Note:
+    """The run's note after ``device`` ran out of memory: the checkpoint's size, or the layer's sizes and tokens."""
+    if isinstance(source, PretrainedSource):
+        return Note("out_of_memory_checkpoint", {"device": device.type, **source.memory_size()})
+    sizes = {"d_model": source.d_model, "heads": source.num_heads, "tokens": tokens}
+    return Note("out_of_memory_layer", {"device": device.type, **sizes})
 
 
 def cached_run(config: AttentionConfig, upload: Upload | None = None) -> AttentionRun:
@@ -104,32 +136,49 @@ def cached_check(config: AttentionConfig, upload: Upload | None = None) -> Torch
 
 
 @cache.shared(max_entries=16)
-def cached_checkpoint_check(config: AttentionConfig) -> CheckpointCheck:
-    """A pretrained run compared with the checkpoint's own forward pass (``PretrainedSource.compare``)."""
+def cached_checkpoint_check(config: AttentionConfig) -> Placed[CheckpointCheck]:
+    """A pretrained run compared with the checkpoint's own forward pass (``PretrainedSource.compare``), the forward
+    on the run's device (the CPU where the run ran there), and where it ran."""
     run = cached_run(config)
     source = cast(PretrainedSource, cached_source(config.weight_spec))
-    return source.compare(config, run.trace.weights, run.trace.output, run.mask)
+    return on_device_or_cpu(
+        lambda device: source.compare(config, run.trace.weights, run.trace.output, run.mask, device=device),
+        run.device.device,
+        source.memory_size,
+        source.forget_device,
+    )
 
 
 @cache.shared(max_entries=8)
-def cached_attention_maps(spec: WeightSpec, text: str) -> tuple[tuple[str, ...], Tensor]:
+def cached_attention_maps(spec: WeightSpec, text: str, device: str) -> Placed[tuple[tuple[str, ...], Tensor]]:
     """A checkpoint's tokens for ``text`` (an image checkpoint: a bundled image's name, ``PretrainedSource.input_of``)
-    and every head's weights in every layer, (layers, H, L, L)."""
-    return cast(PretrainedSource, cached_source(spec)).attention_maps(text)
+    and every head's weights in every layer, (layers, H, L, L) on the CPU, from its forward on ``device`` (the run's:
+    ``str(run.device.device)``), and where it ran."""
+    source = cast(PretrainedSource, cached_source(spec))
+    return on_device_or_cpu(
+        lambda on: source.attention_maps(text, on), torch.device(device), source.memory_size, source.forget_device
+    )
 
 
 @cache.shared(max_entries=8)
-def cached_induction_scores(spec: WeightSpec) -> tuple[RepeatedSequence, Tensor]:
-    """A checkpoint's repeated random sequence and every head's induction score on it, (layers, H)."""
-    sequence, maps = cast(PretrainedSource, cached_source(spec)).induction_maps()
-    return sequence, induction_scores(maps, sequence)
+def cached_induction_scores(spec: WeightSpec, device: str) -> Placed[tuple[RepeatedSequence, Tensor]]:
+    """A checkpoint's repeated random sequence and every head's induction score on it, (layers, H), from its forward
+    on ``device``, and where it ran."""
+    source = cast(PretrainedSource, cached_source(spec))
+    placed = on_device_or_cpu(source.induction_maps, torch.device(device), source.memory_size, source.forget_device)
+    sequence, maps = placed.value
+    return dataclasses.replace(placed, value=(sequence, induction_scores(maps, sequence)))
 
 
-def cached_head_patterns(spec: WeightSpec, text: str) -> HeadPatterns:
-    """Every head's previous-token score on ``text`` and induction score (each forward pass cached)."""
-    _, maps = cached_attention_maps(spec, text)
-    sequence, induction = cached_induction_scores(spec)
-    return head_patterns(maps, sequence, induction)
+def cached_head_patterns(spec: WeightSpec, text: str, device: str) -> Placed[HeadPatterns]:
+    """Every head's previous-token score on ``text`` and induction score (each forward pass cached, on ``device``),
+    and where the two forwards ran (the CPU, and why, where either ran there after ``device`` ran out of memory)."""
+    maps = cached_attention_maps(spec, text, device)
+    induction = cached_induction_scores(spec, device)
+    sequence, scores = induction.value
+    fell_back = maps.out_of_memory or induction.out_of_memory
+    where = CPU.type if fell_back is not None else maps.device
+    return Placed(head_patterns(maps.value[1], sequence, scores), where, fell_back)
 
 
 def cached_batch_order(config: AttentionConfig, upload: Upload | None = None) -> BatchOrderCheck | None:

@@ -399,6 +399,10 @@ def _render_result(
     history = trained.history
     task = _task(config)
     box.success(_result_line(history, task))
+    box.caption(t("training.ran_on", device=history.device, seconds=f"{history.seconds:.1f}"))
+    failed = history.out_of_memory
+    if failed is not None:
+        box.warning(t("training.out_of_memory", device=failed.device, **failed.size))
     target = f"{100 * TARGET_ACCURACY:g}"
     if task.recipe.steps is not None:  # a fixed schedule: no target ends it
         schedule = "training.fixed_schedule_reviews" if isinstance(task, ReviewsTask) else "training.fixed_schedule"
@@ -545,12 +549,14 @@ def render_timeline(run: AttentionRun) -> None:
         box = st.container(border=True)
         heading(box, t("training.layers"))
         ids, _ = source.sequence(run.config)
-        model = source.model(torch.device("cpu"), "float32")
-        mask = build_mask(run.config.mask_type, task.tokens(ids), window=run.config.window)
+        device = run.device.device  # the model's forward on the run's device, its weights drawn from the CPU
+        model = source.model(device, "float32")
+        mask = build_mask(run.config.mask_type, task.tokens(ids), window=run.config.window, device=device)
         with torch.inference_mode():
-            _, weights = model.layer_inputs(ids.unsqueeze(0), mask)
+            _, weights = model.layer_inputs(ids.unsqueeze(0).to(device), mask)
+        shown_mask = None if mask is None else mask.cpu()
         for layer, layer_weights in enumerate(weights):
-            _draw_heads(box, layer_weights[0], task, ids, layer, mask)
+            _draw_heads(box, layer_weights[0].cpu(), task, ids, layer, shown_mask)
     box = st.container(border=True)
     heading(box, t("training.timeline"))
     # an image's words (the sample image, patches), a review's (a validation review, characters), or the sequences'

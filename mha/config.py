@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
 from mha.checkpoints import any_checkpoint_cap_mb, checkpoint_names, is_hub_id
-from mha.device import DEVICE_CHOICES
+from mha.device import DEVICE_CHOICES, resolve_device
 from mha.masks import MASK_TYPES
 from mha.tokens import TOKENIZERS, tokenize
 from mha.vision.samples import DEFAULT_IMAGE, SAMPLE_NAMES
@@ -136,6 +136,7 @@ class WeightSpec:
     patch: int | None = None  # the patch size an image task trains with (``digits``)
     num_kv_heads: int | None = None  # key/value heads where fewer than ``num_heads`` (GQA); None: as many
     rope_base: float | None = None  # RoPE's base where the layer rotates q and k; None: no rotation
+    device: str | None = None  # the accelerator a model trained here trains on ("cuda", "mps"); None: the CPU
 
 
 @dataclass(frozen=True)
@@ -396,7 +397,8 @@ def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
 
     Args:
         choices: the config's fields by name (``weights``, ``d_model``, ``num_heads``, ``num_kv_heads``,
-            ``positional``, ``seed``, ``task``, ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``).
+            ``positional``, ``seed``, ``task``, ``checkpoint``, ``hub_id``, ``patch``, ``tokens``, ``tokenizer``,
+            ``device``: trained weights name the accelerator they train on, the CPU's name none).
     """
     weights, hub_id = choices["weights"], str(choices.get("hub_id", "")).strip()
     if weights == PRETRAINED:
@@ -412,6 +414,9 @@ def weight_spec_of(choices: Mapping[str, Any]) -> WeightSpec:
         "rope_base": ROPE_BASE if choices.get("positional") == "rope" else None,
     }
     task = choices["task"]
+    if weights == TRAINED:  # trained on the run's device: an accelerator's model is not the CPU's to the last bit
+        device = resolve_device(str(choices.get("device", "auto"))).device.type
+        today["device"] = None if device == "cpu" else device  # the CPU's model keeps its cache key
     if trains_on_images(weights, task):
         return WeightSpec(TRAINED, *sizes, task=task, patch=choices["patch"], **today)
     if weights == TRAINED:

@@ -37,6 +37,7 @@ import torch
 from torch import Tensor
 
 from mha.kv_cache import KVCache, cache_bytes_per_token
+from mha.memory import CPU, OutOfMemory
 from mha.module import MultiHeadAttention
 
 if TYPE_CHECKING:  # the checkpoint source imports this module: its types only for the annotations
@@ -96,7 +97,9 @@ class Generation:
 
     ``stopped``: the stop event was set midway (``steps`` holds the steps so far); ``ended_at_eos``: the last new
     token is the end-of-text token, which ended it (at or before ``requested`` tokens). ``cache_bytes_per_token``: the
-    checkpoint's whole key/value cache per token in float32, 2 · layers · Hkv · Dh · 4.
+    checkpoint's whole key/value cache per token in float32, 2 · layers · Hkv · Dh · 4. ``device``: the type of the
+    device it ran on (``"cuda"``, ``"mps"``, ``"cpu"``); ``out_of_memory``: the run's device ran out of memory, so it
+    ran on the CPU (:mod:`mha.memory`).
     """
 
     checkpoint: str
@@ -110,6 +113,8 @@ class Generation:
     stopped: bool
     ended_at_eos: bool
     cache_bytes_per_token: int
+    device: str = "cpu"
+    out_of_memory: OutOfMemory | None = None
 
     @property
     def max_abs_weights(self) -> float:
@@ -156,6 +161,7 @@ def generate(
     stop: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
     layer_model: MultiHeadAttention | None = None,
+    device: torch.device = CPU,
 ) -> Generation:
     """Greedy generation of ``new_tokens`` tokens after ``encoded``'s text, ``layer`` followed by our layer and cache.
 
@@ -169,7 +175,9 @@ def generate(
         new_tokens: 1 .. :data:`GENERATE_MAX`.
         stop: set from another thread, it ends the generation before the next step (``stopped``).
         progress: called ``progress(done, new_tokens)`` after each step.
-        layer_model: our copy of ``layer`` (``None``: the checkpoint's own float32 copy on the CPU).
+        layer_model: our copy of ``layer`` (``None``: the checkpoint's own float32 copy on ``device``).
+        device: where the checkpoint's language model runs (its copy there,
+            :meth:`~mha.sources.checkpoint.loaded.Checkpoint.models_on`); the rows kept per step are moved to the CPU.
 
     Returns:
         A :class:`Generation`: one :class:`DecodeStep` per token chosen (fewer where an end-of-text token or
@@ -180,8 +188,7 @@ def generate(
             not have, a prompt with masked (padding) tokens, or more positions than the checkpoint has.
     """
     check_new_tokens(new_tokens)
-    language_model = checkpoint.language_model
-    if language_model is None:
+    if checkpoint.language_model is None:
         raise ValueError(f"{checkpoint.name} has no language-model head: it cannot generate")
     layers = checkpoint.sizes.num_layers
     if not 0 <= layer < layers:
@@ -194,34 +201,35 @@ def generate(
     if not bool(encoded.keys.all()):
         raise ValueError("generation reads a prompt without padding: leave [PAD] out of the text")
     length = ids.size(1)
-    positions = _positions(language_model)
+    positions = _positions(checkpoint.language_model)
     if positions is not None and length + new_tokens > positions:
         raise ValueError(
             f"{length} prompt tokens and {new_tokens} new ones need {length + new_tokens} positions; "
             f"{checkpoint.name} has {positions}"
         )
-    model = layer_model if layer_model is not None else checkpoint.layer_model(layer, torch.device("cpu"), "float32")
+    model = layer_model if layer_model is not None else checkpoint.layer_model(layer, device, "float32")
+    base_model, language_model = checkpoint.models_on(device)
     weight = model.W_q.weight  # (D, D): our layer's dtype and device
     cache = KVCache.for_layer(model, length + new_tokens)
     options: dict[str, Any] = {"use_cache": True, "output_attentions": True, "output_hidden_states": True}
-    if "logits_to_keep" in inspect.signature(language_model.forward).parameters:
+    if "logits_to_keep" in inspect.signature(checkpoint.language_model.forward).parameters:
         options["logits_to_keep"] = 1  # only the last row's logits, as generate asks for them
-    eos = _eos_ids(language_model)
+    eos = _eos_ids(checkpoint.language_model)
     steps: list[DecodeStep] = []
     chosen: list[int] = []
-    fed, start, past = ids, 0, None  # the tokens of the next forward (1, n) at positions start .. start+n-1
+    fed, start, past = ids.to(device), 0, None  # the tokens of the next forward (1, n) at positions start .. start+n-1
     stopped = ended = False
     for index in range(new_tokens):
         if stop is not None and stop.is_set():
             stopped = True
             break
         began = time.perf_counter()
-        attention_mask = torch.ones(1, start + fed.size(1), dtype=torch.long)  # (1, t): every position read
+        attention_mask = torch.ones(1, start + fed.size(1), dtype=torch.long, device=device)  # (1, t): all read
         with checkpoint.lock, torch.inference_mode():  # one forward at a time (see Checkpoint)
             out = language_model(input_ids=fed, attention_mask=attention_mask, past_key_values=past, **options)
         with torch.inference_mode():
             token_id = int(out.logits[0, -1].argmax())  # (V,) -> the greedy choice
-            x = checkpoint.family.layer_input(checkpoint.model, out.hidden_states, layer)  # (1, n, D)
+            x = checkpoint.family.layer_input(base_model, out.hidden_states, layer)  # (1, n, D)
             trace = model.forward_step(x.to(device=weight.device, dtype=weight.dtype), cache, start)
             ours = trace.weights[0, :, -1].float().cpu()  # (H, t): the row that chose the token
             theirs = out.attentions[layer][0, :, -1].float().cpu()  # (H, t)
@@ -245,7 +253,7 @@ def generate(
         chosen.append(token_id)
         past = out.past_key_values
         start += fed.size(1)
-        fed = torch.tensor([[token_id]], dtype=ids.dtype)  # (1, 1): the next forward reads the token chosen
+        fed = torch.tensor([[token_id]], dtype=ids.dtype, device=device)  # (1, 1): the next forward reads it
         if progress is not None:
             progress(index + 1, new_tokens)
         if token_id in eos:
@@ -265,6 +273,7 @@ def generate(
         stopped=stopped,
         ended_at_eos=ended,
         cache_bytes_per_token=cache_bytes_per_token(layers, kv_heads, sizes.d_model // sizes.num_heads, 4),
+        device=device.type,
     )
 
 

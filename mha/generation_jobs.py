@@ -3,10 +3,11 @@
 (:mod:`mha.training.service`). The page's process has one (:func:`components.generating.generation_service`).
 
 A generation is named by what decides it (:class:`GenerationKey`: the checkpoint, the text, the layer, the number
-of new tokens). The first session that asks starts it; a session asking for the same one meanwhile watches the
-same job, and a Stop from any of them stops it for all; the finished ones are kept (:data:`KEPT`, least recently
-used out) for every session. A session that asks for another generation stops the one it asked for before
-(:mod:`components.panels.generation`); at most :data:`MAX_WAITING` wait for a slot.
+of new tokens, the device it runs on: an accelerator's sums are not the CPU's to the last bit). The first session
+that asks starts it; a session asking for the same one meanwhile watches the same job, and a Stop from any of them
+stops it for all; the finished ones are kept (:data:`KEPT`, least recently used out) for every session. A session
+that asks for another generation stops the one it asked for before (:mod:`components.panels.generation`); at
+most :data:`MAX_WAITING` wait for a slot.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mha.config import LIMITS, AttentionConfig, WeightSpec
+from mha.device import resolve_device
 from mha.generation import Generation
 
 __all__ = ["KEPT", "MAX_WAITING", "GenerationJob", "GenerationKey", "GenerationService", "Generator", "key_of"]
@@ -27,17 +29,20 @@ MAX_WAITING = 8  # generations waiting for a slot, at most (then the page says t
 
 @dataclass(frozen=True)
 class GenerationKey:
-    """What decides a generation: the checkpoint (its weight spec), the prompt, the layer shown, the new tokens."""
+    """What decides a generation: the checkpoint (its weight spec), the prompt, the layer shown, the new tokens, and
+    the device it runs on (``config.device`` resolved: ``"cuda"``, ``"mps"``, ``"cpu"``)."""
 
     spec: WeightSpec
     tokens: str
     layer: int
     new_tokens: int
+    device: str = "cpu"
 
 
 def key_of(config: AttentionConfig, new_tokens: int) -> GenerationKey:
-    """The key of ``config``'s generation of ``new_tokens`` tokens."""
-    return GenerationKey(config.weight_spec, config.tokens, config.layer, new_tokens)
+    """The key of ``config``'s generation of ``new_tokens`` tokens on the run's device."""
+    device = resolve_device(config.device).device.type
+    return GenerationKey(config.weight_spec, config.tokens, config.layer, new_tokens, device)
 
 
 @dataclass

@@ -18,11 +18,17 @@ from tiny_checkpoint import GPT2_HEADS, GPT2_LAYERS, INDUCTION_HEAD, PREVIOUS_HE
 from components.i18n import t
 from components.runner import cached_head_patterns
 from mha.config import PRETRAINED, WeightSpec
+from mha.device import resolve_device
 from mha.head_finder import rank_table
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 ANIMAL = "The animal didn't cross the street because it was too tired"
 GPT2 = {"weights": "pretrained", "checkpoint": "gpt2", "tokens": ANIMAL}
+
+
+def _page_device() -> str:
+    """The device the page's run uses (its ``device`` left to auto): the page's cached forwards are keyed by it."""
+    return str(resolve_device("auto").device)
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +88,7 @@ def test_the_window_mask_is_not_a_what_if_for_a_causal_checkpoint():
 def test_the_pattern_search_maps_every_head_and_its_buttons_open_the_strongest():
     at = open_page({**GPT2, "checkpoint": "planted"})
     assert not at.exception and not at.error
-    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint="planted"), ANIMAL)
+    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint="planted"), ANIMAL, _page_device()).value
     previous = chart(at, t("patterns.previous_chart"))
     induction = chart(at, t("patterns.induction_chart"))
     assert sorted(previous) == sorted(induction) == [(a, b) for a in range(2) for b in range(2)]

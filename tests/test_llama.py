@@ -25,6 +25,7 @@ from components.runner import cached_head_patterns
 from components.safe_text import md_escape
 from mha.checkpoints import DEFAULT_CHECKPOINTS
 from mha.config import PRETRAINED, AttentionConfig, WeightSpec
+from mha.device import resolve_device
 from mha.head_finder import rank_heads, rank_table
 from mha.masks import causal_mask
 from mha.pipeline import run_attention
@@ -37,6 +38,11 @@ TOLERANCE = 1e-5
 D_K = LLAMA_HIDDEN // LLAMA_HEADS
 NAMES = ("tiny_llama", "tiny_qwen2")
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
+
+
+def _page_device() -> str:
+    """The device the page's run uses (its ``device`` left to auto): the page's cached forwards are keyed by it."""
+    return str(resolve_device("auto").device)
 
 
 @pytest.fixture(autouse=True)
@@ -349,7 +355,7 @@ def test_the_pattern_search_probes_with_the_tokenizers_bos_where_it_has_one(name
     assert maps.shape == (LLAMA_LAYERS, LLAMA_HEADS, length, length)
     above = ~torch.ones(length, length, dtype=torch.bool).tril()
     assert float(maps.cpu()[:, :, above].abs().max()) == 0.0  # the checkpoint's own causal weights
-    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint=name), ANIMAL)
+    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint=name), ANIMAL, "cpu").value  # as text_maps
     _, text_maps = source.attention_maps(ANIMAL)
     length = text_maps.size(-1)
     by_hand = sum(text_maps[:, :, i, i - 1].cpu().double() for i in range(1, length)) / (length - 1)  # mean w[i, i-1]
@@ -391,7 +397,7 @@ def test_the_page_of_a_llama_checkpoint_matches_it_and_says_how_it_was_read(name
 def test_the_pattern_search_on_a_llama_page_opens_the_strongest_head():
     at = open_page({"weights": "pretrained", "checkpoint": "tiny_llama", "tokens": ANIMAL})
     assert not at.exception and not at.error
-    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint="tiny_llama"), ANIMAL)
+    patterns = cached_head_patterns(WeightSpec(PRETRAINED, checkpoint="tiny_llama"), ANIMAL, _page_device()).value
     top = rank_table(patterns.induction)[0]
     at.button(key="pattern_induction_0").click().run()
     assert not at.exception

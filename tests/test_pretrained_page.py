@@ -18,12 +18,18 @@ from tiny_checkpoint import HEADS, HIDDEN, LAYERS
 from components.i18n import t
 from components.runner import cached_attention_maps
 from mha.config import WeightSpec
+from mha.device import resolve_device
 from mha.head_finder import rank_heads
 from mha.sources import hub
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 ANIMAL = "The animal didn't cross the street because it was too tired"
 PRETRAINED = {"weights": "pretrained", "checkpoint": "tiny", "tokens": ANIMAL, "d_model": "48", "num_heads": "4"}
+
+
+def _page_device() -> str:
+    """The device the page's run uses (its ``device`` left to auto): the page's cached forwards are keyed by it."""
+    return str(resolve_device("auto").device)
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +130,7 @@ def test_head_labels_and_the_head_finder_from_a_link():
     assert any(text.startswith(t("step2.labels_title")) for text in texts(at, "markdown"))
     assert (at.selectbox(key="finder_query").value, at.selectbox(key="finder_key").value) == (10, 2)
     assert (at.query_params["finder_query"], at.query_params["finder_key"]) == ("10", "2")
-    _, maps = cached_attention_maps(WeightSpec("pretrained", checkpoint="tiny"), ANIMAL)  # the page's own maps
+    _, maps = cached_attention_maps(WeightSpec("pretrained", checkpoint="tiny"), ANIMAL, _page_device()).value
     ranked = rank_heads(maps, 10, 2)
     line = next(text for text in texts(at, "markdown") if text.startswith(t("finder.top")))
     first = t("finder.entry", layer=ranked[0].layer, head=ranked[0].head, weight=f"{ranked[0].weight:.2f}")

@@ -180,4 +180,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "This checkpoint cannot generate: an encoder or an image model, or files without a language-model head.",
         "zh": "这个检查点不能生成：它是编码器或图像模型，或者文件里没有语言模型头。",
     },
+    # ------------------------------------------------------------ where the generation ran
+    "gen.ran_on": {"en": "Generated on **{device}**.", "zh": "在 **{device}** 上生成。"},
+    "gen.out_of_memory": {
+        "en": "{device} ran out of memory generating {tokens} tokens with {checkpoint} ({parameters} parameters, "
+        "{megabytes} MB in float32), so it generated on the CPU instead.",
+        "zh": "{device} 用 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）生成 {tokens} 个词元时"
+        "内存不足，所以改在 CPU 上生成。",
+    },
 }

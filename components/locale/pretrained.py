@@ -455,4 +455,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "随机权重下没有哪个头有明确的指向；教程例句中的关系出现在训练过的头里。下面的按钮在预训练检查点中打开"
         "例句，并用“找注意力头”查看这一对词元。",
     },
+    # ------------------------------------------------------------ where the checkpoint's own forward ran
+    "pretrained.ran_on": {
+        "en": "The checkpoint's own forward ran on **{device}**.",
+        "zh": "检查点自己的前向计算在 **{device}** 上运行。",
+    },
+    "pretrained.out_of_memory": {
+        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MB in float32), "
+        "so its forward ran on the CPU instead.",
+        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）时内存不足，"
+        "所以它的前向计算改在 CPU 上运行。",
+    },
+    "notes.out_of_memory_checkpoint": {
+        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MB in float32), "
+        "so this run is on the CPU.",
+        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）时内存不足，"
+        "所以这次运行改在 CPU 上。",
+    },
+    "notes.out_of_memory_layer": {
+        "en": "{device} ran out of memory running this layer (d_model {d_model}, {heads} heads, {tokens} tokens), "
+        "so this run is on the CPU.",
+        "zh": "{device} 运行这一层（d_model {d_model}，{heads} 个头，{tokens} 个词元）时内存不足，"
+        "所以这次运行改在 CPU 上。",
+    },
 }

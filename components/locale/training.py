@@ -296,4 +296,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "任务需要几种关系，就有几个头各管一种。",
     },
     "examples.trained_button": {"en": "See heads that learned relations", "zh": "看看学会了关系的头"},
+    # ------------------------------------------------------------ where the training ran
+    "training.ran_on": {
+        "en": "Trained on **{device}** in {seconds} s.",
+        "zh": "在 **{device}** 上训练，用时 {seconds} 秒。",
+    },
+    "training.out_of_memory": {
+        "en": "{device} ran out of memory training this model (d_model {d_model}, {heads} heads, {layers} layers), "
+        "so it trained on the CPU instead.",
+        "zh": "{device} 训练这个模型（d_model {d_model}，{heads} 个头，{layers} 层）时内存不足，所以改在 CPU 上训练。",
+    },
 }

@@ -220,6 +220,11 @@ def _text(generation: Generation) -> None:
     prompt = " · ".join(md_escape(shown_token(token)) for token in generation.prompt_tokens)
     written = " · ".join(f"**{md_escape(shown_token(token))}**" for token in generation.new_tokens)
     st.markdown(f"{t('gen.text')} {prompt} · {written}")
+    failed = generation.out_of_memory
+    if failed is not None:
+        size = {name: md_escape(str(value), limit=200) for name, value in failed.size.items()}
+        st.warning(t("gen.out_of_memory", device=failed.device, **size))
+    st.caption(t("gen.ran_on", device=generation.device))
     if generation.stopped:
         count = len(generation.steps)
         st.warning(t("gen.stopped_after", count=count, requested=generation.requested, last=count - 1))
@@ -230,7 +235,8 @@ def _text(generation: Generation) -> None:
 @cache.shared(max_entries=8)
 def _step_times(spec: WeightSpec, layer: int, lengths: tuple[int, ...]) -> list[StepTime]:
     """One decoding step of the checkpoint's ``layer`` at each length, with the cache and recomputing: its float32
-    copy on the CPU, as the generation runs it (timed once per layer and lengths, in this process)."""
+    copy on the CPU, timed there whatever device the generation ran on (timed once per layer and lengths, in this
+    process)."""
     from components import runner
 
     source = runner.cached_source(spec)

@@ -76,7 +76,8 @@ class EncoderModel(nn.Module):
         if self.position_embedding is not None:  # else RoPE: the layers turn q and k by position
             x = x + self.position_embedding[:, : ids.size(1)]  # (B, L, D) + (1, L, D)
         if self.training and self.dropout > 0.0:  # inverted dropout, the mask from the private generator
-            keep = torch.rand(x.shape, generator=self.dropout_generator, device=x.device) >= self.dropout
+            # drawn on the CPU from the private CPU generator, then moved: the same mask on every device
+            keep = (torch.rand(x.shape, generator=self.dropout_generator) >= self.dropout).to(x.device)
             x = x * keep / (1.0 - self.dropout)
         return x
 

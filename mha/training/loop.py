@@ -4,11 +4,14 @@ or (the digits) a fixed number of steps.
 ``train(task, d_model, num_heads, seed)`` (with ``num_kv_heads``, ``rope_base``: grouped key/value heads, rotary
 positions) is a pure function of its arguments: the parameters, the training batches, the sample sequence and the
 evaluation sequences each come from their own ``torch.Generator`` seeded from (seed, task, purpose); the global
-RNG is never touched. AdamW as the task's :class:`~mha.training.tasks.Recipe` says (the text
-tasks: lr 3e-3, no weight decay, i.e. Adam) on batches of fresh sequences (128, or the task's
-own ``batch``); every step's batch accuracy is recorded. Once it reaches the target on two steps
-in a row, training goes on for the recipe's ``sharpen_steps`` more steps (a plateau can end just
-before it: the heads sharpen), and stops at ``max_steps`` in any case. A recipe with a fixed
+RNG is never touched. ``device`` is where the model trains: every draw is made on the CPU, from those CPU
+generators, and moved there, so an accelerator trains on the same data from the same parameters (its sums in
+another order: its weights are not the CPU's to the last bit); on the CPU the weights are bit-identical run to run.
+
+AdamW as the task's :class:`~mha.training.tasks.Recipe` says (the text tasks: lr 3e-3, no weight decay, i.e. Adam)
+on batches of fresh sequences (128, or the task's own ``batch``); every step's batch accuracy is recorded. Once it
+reaches the target on two steps in a row, training goes on for the recipe's ``sharpen_steps`` more steps (a plateau can
+end just before it: the heads sharpen), and stops at ``max_steps`` in any case. A recipe with a fixed
 schedule (the digits: 350 steps, the learning rate annealed along a cosine) takes its steps
 whatever the accuracy (at most ``max_steps``; the schedule then fits in them). Each step computes only
 what reaches the loss (the model's ``logits``: in the digits' last block, [CLS]'s row alone).
@@ -32,6 +35,7 @@ from torch import Tensor
 from torch.nn import functional as F
 
 from mha.config import LIMITS
+from mha.memory import CPU, OutOfMemory
 from mha.training.model import Model, build_model, training_mask
 from mha.training.tasks import IGNORE, Recipe, Task, make_task
 
@@ -92,6 +96,8 @@ class TrainingHistory:
     sequences: int  # how many
     evaluated: int  # predictions behind ``accuracy``
     seconds: float
+    device: str = "cpu"  # the type of the device it trained on ("cuda", "mps", "cpu")
+    out_of_memory: OutOfMemory | None = None  # the device asked for ran out of memory: it trained on the CPU
 
 
 def _sub_seed(seed: int, task: str, purpose: str) -> int:
@@ -142,15 +148,15 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def evaluate(model: Model, task: Task, sequences: Tensor) -> tuple[float, int]:
+def evaluate(model: Model, task: Task, sequences: Tensor, device: torch.device = CPU) -> tuple[float, int]:
     """The share of right predictions of ``task``'s outputs on ``sequences`` ((N, L) ids; digits and reviews: (N,)
-    indices into their data), and how many predictions."""
+    indices into their data, on the CPU), and how many predictions; ``model`` is on ``device``."""
     right = scored = 0
-    attention_mask = training_mask(task, task.length)
+    attention_mask = training_mask(task, task.length, device)
     with torch.no_grad():
         for ids in sequences.split(BATCH_SIZE):  # (≤ BATCH_SIZE, L) (digits: (≤ BATCH_SIZE,))
-            targets = task.targets(ids)
-            logits, _ = model(task.inputs(ids), attention_mask)
+            targets = task.targets(ids).to(device)
+            logits, _ = model(task.inputs(ids).to(device), attention_mask)
             mask = targets != IGNORE
             right += int(((logits.argmax(dim=-1) == targets) & mask).sum())
             scored += int(mask.sum())
@@ -158,12 +164,14 @@ def evaluate(model: Model, task: Task, sequences: Tensor) -> tuple[float, int]:
 
 
 class _Recorder:
-    """The heads' difference at every record step and thinned snapshots on the sample sequence."""
+    """The heads' difference at every record step and thinned snapshots on the sample sequence (the model and its
+    inputs on the training's device, the snapshots kept on the CPU: the page draws them)."""
 
-    def __init__(self, task: Task, probe: Tensor) -> None:
-        self.task, self.probe = task, probe  # (P, L) ids (digits: (P,) image indices)
-        self.mask = training_mask(task, task.length)
-        self.rows = [task.scored_rows(probe, layer) for layer in range(task.layers)]  # per layer (P, L)
+    def __init__(self, task: Task, probe: Tensor, device: torch.device = CPU) -> None:
+        self.task, self.probe = task, probe  # (P, L) ids (digits: (P,) image indices), on the CPU
+        self.inputs = task.inputs(probe).to(device)  # the model's input for the probe
+        self.mask = training_mask(task, task.length, device)
+        self.rows = [task.scored_rows(probe, layer).to(device) for layer in range(task.layers)]  # per layer (P, L)
         self.steps: list[int] = []
         self.difference: list[list[float]] = [[] for _ in range(task.layers)]
         self.snapshots: list[Snapshot] = []
@@ -173,12 +181,12 @@ class _Recorder:
         if self.steps and self.steps[-1] == step:
             return
         with torch.no_grad():
-            _, weights = model(self.task.inputs(self.probe), self.mask)  # per layer (P, H, L, L)
+            _, weights = model(self.inputs, self.mask)  # per layer (P, H, L, L)
         self.steps.append(step)
         for layer, layer_weights in enumerate(weights):
             self.difference[layer].append(head_difference(layer_weights, self.rows[layer]))
         if step % self.interval == 0 or not self.snapshots:
-            self.snapshots.append(Snapshot(step, tuple(w[0].clone() for w in weights)))
+            self.snapshots.append(Snapshot(step, tuple(w[0].to(CPU, copy=True) for w in weights)))
         if len(self.snapshots) > SNAPSHOTS_MAX:
             self.snapshots = self.snapshots[::2]
             self.interval *= 2
@@ -187,8 +195,8 @@ class _Recorder:
         self.record(model, step)
         if self.snapshots[-1].step != step:
             with torch.no_grad():
-                _, weights = model(self.task.inputs(self.probe[:1]), self.mask)
-            self.snapshots.append(Snapshot(step, tuple(w[0].clone() for w in weights)))
+                _, weights = model(self.inputs[:1], self.mask)
+            self.snapshots.append(Snapshot(step, tuple(w[0].to(CPU, copy=True) for w in weights)))
 
 
 def train(
@@ -206,8 +214,10 @@ def train(
     sharpen_steps: int | None = None,
     on_step: Callable[[int, float, float], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    device: torch.device | str = CPU,
 ) -> tuple[Model, TrainingHistory]:
-    """Train a model on ``task``; the same arguments give bit-identical weights.
+    """Train a model on ``task``; the same arguments give bit-identical weights (on the CPU; an accelerator's may
+    differ in the last bits, run to run).
 
     Args:
         task: a task name (:data:`mha.config.TASKS`).
@@ -224,11 +234,13 @@ def train(
         sharpen_steps: steps after the target is reached (default: the task's recipe).
         on_step: called after every step with (step, loss, batch accuracy); steps count from 1.
         should_stop: polled every step; ``True`` raises :class:`TrainingStoppedError`.
+        device: where the model trains (the run's device); the data is drawn on the CPU and moved there.
 
     Runs on one CPU thread (see :func:`_one_thread`), so the weights do not depend on the caller's thread count.
 
     Returns:
-        ``(model, history)``: the model in eval mode without gradients (read-only), and its history.
+        ``(model, history)``: the model on ``device`` in eval mode without gradients (read-only), and its history
+        (on the CPU; its ``device`` says where it trained).
 
     Raises:
         ValueError: an unknown task, or sizes that do not split (``num_kv_heads`` not dividing ``num_heads``, an odd
@@ -250,6 +262,7 @@ def train(
             should_stop,
             num_kv_heads=num_kv_heads,
             rope_base=rope_base,
+            device=torch.device(device),
         )
 
 
@@ -286,20 +299,21 @@ def _train(
     should_stop: Callable[[], bool] | None,
     num_kv_heads: int | None = None,
     rope_base: float | None = None,
+    device: torch.device = CPU,
 ) -> tuple[Model, TrainingHistory]:
     """The body of :func:`train`."""
     start = time.perf_counter()
     task = spec.name
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
-    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base)
+    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base).to(device)
     if spec.recipe.dropout:  # the reviews' encoder: dropout on its embeddings while training, a private mask
         model.dropout, model.dropout_generator = spec.recipe.dropout, _generator(seed, task, "dropout")
     data = _generator(seed, task, "data")
     probe_generator = _generator(seed, task, "probe")
     example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows (digits: (1,))
     probe = torch.cat([example, spec.sample(PROBE_SEQUENCES - 1, probe_generator)])  # (P, L) (digits: (P,))
-    recorder = _Recorder(spec, probe)
-    mask = training_mask(spec, spec.length)
+    recorder = _Recorder(spec, probe, device)
+    mask = training_mask(spec, spec.length, device)
     recipe = spec.recipe
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
     losses: list[float] = []
@@ -315,9 +329,9 @@ def _train(
                 raise TrainingStoppedError(step)
             for group in optimizer.param_groups:
                 group["lr"] = _learning_rate(recipe, step, target_step, sharpen_steps, fixed or cap)
-            ids = spec.sample(spec.batch, data)  # (B, L) (digits: (B,) image indices)
-            logits = model.logits(spec.inputs(ids), mask)
-            loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids))
+            ids = spec.sample(spec.batch, data)  # (B, L) (digits: (B,) image indices), drawn on the CPU
+            logits = model.logits(spec.inputs(ids).to(device), mask)
+            loss, accuracy = _loss_and_accuracy(logits, spec.targets(ids).to(device))
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
@@ -334,7 +348,7 @@ def _train(
     model.eval().requires_grad_(False)
     recorder.finish(model, step)
     evaluation = spec.evaluation_sequences(EVAL_SEQUENCES, _generator(seed, task, "eval"))  # (N, L)
-    accuracy, evaluated = evaluate(model, spec, evaluation)
+    accuracy, evaluated = evaluate(model, spec, evaluation, device)
     history = TrainingHistory(
         task=task,
         steps=step,
@@ -350,5 +364,6 @@ def _train(
         sequences=evaluation.size(0),
         evaluated=evaluated,
         seconds=time.perf_counter() - start,
+        device=device.type,
     )
     return model, history

@@ -9,20 +9,26 @@ nobody watches any more stops (a script waiting in :meth:`TrainingService.result
 as a watcher until it has its model). Stopped and failed trainings keep nothing.
 
 Training is a pure function of the spec (see :mod:`mha.training.loop`), so which session
-triggers it, and when, does not change the weights.
+triggers it, and when, does not change the weights. The spec names the accelerator it trains on (``device``; none:
+the CPU), so a model trained on a GPU and one trained on the CPU are two entries, never mistaken for each other.
 """
 
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import torch
+
 from mha.config import LIMITS, TRAINED, WeightSpec
+from mha.memory import on_device_or_cpu
 from mha.training.loop import TrainingHistory, TrainingStoppedError, train
 from mha.training.model import Model
+from mha.training.tasks import task_layers
 
 __all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
 
@@ -61,21 +67,34 @@ class Progress:
 def train_spec(
     spec: WeightSpec, on_step: Callable[[int, float, float], None], should_stop: Callable[[], bool]
 ) -> tuple[Model, TrainingHistory]:
-    """:func:`~mha.training.loop.train` for a trained-weights spec (its key/value heads and RoPE base included)."""
+    """:func:`~mha.training.loop.train` for a trained-weights spec (its key/value heads and RoPE base included), on
+    the spec's device (``spec.device``; ``None``: the CPU). Where that accelerator runs out of memory, the training
+    starts again on the CPU (its steps so far are reported again) and its history says so (``out_of_memory``)."""
     if spec.kind != TRAINED or spec.task is None or spec.d_model is None or spec.num_heads is None:
         raise ValueError(f"not a trained-weights spec: {spec}")
-    return train(
-        spec.task,
-        spec.d_model,
-        spec.num_heads,
-        spec.seed or 0,
-        text=spec.text,
-        patch=spec.patch or 2,
-        num_kv_heads=spec.num_kv_heads,
-        rope_base=spec.rope_base,
-        on_step=on_step,
-        should_stop=should_stop,
-    )
+    task, d_model, num_heads = spec.task, spec.d_model, spec.num_heads
+
+    def on(device: torch.device) -> tuple[Model, TrainingHistory]:
+        return train(
+            task,
+            d_model,
+            num_heads,
+            spec.seed or 0,
+            text=spec.text,
+            patch=spec.patch or 2,
+            num_kv_heads=spec.num_kv_heads,
+            rope_base=spec.rope_base,
+            on_step=on_step,
+            should_stop=should_stop,
+            device=device,
+        )
+
+    def size() -> dict[str, object]:
+        return {"d_model": d_model, "heads": num_heads, "layers": task_layers(task)}
+
+    placed = on_device_or_cpu(on, torch.device(spec.device or "cpu"), size)
+    model, history = placed.value
+    return model, dataclasses.replace(history, out_of_memory=placed.out_of_memory)
 
 
 @dataclass
@@ -96,7 +115,11 @@ class TrainingJob:
     thread: threading.Thread | None = None
 
     def record(self, step: int, loss: float, accuracy: float) -> None:
-        """The trainer's per-step callback."""
+        """The trainer's per-step callback. A step not after the last one is a training begun again (on the CPU, after
+        its device ran out of memory): its curves begin again."""
+        if step <= self.step:
+            self.losses.clear()
+            self.accuracies.clear()
         self.losses.append(loss)
         self.accuracies.append(accuracy)
         self.step = step

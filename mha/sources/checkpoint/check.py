@@ -19,6 +19,7 @@ import torch
 from torch import Tensor
 
 from mha.masks import causal_mask
+from mha.memory import CPU
 from mha.sources.checkpoint.loaded import Checkpoint, Encoded
 
 __all__ = ["CHECKPOINT_TOLERANCE", "CheckpointCheck", "compare"]
@@ -65,7 +66,13 @@ class CheckpointCheck:
 
 
 def compare(
-    checkpoint: Checkpoint, encoded: Encoded, layer: int, weights: Tensor, output: Tensor, mask: Tensor | None
+    checkpoint: Checkpoint,
+    encoded: Encoded,
+    layer: int,
+    weights: Tensor,
+    output: Tensor,
+    mask: Tensor | None,
+    device: torch.device = CPU,
 ) -> CheckpointCheck:
     """Max |Δ| of our per-head weights and output against the checkpoint's forward on ``encoded``, at ``layer``.
 
@@ -76,6 +83,7 @@ def compare(
         weights: our (1, H, L, L) softmax weights.
         output: our (1, L, D) output.
         mask: our bool keep-mask (broadcastable to (1, H, L, L)) or ``None``.
+        device: where the checkpoint's forward runs (the run's); the differences are taken on the CPU.
 
     Returns:
         A :class:`CheckpointCheck`; where the masks differ, one that does not apply, with the reason.
@@ -93,8 +101,9 @@ def compare(
         if family.reads_image:
             reason = "what_if_image"  # every patch sees every other: any mask is a "what if"
         return CheckpointCheck(checkpoint.name, layer, applies=False, reason=reason, how=how)
-    outputs, theirs_output = checkpoint.forward_with_block_output(encoded, layer)  # _, (1, L, D)
-    theirs_weights = outputs.attentions[layer]  # (1, H, L, L)
+    outputs, theirs_output = checkpoint.forward_with_block_output(encoded, layer, device)  # _, (1, L, D)
+    theirs_weights = outputs.attentions[layer].cpu()  # (1, H, L, L)
+    theirs_output = theirs_output.cpu()  # (1, L, D)
     return CheckpointCheck(
         checkpoint.name,
         layer,

@@ -3,7 +3,11 @@
 Where layer l's attention is, what its input is and which module's output is the attention block's
 output is its family's (:class:`~mha.sources.families.base.Family`); this module only asks. A
 checkpoint is shared read-only by every session; its forwards run one at a time (the comparison with
-the checkpoint hooks a module, which must not see another session's forward). Its inputs are made by
+the checkpoint hooks a module, which must not see another session's forward). Its forwards run on the device they
+are asked for (the run's): the loaded model stays on the CPU, and each other device gets one copy of it, made on
+first use (:meth:`Checkpoint.models_on`) and dropped with the checkpoint when the loader lets it go (least recently
+used, :data:`~mha.sources.checkpoint.loader.MAX_LOADED`) or at once when that device ran out of memory
+(:meth:`Checkpoint.forget_device`). Its inputs are made by
 :class:`~mha.sources.checkpoint.text.TextCheckpoint` (a tokenizer) or
 :class:`~mha.sources.checkpoint.image.ImageCheckpoint` (an image processor).
 
@@ -12,6 +16,7 @@ Shape legend: D = d_model, L = tokens, H = heads.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -21,11 +26,12 @@ from typing import Any
 import torch
 from torch import Tensor
 
+from mha.memory import CPU
 from mha.module import MultiHeadAttention
 from mha.sources.base import SourceSizes
 from mha.sources.families import Family, Projection
 
-__all__ = ["Checkpoint", "Encoded", "copy_layer"]
+__all__ = ["Checkpoint", "Encoded", "copy_layer", "inputs_on"]
 
 _LAYER_MODELS_KEPT = 4  # per checkpoint: copies of layers (per device and dtype) shared by the runs
 
@@ -55,6 +61,35 @@ class Checkpoint:
         self.language_model = language_model
         self.lock = threading.Lock()  # one forward at a time (see the module docstring)
         self._layers: OrderedDict[tuple[int, str, str], MultiHeadAttention] = OrderedDict()
+        self._copies: dict[str, tuple[Any, Any | None]] = {}  # device -> (model, language_model) there
+        self._copies_lock = threading.Lock()
+
+    @property
+    def parameters(self) -> int:
+        """The parameters of the loaded model, its language-model head included (a tied head counts once)."""
+        model = self.language_model if self.language_model is not None else self.model
+        return sum(p.numel() for p in model.parameters())
+
+    def models_on(self, device: torch.device) -> tuple[Any, Any | None]:
+        """The base model and the language model (``None`` where there is none) on ``device``: the loaded ones on the
+        CPU, else this checkpoint's one copy there (made on first use: the language model is copied, and its base
+        model is the copy's own, so the two share their modules as the loaded ones do)."""
+        if device.type == "cpu":
+            return self.model, self.language_model
+        key = str(device)
+        with self._copies_lock:
+            if key not in self._copies:
+                if self.language_model is None:
+                    self._copies[key] = (copy.deepcopy(self.model).to(device), None)
+                else:
+                    language_model = copy.deepcopy(self.language_model).to(device)
+                    self._copies[key] = (self.family.base_model(language_model), language_model)
+            return self._copies[key]
+
+    def forget_device(self, device: torch.device) -> None:
+        """Drop the copy on ``device`` (after it ran out of memory there); the next forward there copies again."""
+        with self._copies_lock:
+            self._copies.pop(str(device), None)
 
     @property
     def generates(self) -> bool:
@@ -66,32 +101,37 @@ class Checkpoint:
         ``self_attn``)."""
         return self.family.attention(self.model, layer)
 
-    def forward(self, encoded: Encoded, **outputs: bool) -> Any:
-        """The checkpoint's own forward pass (``output_hidden_states=True`` etc. as keywords)."""
+    def forward(self, encoded: Encoded, device: torch.device = CPU, **outputs: bool) -> Any:
+        """The checkpoint's own forward pass on ``device`` (``output_hidden_states=True`` etc. as keywords); its
+        outputs are on ``device``."""
+        model, _ = self.models_on(device)
         with self.lock, torch.inference_mode():
-            return self.model(**encoded.inputs, **outputs)
+            return model(**inputs_on(encoded, device), **outputs)
 
-    def layer_input(self, encoded: Encoded, layer: int) -> Tensor:
-        """The input of ``layer``'s attention for the text or image, (1, L, D), as the checkpoint computes it."""
-        hidden = self.forward(encoded, output_hidden_states=True).hidden_states  # layers + 1 x (1, L, D)
+    def layer_input(self, encoded: Encoded, layer: int, device: torch.device = CPU) -> Tensor:
+        """The input of ``layer``'s attention for the text or image, (1, L, D) on ``device``, as the checkpoint
+        computes it there."""
+        hidden = self.forward(encoded, device, output_hidden_states=True).hidden_states  # layers + 1 x (1, L, D)
         with torch.inference_mode():
-            return self.family.layer_input(self.model, hidden, layer)  # (1, L, D)
+            return self.family.layer_input(self.models_on(device)[0], hidden, layer)  # (1, L, D)
 
-    def forward_with_block_output(self, encoded: Encoded, layer: int) -> tuple[Any, Tensor]:
-        """The forward pass with attentions, and what ``layer``'s attention block returned (a forward hook).
+    def forward_with_block_output(self, encoded: Encoded, layer: int, device: torch.device = CPU) -> tuple[Any, Tensor]:
+        """The forward pass on ``device`` with attentions, and what ``layer``'s attention block returned (a forward
+        hook).
 
         Returns:
-            The model's outputs and a (1, L, D) tensor: the attention block's output before
+            The model's outputs and a (1, L, D) tensor, both on ``device``: the attention block's output before
             dropout and the residual connection (the family's :meth:`~mha.sources.families.base.Family.block_output`;
             BERT: ``attention.output.dense``, before its LayerNorm too; GPT-2: ``attn.c_proj``; Llama, Qwen2:
             ``self_attn.o_proj``; ViT: ``attention.o_proj``).
         """
         captured: list[Tensor] = []
-        module = self.family.block_output(self.model, layer)
+        model, _ = self.models_on(device)
+        module = self.family.block_output(model, layer)
         with self.lock, torch.inference_mode():  # the hook sees this forward only: forwards run one at a time
             handle = module.register_forward_hook(lambda _module, _inputs, out: captured.append(out))
             try:
-                outputs = self.model(**encoded.inputs, output_attentions=True)
+                outputs = model(**inputs_on(encoded, device), output_attentions=True)
             finally:
                 handle.remove()
         return outputs, captured[0]
@@ -118,6 +158,11 @@ class Checkpoint:
             while len(self._layers) > _LAYER_MODELS_KEPT:
                 self._layers.popitem(last=False)
         return model
+
+
+def inputs_on(encoded: Encoded, device: torch.device) -> dict[str, Tensor]:
+    """``encoded``'s keyword inputs (ids, mask, pixels: made on the CPU by the tokenizer or processor) on ``device``."""
+    return {name: value.to(device) for name, value in encoded.inputs.items()}
 
 
 def copy_layer(

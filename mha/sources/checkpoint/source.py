@@ -33,6 +33,7 @@ from mha.config import LIMITS, PRETRAINED, AttentionConfig, ConfigError, WeightS
 from mha.generation import Generation, generate
 from mha.head_labels import induction_relation
 from mha.head_patterns import RepeatedSequence, repeated_sequence
+from mha.memory import CPU, megabytes
 from mha.module import MultiHeadAttention
 from mha.sources.base import IMAGE, SourceInputs
 from mha.sources.checkpoint import check
@@ -74,6 +75,15 @@ class PretrainedSource:
 
     def _checkpoint(self) -> Checkpoint:
         return load_checkpoint(self.origin)
+
+    def memory_size(self) -> dict[str, object]:
+        """Its size for an out-of-memory message (:mod:`mha.memory`): its name, parameters and float32 megabytes."""
+        parameters = self._checkpoint().parameters
+        return {"checkpoint": self.name, "parameters": f"{parameters:,}", "megabytes": megabytes(parameters)}
+
+    def forget_device(self, device: torch.device) -> None:
+        """Drop the checkpoint's copy on ``device`` (it ran out of memory there): the memory goes back to the others."""
+        self._checkpoint().forget_device(device)
 
     def _text_checkpoint(self) -> TextCheckpoint:
         checkpoint = self._checkpoint()
@@ -124,8 +134,8 @@ class PretrainedSource:
         self._check_layer(config.layer)
         checkpoint = self._text_checkpoint()
         encoded = checkpoint.encode(config.tokens)
-        x = checkpoint.layer_input(encoded, config.layer).to(device=device, dtype=getattr(torch, config.dtype))
-        model = checkpoint.layer_model(config.layer, device, config.dtype)  # (1, L, D) above
+        x = checkpoint.layer_input(encoded, config.layer, device).to(dtype=getattr(torch, config.dtype))  # (1, L, D)
+        model = checkpoint.layer_model(config.layer, device, config.dtype)
         ids = encoded.inputs["input_ids"][0].to(device)  # (L,)
         relations = {}
         sep = checkpoint.tokenizer.sep_token_id
@@ -168,8 +178,8 @@ class PretrainedSource:
         self._check_layer(config.layer)
         checkpoint = self._image_checkpoint()
         encoded = checkpoint.encode(image)
-        x = checkpoint.layer_input(encoded, config.layer).to(device=device, dtype=getattr(torch, config.dtype))
-        model = checkpoint.layer_model(config.layer, device, config.dtype)  # (1, L, D) above
+        x = checkpoint.layer_input(encoded, config.layer, device).to(dtype=getattr(torch, config.dtype))  # (1, L, D)
+        model = checkpoint.layer_model(config.layer, device, config.dtype)
         height, width = encoded.inputs["pixel_values"].shape[-2:]  # (1, C, H, W)
         params = {
             "checkpoint": self.name,
@@ -180,22 +190,24 @@ class PretrainedSource:
         notes = family_notes(checkpoint.family, False, encoded.tokens, params)
         return SourceInputs(encoded.tokens, x, model, layer=config.layer, notes=notes)
 
-    def attention_maps(self, source_input: str | Tensor) -> tuple[tuple[str, ...], Tensor]:
-        """Every head's weights in every layer, from the checkpoint's own forward.
+    def attention_maps(self, source_input: str | Tensor, device: torch.device = CPU) -> tuple[tuple[str, ...], Tensor]:
+        """Every head's weights in every layer, from the checkpoint's own forward on ``device``.
 
         Args:
             source_input: the text (a text checkpoint: see :meth:`input_of`), or for an image checkpoint a bundled
                 image's name or an image (C, H, W) in [0, 1].
+            device: where the forward runs (the run's device).
 
         Returns:
-            The tokens and a float32 tensor (layers, H, L, L).
+            The tokens and a float32 tensor (layers, H, L, L) on the CPU: the head finder's charts and scores read it.
         """
         encoded = self._encode(source_input)
-        attentions = self._checkpoint().forward(encoded, output_attentions=True).attentions  # layers x (1, H, L, L)
-        return encoded.tokens, torch.cat(attentions)  # (layers, H, L, L)
+        attentions = self._checkpoint().forward(encoded, device, output_attentions=True).attentions  # (1, H, L, L) each
+        return encoded.tokens, torch.cat(attentions).cpu()  # (layers, H, L, L)
 
-    def induction_maps(self) -> tuple[RepeatedSequence, Tensor]:
-        """Every head's weights in every layer on a repeated random sequence (seeded: the same every time).
+    def induction_maps(self, device: torch.device = CPU) -> tuple[RepeatedSequence, Tensor]:
+        """Every head's weights in every layer on a repeated random sequence (seeded: the same every time), from the
+        checkpoint's own forward on ``device``.
 
         The sequence is :data:`INDUCTION_HALF` distinct tokens drawn from the vocabulary (special
         tokens and bracketed markers left out), twice, after the tokenizer's own prefix or the
@@ -203,7 +215,7 @@ class PretrainedSource:
         positions or words).
 
         Returns:
-            The sequence and a float32 tensor (layers, H, L, L).
+            The sequence and a float32 tensor (layers, H, L, L) on the CPU: the pattern search's scores read it.
         """
         checkpoint = self._text_checkpoint()
         prefix, suffix = checkpoint.probe_prefix(), checkpoint.suffix
@@ -212,14 +224,21 @@ class PretrainedSource:
         half = min(INDUCTION_HALF, candidates.numel(), room // 2)
         sequence = repeated_sequence(candidates, half, INDUCTION_SEED, prefix, suffix)
         encoded = checkpoint.encode_ids(sequence.ids.view(1, -1))  # (1, L): no pad token among the candidates
-        attentions = checkpoint.forward(encoded, output_attentions=True).attentions  # layers x (1, H, L, L)
-        return sequence, torch.cat(attentions)  # (layers, H, L, L)
+        attentions = checkpoint.forward(encoded, device, output_attentions=True).attentions  # layers x (1, H, L, L)
+        return sequence, torch.cat(attentions).cpu()  # (layers, H, L, L)
 
     def compare(
-        self, config: AttentionConfig, weights: Tensor, output: Tensor, mask: Tensor | None, image: Tensor | None = None
+        self,
+        config: AttentionConfig,
+        weights: Tensor,
+        output: Tensor,
+        mask: Tensor | None,
+        image: Tensor | None = None,
+        device: torch.device = CPU,
     ) -> CheckpointCheck:
         """Max |Δ| of our per-head weights and output against the checkpoint's, for ``config``'s text (an image
-        checkpoint: ``config.image``, or ``image`` when given) and layer (see :func:`.check.compare`).
+        checkpoint: ``config.image``, or ``image`` when given) and layer (see :func:`.check.compare`); the
+        checkpoint's forward runs on ``device``.
 
         Args:
             weights: our (1, H, L, L) softmax weights.
@@ -229,12 +248,12 @@ class PretrainedSource:
         """
         self._check_layer(config.layer)
         encoded = self._encode(self.input_of(config) if image is None else image)
-        return check.compare(self._checkpoint(), encoded, config.layer, weights, output, mask)
+        return check.compare(self._checkpoint(), encoded, config.layer, weights, output, mask, device)
 
     def layer_model(self, layer: int) -> MultiHeadAttention:
         """Our float32 copy of ``layer`` on the CPU, the one :meth:`generate` follows (shared, read-only)."""
         self._check_layer(layer)
-        return self._checkpoint().layer_model(layer, torch.device("cpu"), "float32")
+        return self._checkpoint().layer_model(layer, CPU, "float32")
 
     def generate(
         self,
@@ -242,9 +261,10 @@ class PretrainedSource:
         new_tokens: int,
         stop: threading.Event | None = None,
         progress: Callable[[int, int], None] | None = None,
+        device: torch.device = CPU,
     ) -> Generation:
         """Greedy generation of ``new_tokens`` tokens after ``config.tokens``, ``config.layer`` followed by our layer
-        (float32, on the CPU) and its own key/value cache (:func:`mha.generation.generate`).
+        (float32) and its own key/value cache (:func:`mha.generation.generate`), all on ``device``.
 
         Args:
             config: its ``tokens`` (the prompt, cut by the checkpoint's tokenizer, with the tokenizer's prefix such
@@ -253,6 +273,7 @@ class PretrainedSource:
             new_tokens: 1 .. :data:`mha.generation.GENERATE_MAX`.
             stop: set from another thread, it ends the generation before its next step.
             progress: called ``progress(done, new_tokens)`` after each step.
+            device: where the checkpoint and our layer run (the run's device).
 
         Raises:
             ConfigError: a layer the checkpoint does not have, or a text with no token or too many.
@@ -264,5 +285,5 @@ class PretrainedSource:
         if not checkpoint.generates:
             raise ValueError(f"{self.name} has no language-model head: it cannot generate")
         encoded = checkpoint.encode(config.tokens)
-        model = checkpoint.layer_model(config.layer, torch.device("cpu"), "float32")
-        return generate(checkpoint, encoded, config.layer, new_tokens, stop, progress, model)
+        model = checkpoint.layer_model(config.layer, device, "float32")
+        return generate(checkpoint, encoded, config.layer, new_tokens, stop, progress, model, device)
