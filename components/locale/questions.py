@@ -122,9 +122,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "quiz.4.wo_params": {"en": "How many parameters does `W_o` hold?", "zh": "`W_o` 有多少个参数？"},
     "quiz.4.output_shape": {"en": "What shape does the layer's output have?", "zh": "这一层输出的形状是什么？"},
     "quiz.4.double_heads": {
-        "en": "The layer holds {now} parameters with {heads} heads. How many with {doubled} heads (same d_model and "
-        "key/value heads)? Answer, then try it with the heads control.",
-        "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头（d_model 和 K/V 头数不变）时有多少？"
+        "en": "The layer holds {now} parameters with {heads} heads. How many with {doubled} heads (same d_model; "
+        "a layer with fewer key/value heads keeps their number)? Answer, then try it with the heads control.",
+        "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头（d_model 不变；K/V 头较少的层保持其数目）时有多少？"
         "先回答，再用头数控件试试。",
     },
     # worked answers
