@@ -138,7 +138,8 @@ def _ask(question: Question, right: dict[str, bool]) -> None:
         )
         text = None if chosen is None else str(chosen)
     else:
-        text = st.text_input(_label(question), key=question.key, max_chars=MAX_ANSWER)
+        # one character more than is read: Streamlit cuts a longer value there, and the reader refuses it
+        text = st.text_input(_label(question), key=question.key, max_chars=MAX_ANSWER + 1)
     if not text:
         return
     reading = read_answer(question, text)

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import check_yourself
+from components.i18n import use_language
 from mha.room_store import ENV, RoomStore
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
@@ -38,7 +39,9 @@ def check_keys(at: AppTest) -> set[str]:
 
 
 def verdicts(at: AppTest) -> list[str]:
-    return [e.value for e in [*at.success, *at.error] if e.value.startswith(("✓", "✗"))]
+    """The questions' verdicts (the live check's own "✓ Matches PyTorch" is not one)."""
+    words = ("✓ Right", "✗ Not quite", "✓ 答对", "✗ 不对")
+    return [e.value for e in [*at.success, *at.error] if e.value.startswith(words)]
 
 
 def test_every_step_asks_and_checks_in_english():
@@ -61,6 +64,15 @@ def test_every_step_asks_and_checks_in_english():
 
 def test_a_wrong_count_ends_with_the_worked_answer_in_chinese():
     at = open_page(lang="zh")
+    use_language("zh")  # this thread's: AppTest labels the page's translated choices here when it sends them
+    try:
+        _answer_in_chinese(at)
+    finally:
+        use_language(None)
+
+
+def _answer_in_chinese(at: AppTest) -> None:
+    assert "参数" in at.text_input(key="check_1_wq_params").label
     at.text_input(key="check_1_wq_params").input("4096").run()
     (wrong,) = [v for v in verdicts(at) if v.startswith("✗")]
     assert wrong.endswith("d² + d = 64² + 64 = 4,160") and "不对" in wrong
@@ -76,10 +88,9 @@ def test_bad_and_hostile_answers_keep_the_page_working():
     assert not at.exception
     shown = [e.value for e in [*at.markdown, *at.warning, *at.error, *at.caption, *at.success]]
     assert not any("<b>" in text or "<script>" in text for text in shown)
-    at.session_state["check_1_layer_params"] = "5" * 10_000  # past the browser's max_chars: refused unread
-    at.run()
+    at.text_input(key="check_1_layer_params").set_value("5" * 10_000).run()  # past max_chars: refused unread
     assert any("longer than 200" in w.value for w in at.warning)
-    assert at.text_input(key="check_1_layer_params").max_chars == 200
+    assert at.text_input(key="check_1_layer_params").max_chars == 201  # Streamlit cuts there: the reader sees 201
 
 
 def test_progress_in_the_session_and_the_link():

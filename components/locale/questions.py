@@ -124,8 +124,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "quiz.4.double_heads": {
         "en": "The layer holds {now} parameters with {heads} heads. How many with {doubled} heads (same d_model; "
         "a layer with fewer key/value heads keeps their number)? Answer, then try it with the heads control.",
-        "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头（d_model 不变；K/V 头较少的层保持其数目）时有多少？"
-        "先回答，再用头数控件试试。",
+        "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头"
+        "（d_model 不变；K/V 头较少的层保持其数目）时有多少？先回答，再用头数控件试试。",
     },
     # worked answers
     "quiz.worked.formula": {"en": "{text}", "zh": "{text}"},
