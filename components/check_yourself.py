@@ -36,8 +36,11 @@ __all__ = [
     "FLOOD_ANSWERS",
     "FLOOD_SECONDS",
     "LINK_KEY",
+    "PREDICTED",
+    "PREDICT_KEY",
     "ROOM_KEY",
     "allow_send",
+    "chart_shown",
     "parse_checked",
     "render",
     "render_room_slide",
@@ -54,6 +57,10 @@ _SENDS = "_check_sends"  # session: times of the answers sent to the room (the f
 _SESSION = "_check_session"  # session: a random id, hashed again by the store
 _ROOM = "_check_room"  # session: (code, open) of the link's room
 _TEACHER_ROOM = "_check_teacher_room"  # session: the room a teacher's slide opened
+_DRAWN = "_check_chart_drawn"  # session: step -> whether its chart was drawn in the last run that drew it
+#: The steps whose chart holds a question's answer, and that question: the learner may answer before seeing it.
+PREDICTED = {"2": "check_2_top_key"}
+PREDICT_KEY = "predict_{step}"  # the per-step switch (off by default)
 _QID = re.compile(r"(1|1b|2|3|4|gen|model)\.[a-z_]{1,32}")
 _MAX_LINK_IDS = 64
 
@@ -90,6 +97,35 @@ def render(parts: ValueParts, box: DeltaGenerator, *steps: str) -> None:
     parts.add_fragment(box, lambda results: _questions(steps, results))
 
 
+def chart_shown(step: str) -> Callable[[], bool]:
+    """Whether step ``step``'s chart is shown now: unless the learner predicts first and has not answered yet.
+    Each answer records what it decided, so the questions' fragment knows when the chart must follow."""
+
+    def shown() -> bool:
+        now = _chart_shown_now(step)
+        st.session_state.setdefault(_DRAWN, {})[step] = now
+        return now
+
+    return shown
+
+
+def _chart_shown_now(step: str) -> bool:
+    predicting = bool(st.session_state.get(PREDICT_KEY.format(step=step), False))
+    return not predicting or bool(st.session_state.get(PREDICTED[step]))
+
+
+def _predict_switch(step: str) -> None:
+    """The step's "predict, then see" switch; a change that shows or hides the chart reruns the page."""
+    st.toggle(t("quiz.predict"), key=PREDICT_KEY.format(step=step), help=t("quiz.predict_help"))
+
+
+def _follow_chart(step: str) -> None:
+    """Rerun the page where the chart's state no longer matches what it drew (only a fragment ran)."""
+    drawn = st.session_state.get(_DRAWN, {}).get(step)
+    if drawn is not None and drawn != _chart_shown_now(step):
+        st.rerun()
+
+
 def _right() -> dict[str, bool]:
     right = st.session_state.setdefault(_RIGHT, {})
     incoming = changed_in_link((LINK_KEY,))
@@ -108,6 +144,9 @@ def _questions(steps: tuple[str, ...], results: Results) -> None:
         st.markdown(f"**{t('quiz.title')}** · {t('quiz.intro')}")
         if steps[0] == "1":
             _room_note()
+        for step in steps:
+            if step in PREDICTED:
+                _predict_switch(step)
         for question in asked:
             _ask(question, right)
         every = all_questions(run)
@@ -122,6 +161,9 @@ def _questions(steps: tuple[str, ...], results: Results) -> None:
         )
     done = ",".join(sorted(qid for qid, ok in right.items() if ok)) or None
     write_link({LINK_KEY: done})
+    for step in steps:
+        if step in PREDICTED:
+            _follow_chart(step)
 
 
 def _label(question: Question) -> str:

@@ -260,7 +260,7 @@ def _step2(run: AttentionRun) -> list[Question]:
             (("row", row), ("token", tokens[row]), ("head", head)),
             key,
             "quiz.worked.top_key",
-            (("key", key), ("token", tokens[key]), ("weight", f"{weight:.4f}")),
+            (("index", key), ("token", tokens[key]), ("weight", f"{weight:.4f}")),
             tokens=tokens,
         ),
     ]

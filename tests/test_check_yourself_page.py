@@ -146,3 +146,16 @@ def test_a_flood_of_answers_is_refused_before_the_store(room_db, monkeypatch):
         at.text_input(key="check_1_wq_params").input(text).run()
     assert len(calls) == 2
     assert any("not sent to the room" in c.value for c in at.caption)
+
+
+def test_predict_then_see_hides_step_2s_chart_until_answered():
+    from conftest import heatmaps
+
+    at = open_page()
+    charts = len(heatmaps(at))
+    assert not at.toggle(key="predict_2").value  # off by default
+    at.toggle(key="predict_2").set_value(True).run()
+    assert len(heatmaps(at)) == charts - 1
+    assert any("hidden until you answer" in i.value for i in at.info)
+    at.text_input(key="check_2_top_key").input("animal").run()  # wrong or right, an answer shows the chart
+    assert len(heatmaps(at)) == charts and not any("hidden until" in i.value for i in at.info)

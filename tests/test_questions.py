@@ -267,3 +267,14 @@ def test_thirty_sessions_answering_at_once(tmp_path):
     counts = {c.question: (c.answered, c.right) for c in RoomStore(path).counts(code)}
     expected = {q: (30, sum((n + i) % 3 == 0 for n in range(30))) for i, q in enumerate(questions)}
     assert counts == expected
+
+
+@pytest.mark.parametrize("changes", CONFIGS[:5])
+def test_every_question_reads_in_both_languages(changes):
+    from components.i18n import t
+
+    for question in all_questions(run_attention(AttentionConfig(**changes))):
+        for lang in ("en", "zh"):
+            assert t(question.prompt, lang=lang, **dict(question.params))
+            assert t(question.worked, lang=lang, **dict(question.worked_params))
+            assert all(t(choice, lang=lang) for choice in question.choices)

@@ -130,8 +130,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     # worked answers
     "quiz.worked.formula": {"en": "{text}", "zh": "{text}"},
     "quiz.worked.top_key": {
-        "en": "The largest weight in that row is {weight}, on key {key} ({token}).",
-        "zh": "这一行最大的权重是 {weight}，在键 {key}（{token}）上。",
+        "en": "The largest weight in that row is {weight}, on key {index} ({token}).",
+        "zh": "这一行最大的权重是 {weight}，在键 {index}（{token}）上。",
     },
     "quiz.worked.rope_what": {
         "en": "q and k are turned by their positions, so q·k depends on the distance between them; v is not turned.",

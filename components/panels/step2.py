@@ -46,7 +46,7 @@ def render(parts: ValueParts, color_scale: str = "fixed", slide: bool = False) -
     """
     box = panel(2)
     explain(box, 2, _facts, parts, slide)
-    parts.add_head_chart(box, ScoresChart(color_scale))
+    parts.add_head_chart(box, ScoresChart(color_scale), None if slide else check_yourself.chart_shown("2"))
     parts.add(box, _notes)
     parts.add_fragment(box, lambda results: _grid(results.run, color_scale, slide))
     if not slide:
