@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.counting import count_parameters
+from mha.config import RANDOM
+from mha.counting import count_parameters, kv_cache_numbers
 from mha.module import MultiHeadAttention
 from mha.pipeline import AttentionRun
 
@@ -30,11 +31,12 @@ __all__ = [
     "Reading",
     "all_questions",
     "is_right",
+    "previous_token_shares",
     "questions_of",
     "read_answer",
 ]
 
-STEPS = ("1", "1b", "2", "3", "4")  # the steps that ask, in page order
+STEPS = ("1", "1b", "2", "model", "3", "4")  # the steps that ask, in page order ("model": trained or a checkpoint)
 MAX_ANSWER = 200  # characters; a longer answer is refused unread
 
 SHAPE, NUMBER, TOKEN, CHOICE = "shape", "number", "token", "choice"
@@ -392,11 +394,51 @@ def _step4(run: AttentionRun) -> list[Question]:
     return asked
 
 
-_BUILDERS = {"1": _step1, "1b": _step1b, "2": _step2, "3": _step3, "4": _step4}
+def previous_token_shares(run: AttentionRun) -> torch.Tensor:
+    """(H,) each head's mean weight on the previous token, over the rows that have one (row 0 has none)."""
+    weights = run.trace.attend.weights[0]  # (H, Lq, Lk)
+    rows = torch.arange(1, weights.size(1))  # (L-1,)
+    return weights[:, rows, rows - 1].mean(dim=-1)  # (H,)
+
+
+def _model(run: AttentionRun) -> list[Question]:
+    """Questions on the model itself, for weights that learned something (trained here, a checkpoint)."""
+    if run.source_kind == RANDOM or len(run.tokens) < 2:
+        return []
+    shares = previous_token_shares(run)
+    best = int(torch.argmax(shares).item())
+    kv, d_k, layers = run.trace.project.num_kv_heads, run.d_k, run.num_layers
+    cache = 2 * kv_cache_numbers(layers, kv, d_k)  # bfloat16: 2 bytes a number
+    return [
+        Question(
+            "model",
+            "previous_head",
+            NUMBER,
+            "quiz.model.previous_head",
+            (("layer", run.layer),),
+            best,
+            "quiz.worked.previous_head",
+            (("head", best), ("share", f"{float(shares[best]):.3f}")),
+        ),
+        Question(
+            "model",
+            "kv_cache_bytes",
+            NUMBER,
+            "quiz.model.kv_cache_bytes",
+            (("layers", layers), ("kv", kv), ("d_k", d_k)),
+            cache,
+            "quiz.worked.formula",
+            (("text", f"2 · layers · H_kv · d_k · 2 B = 2·{layers}·{kv}·{d_k}·2 = {_n(cache)}"),),
+        ),
+    ]
+
+
+_BUILDERS = {"1": _step1, "1b": _step1b, "2": _step2, "3": _step3, "4": _step4, "model": _model}
 
 
 def questions_of(step: str, run: AttentionRun) -> tuple[Question, ...]:
-    """The questions step ``step`` asks of ``run`` (none for 1b in a layer without GQA or RoPE)."""
+    """The questions step ``step`` asks of ``run`` (none for 1b in a layer without GQA or RoPE, none for ``model``
+    with random weights)."""
     if step not in _BUILDERS:
         raise ValueError(f"no questions for step {step!r}; steps: {', '.join(STEPS)}")
     return tuple(_BUILDERS[step](run))

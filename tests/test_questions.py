@@ -108,11 +108,35 @@ def test_the_questions_change_with_the_choices():
 
 
 def test_a_checkpoints_layer_gqa_rope_no_bias(listed_llama):
-    from tiny_checkpoint import LLAMA_HEADS, LLAMA_HIDDEN, LLAMA_KV_HEADS
+    from tiny_checkpoint import LLAMA_HEADS, LLAMA_HIDDEN, LLAMA_KV_HEADS, LLAMA_LAYERS
 
     run = run_attention(AttentionConfig(weights=PRETRAINED, checkpoint="tiny_llama", tokens=ANIMAL))
     _check_answers(run, LLAMA_HIDDEN, LLAMA_HEADS, LLAMA_KV_HEADS, bias=False)
     assert dict(_by_key(run)["check_1_wq_params"].worked_params)["text"].startswith("d² = ")
+    _check_model(run, LLAMA_LAYERS, LLAMA_KV_HEADS, LLAMA_HIDDEN // LLAMA_HEADS)
+
+
+def _check_model(run, layers: int, kv: int, d_k: int) -> None:
+    questions = _by_key(run)
+    weights = run.trace.attend.weights[0]  # (H, L, L)
+    shares = [sum(float(weights[h, i, i - 1]) for i in range(1, weights.size(1))) for h in range(weights.size(0))]
+    best = questions["check_model_previous_head"].answer
+    assert shares[best] == pytest.approx(max(shares), abs=1e-5)
+    assert questions["check_model_kv_cache_bytes"].answer == 2 * layers * kv * d_k * 2  # K and V, 2 bytes each
+
+
+def test_trained_weights_ask_about_the_model():
+    from mha.sources.trained import TrainedSource
+    from mha.training.loop import train
+    from mha.training.service import TrainedModel
+
+    config = AttentionConfig(d_model=16, num_heads=2, weights="trained", task="previous", tokens="3 1 4 1 5 9 2 6")
+    spec = config.weight_spec
+    model, history = train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, max_steps=3)
+    run = run_attention(config, TrainedSource(TrainedModel(spec, model, history)))
+    _check_answers(run, 16, 2, 2, bias=True)
+    _check_model(run, run.num_layers, 2, 8)
+    assert not any(q.step == "model" for q in all_questions(run_attention(AttentionConfig())))  # random: none
 
 
 def test_worked_answers_are_the_pages_numbers():

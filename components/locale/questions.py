@@ -127,6 +127,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头"
         "（d_model 不变；K/V 头较少的层保持其数目）时有多少？先回答，再用头数控件试试。",
     },
+    # the model (trained here, a checkpoint)
+    "quiz.model.previous_head": {
+        "en": "Which head of layer {layer} puts the most weight on the previous token (averaged over the rows)?",
+        "zh": "第 {layer} 层中，哪个头平均给前一个词元的权重最大？",
+    },
+    "quiz.model.kv_cache_bytes": {
+        "en": "A KV cache keeps K and V of every layer for each token. How many bytes per token in bfloat16 here "
+        "({layers} layers, {kv} key/value heads of d_k = {d_k})?",
+        "zh": "KV 缓存为每个词元保存每一层的 K 和 V。这里用 bfloat16 时每个词元占多少字节"
+        "（{layers} 层，{kv} 个 K/V 头，d_k = {d_k}）？",
+    },
+    "quiz.worked.previous_head": {
+        "en": "Head {head}: on average {share} of a row's weight goes to the previous token.",
+        "zh": "头 {head}：每行平均有 {share} 的权重给前一个词元。",
+    },
     # worked answers
     "quiz.worked.formula": {"en": "{text}", "zh": "{text}"},
     "quiz.worked.top_key": {

@@ -50,7 +50,7 @@ def render(parts: ValueParts, color_scale: str = "fixed", slide: bool = False) -
     parts.add(box, _notes)
     parts.add_fragment(box, lambda results: _grid(results.run, color_scale, slide))
     if not slide:
-        check_yourself.render(parts, box, "2")
+        check_yourself.render(parts, box, "2", "model")
     finish(box, 2, slide)
 
 
