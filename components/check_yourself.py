@@ -246,7 +246,7 @@ def _send(qid: str, verdict: bool) -> None:
 def learners_link(base: str, params: dict[str, str], code: str) -> str:
     """The link learners open: the teacher's page (its choices) without the presentation, in room ``code``."""
     kept = {name: value for name, value in params.items() if name not in {"teacher", "step", "hide", LINK_KEY}}
-    return f"{base.split('?')[0]}?{urlencode({**kept, ROOM_KEY: code})}"
+    return f"{base.split('?')[0].rstrip('/')}/?{urlencode({**kept, ROOM_KEY: code})}"
 
 
 def render_room_slide(run: AttentionRun) -> None:

@@ -229,8 +229,9 @@ def test_the_link_and_the_flood_limit():
     assert all(allow_send(times, 0.0) for _ in range(FLOOD_ANSWERS))
     assert not allow_send(times, 1.0)
     assert allow_send(times, FLOOD_SECONDS + 0.5)  # the window moved on
-    link = learners_link("http://host:8501/?teacher=1", {"teacher": "1", "step": "room", "d_model": "64"}, "ABC234")
-    assert link == "http://host:8501/?d_model=64&room=ABC234"
+    params = {"teacher": "1", "step": "room", "d_model": "64"}
+    assert learners_link("http://host:8501/?teacher=1", params, "ABC234") == "http://host:8501/?d_model=64&room=ABC234"
+    assert learners_link("http://host:8501", params, "ABC234") == "http://host:8501/?d_model=64&room=ABC234"
 
 
 # ---------------------------------------------------------------- the room store
