@@ -23,6 +23,7 @@ from mha.config import RANDOM
 from mha.counting import count_parameters, kv_cache_numbers
 from mha.module import MultiHeadAttention
 from mha.pipeline import AttentionRun
+from mha.score_scale import score_spread
 
 __all__ = [
     "MAX_ANSWER",
@@ -281,6 +282,8 @@ def _step2(run: AttentionRun) -> list[Question]:
             )
         )
     else:
+        assert a.queries is not None and a.keys is not None  # the traced forward always fills them
+        spread = score_spread(a.queries[0], a.keys[0], a.raw_scores[0], a.scale)  # (H, L, Dh), (H, Lq, Lk)
         asked.append(
             Question(
                 "2",
@@ -290,7 +293,7 @@ def _step2(run: AttentionRun) -> list[Question]:
                 (),
                 1,
                 "quiz.worked.why_scale",
-                (("d_k", d_k),),
+                (("d_k", d_k), ("raw", f"{spread.raw_std:.4g}"), ("scaled", f"{spread.scaled_std:.4g}")),
                 choices=("quiz.2.why_scale.sum", "quiz.2.why_scale.spread", "quiz.2.why_scale.memory"),
             )
         )

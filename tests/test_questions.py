@@ -62,6 +62,14 @@ def _check_answers(run, d: int, heads: int, kv: int, bias: bool) -> None:
     top = questions["check_2_top_key"]
     head, row = dict(top.params)["head"], dict(top.params)["row"]
     assert weights[0, head, row, top.answer] == pytest.approx(weights[0, head, row].max().item(), abs=1e-6)
+    if "check_2_why_scale" in questions:  # its worked answer: the spread of q·k over every head, raw and scaled
+        worked = dict(questions["check_2_why_scale"].worked_params)
+        p = run.trace.project
+        q = p.q_rotated if p.q_rotated is not None else p.q_heads  # (1, H, L, Dh)
+        k = (p.k_rotated if p.k_rotated is not None else p.k_heads)[:, list(p.kv_head_of)]  # (1, H, L, Dh)
+        raw = (q @ k.transpose(-1, -2)).double().std(correction=0).item()  # (1, H, L, L), the spread of every cell
+        assert float(worked["raw"]) == pytest.approx(raw, rel=5e-3)
+        assert float(worked["scaled"]) == pytest.approx(raw / math.sqrt(d_k), rel=5e-3)
     assert questions["check_3_concat_shape"].answer == (1, length, d)
     assert questions["check_4_wo_params"].answer == d * d + b * d
     assert questions["check_4_output_shape"].answer == (1, length, d)

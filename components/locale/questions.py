@@ -87,9 +87,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "quiz.2.why_scale": {"en": "Why divide the scores by √d_k?", "zh": "为什么要把分数除以 √d_k？"},
     "quiz.2.why_scale.sum": {"en": "So that each row of weights sums to 1", "zh": "让每行权重之和为 1"},
     "quiz.2.why_scale.spread": {
-        "en": "A dot product of d_k numbers spreads like √d_k: unscaled, softmax would put almost all weight on one "
-        "key and its gradients would vanish",
-        "zh": "d_k 个数的点积，其离散程度约为 √d_k：不缩放时 softmax 几乎把全部权重给一个键，梯度消失",
+        "en": "A sum of d_k products spreads about √d_k times as much as one product: unscaled, the softmax tends to "
+        "put nearly all of a row's weight on one key, where its gradients are tiny",
+        "zh": "d_k 个乘积之和的离散程度约为单个乘积的 √d_k 倍：不缩放时 softmax 往往把一行几乎全部的权重给一个键，"
+        "那里的梯度很小",
     },
     "quiz.2.why_scale.memory": {"en": "To save memory", "zh": "为了节省内存"},
     "quiz.2.why_mask": {"en": "What does the causal mask remove?", "zh": "因果掩码去掉了什么？"},
@@ -153,8 +154,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "q 和 k 按各自位置旋转，因此 q·k 只取决于两者的距离；v 不旋转。",
     },
     "quiz.worked.why_scale": {
-        "en": "Unscaled, the scores spread like √d_k = √{d_k}; softmax then saturates on one key.",
-        "zh": "不缩放时分数的离散程度约为 √d_k = √{d_k}；softmax 会集中在一个键上。",
+        "en": "Here the raw scores' standard deviation is {raw}; divided by √d_k = √{d_k} it is {scaled}. The larger "
+        "the spread, the closer the softmax comes to putting a whole row's weight on one key.",
+        "zh": "这里原始分数的标准差是 {raw}；除以 √d_k = √{d_k} 后是 {scaled}。离散程度越大，softmax 越接近把"
+        "一整行的权重都给一个键。",
     },
     "quiz.worked.why_mask": {
         "en": "Row i keeps keys 0 .. i: a token may not read the tokens after it.",
