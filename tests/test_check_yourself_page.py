@@ -159,3 +159,28 @@ def test_predict_then_see_hides_step_2s_chart_until_answered():
     assert any("hidden until you answer" in i.value for i in at.info)
     at.text_input(key="check_2_top_key").input("animal").run()  # wrong or right, an answer shows the chart
     assert len(heatmaps(at)) == charts and not any("hidden until" in i.value for i in at.info)
+
+
+def test_the_chinese_verdicts_warnings_and_room_slide_have_no_english_left(room_db):
+    from test_languages import leftover_english, shown_texts, user_tokens
+
+    teacher = open_page(lang="zh", teacher="1", step="room")
+    (link,) = [c.value for c in teacher.code if "room=" in c.value]
+    learner = open_page(lang="zh", room=link.split("room=")[1][:6])
+    use_language("zh")
+    try:
+        learner.text_input(key="check_1_wq_params").input("1").run()  # wrong: the worked answer
+        learner.text_input(key="check_2_weights_shape").input("eleven").run()  # unreadable
+        learner.text_input(key="check_2_top_key").input("zebra").run()  # no such token
+        learner.text_input(key="check_2_scale").input("1/4").run()  # right
+        teacher.run()
+    finally:
+        use_language(None)
+    assert any("1 人作答" in m.value for m in teacher.markdown)  # the counts are on the slide
+    for at in (learner, teacher):
+        tokens = user_tokens(at)
+        texts = [text for key, text in shown_texts(at) if key != "lang" and not key.startswith("example_")]
+        leftovers = [(text[:90], words) for text in texts if (words := leftover_english(text, tokens))]
+        assert not leftovers, leftovers
+    assert len([w for w in learner.warning if "无法读成" in w.value]) == 2
+    assert any("房间" in c.value for c in learner.caption)
