@@ -10,6 +10,9 @@ Progress: the ids of the questions answered right, in the session and in the lin
 A room (``room=CODE`` in a learner's link) receives each verdict (right or wrong, never the text) in
 :class:`mha.room_store.RoomStore`; a session sends at most :data:`FLOOD_ANSWERS` in :data:`FLOOD_SECONDS` seconds,
 the rest are refused before the store is touched. A teacher's slide ``step=room`` opens a room and shows its counts.
+
+Predict, then see: where a step's chart holds a question's answer (:data:`PREDICTED`), a switch (off by default)
+hides the chart until that question is answered.
 """
 
 from __future__ import annotations
