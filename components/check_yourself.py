@@ -228,7 +228,7 @@ def _room_note() -> None:
         return
     code, open_now = room
     if open_now:
-        st.caption(t("room.joined", code=md_escape(code)))
+        st.caption(t("room.joined", code=code))  # a code of the store's alphabet: letters and digits only
     else:
         st.warning(t("room.unknown", code=md_escape(code)))
 

@@ -178,13 +178,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "room.title": {"en": "The room's answers", "zh": "全场的回答"},
     "room.open": {"en": "Open a room", "zh": "开设房间"},
     "room.link": {"en": "Learners open this link:", "zh": "学员请打开这个链接："},
-    "room.code": {"en": "Room {code}", "zh": "房间 {code}"},
+    "room.code": {"en": "Room `{code}`", "zh": "房间 `{code}`"},
     "room.counts": {
         "en": "{question}: {answered} answered, {right} right",
         "zh": "{question}：{answered} 人作答，{right} 人答对",
     },
     "room.none_yet": {"en": "No answers yet.", "zh": "尚无回答。"},
-    "room.joined": {"en": "You answer into room {code}.", "zh": "你的回答计入房间 {code}。"},
+    "room.joined": {"en": "You answer into room `{code}`.", "zh": "你的回答计入房间 `{code}`。"},
     "room.unknown": {
         "en": "Room {code} is unknown or has expired: your answers count only here.",
         "zh": "房间 {code} 不存在或已过期：你的回答只在本页计数。",
