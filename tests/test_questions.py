@@ -131,6 +131,12 @@ def _check_model(run, layers: int, kv: int, d_k: int) -> None:
     best = questions["check_model_previous_head"].answer
     assert shares[best] == pytest.approx(max(shares), abs=1e-5)
     assert questions["check_model_kv_cache_bytes"].answer == 2 * layers * kv * d_k * 2  # K and V, 2 bytes each
+    from components.i18n import t
+
+    for question in (questions["check_model_previous_head"], questions["check_model_kv_cache_bytes"]):
+        for lang in ("en", "zh"):
+            worked = t(question.worked, lang=lang, **dict(question.worked_params))
+            assert worked.endswith(f"{question.answer:,}"), (question.key, worked)
 
 
 def test_trained_weights_ask_about_the_model():
@@ -311,3 +317,22 @@ def test_every_question_reads_in_both_languages(changes):
             assert t(question.prompt, lang=lang, **dict(question.params))
             assert t(question.worked, lang=lang, **dict(question.worked_params))
             assert all(t(choice, lang=lang) for choice in question.choices)
+
+
+@pytest.mark.parametrize("changes", [CONFIGS[0], CONFIGS[4]])
+def test_a_worked_answer_ends_with_the_answer(changes):
+    from components.i18n import t
+
+    for question in all_questions(run_attention(AttentionConfig(**changes))):
+        if question.kind == "choice":
+            continue
+        answer = question.answer
+        if question.kind == "shape":
+            expected = str(list(answer))
+        elif isinstance(answer, float):
+            expected = f"{answer:.4g}"
+        else:
+            expected = f"{answer:,}"
+        for lang in ("en", "zh"):
+            worked = t(question.worked, lang=lang, **dict(question.worked_params))
+            assert worked.endswith(expected), (question.key, lang, worked)

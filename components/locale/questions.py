@@ -140,14 +140,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（{layers} 层，{kv} 个 K/V 头，d_k = {d_k}）？",
     },
     "quiz.worked.previous_head": {
-        "en": "Head {head}: on average {share} of a row's weight goes to the previous token.",
-        "zh": "头 {head}：每行平均有 {share} 的权重给前一个词元。",
+        "en": "The head that gives the previous token the most, on average {share} of a row's weight: head {head}",
+        "zh": "平均给前一个词元权重最多（每行平均 {share}）的是：头 {head}",
     },
     # worked answers
     "quiz.worked.formula": {"en": "{text}", "zh": "{text}"},
     "quiz.worked.top_key": {
-        "en": "The largest weight in that row is {weight}, on key {index} ({token}).",
-        "zh": "这一行最大的权重是 {weight}，在键 {index}（{token}）上。",
+        "en": "The largest weight in that row, {weight}, is on {token}: key {index}",
+        "zh": "这一行最大的权重 {weight} 在 {token} 上：键 {index}",
     },
     "quiz.worked.rope_what": {
         "en": "q and k are turned by their positions, so q·k depends on the distance between them; v is not turned.",
@@ -168,10 +168,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "`transpose` 之后张量是按步长读取的视图；`.contiguous()` 把它复制成按行顺序，供 `view` 使用。",
     },
     "quiz.worked.double_heads": {
-        "en": "{doubled} (now {now}): W_q and W_o stay d × d; only W_k and W_v change, as d_k becomes {d_k} "
-        "(none change without fewer key/value heads).",
-        "zh": "{doubled}（现在 {now}）：W_q 与 W_o 仍是 d × d；只有 W_k、W_v 随 d_k 变为 {d_k} 而改变"
-        "（K/V 头数与查询头数相同时都不变）。",
+        "en": "W_q and W_o stay d × d; only W_k and W_v can change, as d_k becomes {d_k} (with as many key/value "
+        "heads as heads, none changes). Now {now}, then {doubled}",
+        "zh": "W_q 与 W_o 仍是 d × d；只有 W_k、W_v 可能随 d_k 变为 {d_k} 而改变（K/V 头数与头数相同时都不变）。"
+        "现在 {now}，之后 {doubled}",
     },
     # the room
     "teacher.slide.room": {"en": "The room's answers", "zh": "全场的回答"},
