@@ -30,7 +30,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import pretrained, training
+from components import check_yourself, pretrained, training
 from components.charts import PRESENTATION_FONT_SCALE
 from components.controls import select_color_scale, show_run_notes
 from components.headings import heading
@@ -182,7 +182,8 @@ def place_view(view: TeacherView, config: AttentionConfig | None) -> TeacherView
     from the slide shown)."""
     if not view.on:
         return view
-    placed = view.on_page(slides_of(config))
+    slides = slides_of(config) + (("room",) if view.step == "room" else ())  # the room: only where asked
+    placed = view.on_page(slides)
     if placed.step != view.step:  # once: the session keeps the slide shown
         st.info(_slide_missing_note(view.step, placed.step))
     st.session_state[_STEP] = placed.step
@@ -304,6 +305,8 @@ def render_slide(view: TeacherView, results: Results) -> None:
         pretrained.render_head_finder(run, slide=True)
     elif view.step == "timeline":
         training.render_timeline(run)
+    elif view.step == "room":
+        check_yourself.render_room_slide(run)
     else:
         summary.render(parts)
         live_check.render(parts)

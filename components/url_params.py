@@ -79,8 +79,9 @@ SLIDES = STEPS + 1  # the four steps, then the summary and the live check: ``ste
 #: its curves; a checkpoint: its sizes and notes), the pipeline steps ``1`` and ``2``, ``patches`` (a run on an image:
 #: the patches on the image, a query's weights over it, attention distance, rollout), ``heads`` (a checkpoint: the
 #: head finder and, for a causal one, the pattern search), the steps ``3`` and ``4``, ``timeline`` (trained weights:
-#: the heads during training) and ``5`` (the summary and the live check; ``summary`` in a link names it too).
-SLIDE_ORDER = ("model", "1", "2", "patches", "heads", "3", "4", "timeline", str(SLIDES))
+#: the heads during training) and ``5`` (the summary and the live check; ``summary`` in a link names it too); ``room``
+#: (the room's answers to the questions) is a page's slide only when a link asks for it (``teacher=1&step=room``).
+SLIDE_ORDER = ("model", "1", "2", "patches", "heads", "3", "4", "timeline", str(SLIDES), "room")
 _SLIDE_ALIASES = {"summary": str(SLIDES)}
 
 DEFAULTS: dict[str, object] = {
@@ -289,6 +290,7 @@ def slide_names(weights: str = RANDOM, image: bool = False) -> tuple[str, ...]:
         "patches": image,
         "heads": weights == PRETRAINED,
         "timeline": weights == TRAINED,
+        "room": False,  # only where a link asks for it: teacher.place_view
     }
     return tuple(name for name in SLIDE_ORDER if shows.get(name, True))
 

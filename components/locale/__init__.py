@@ -13,6 +13,7 @@ from components.locale import (
     labs_practice,
     playground,
     pretrained,
+    questions,
     reviews,
     teacher,
     training,
@@ -38,6 +39,7 @@ _MODULES = (
     efficient,
     flash,
     reviews,
+    questions,
 )
 
 

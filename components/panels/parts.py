@@ -33,6 +33,7 @@ from streamlit.delta_generator import DeltaGenerator
 from components import canvas, runner
 from components.head_picker import picked_on_server, select_head
 from components.heatmap import Figure, Heads
+from components.i18n import t
 from mha.batching import PaddingCheck
 from mha.config import AttentionConfig
 from mha.counting import count_parameters
@@ -111,6 +112,7 @@ class Results:
 
 
 Draw = Callable[[Results], None]  # draws one part of the page from what one config computed
+Shown = Callable[[], bool]  # whether a chart is shown now (a learner may answer before seeing it)
 
 
 class HeadChart(Protocol):
@@ -138,7 +140,7 @@ class ValueParts:
     hide_picker: bool = False
     _picker: DeltaGenerator | None = None
     _parts: list[tuple[DeltaGenerator, Draw]] = field(default_factory=list)
-    _head_charts: list[tuple[DeltaGenerator, HeadChart]] = field(default_factory=list)
+    _head_charts: list[tuple[DeltaGenerator, HeadChart, Shown | None]] = field(default_factory=list)
 
     def add_head_picker(self, box: DeltaGenerator) -> None:
         """Keep a place at the end of ``box`` for the head picker of the charts that follow the head."""
@@ -162,9 +164,10 @@ class ValueParts:
         """
         self._parts.append((box.empty(), fragment))
 
-    def add_head_chart(self, box: DeltaGenerator, chart: HeadChart) -> None:
-        """Keep a place at the end of ``box`` for ``chart``, drawn for the picked head."""
-        self._head_charts.append((box.empty(), chart))
+    def add_head_chart(self, box: DeltaGenerator, chart: HeadChart, shown: Shown | None = None) -> None:
+        """Keep a place at the end of ``box`` for ``chart``, drawn for the picked head; where ``shown()`` says no
+        (a learner predicting before seeing), the place says why instead."""
+        self._head_charts.append((box.empty(), chart, shown))
 
     @property
     def empty(self) -> bool:
@@ -175,7 +178,7 @@ class ValueParts:
         """Draw every part for ``results`` in its place, the head picker and its charts first."""
         if self._head_charts:
             run = results.run
-            every = heads_fit(run, [chart for _, chart in self._head_charts])
+            every = heads_fit(run, [chart for _, chart, _ in self._head_charts])
             drawn = select_head(run.num_heads, hidden=True, every=every)  # this run's head
             if self._picker is None:
                 raise ValueError("a page with charts that follow the head needs a place for the head picker")
@@ -193,7 +196,7 @@ def heads_fit(run: AttentionRun, charts: Iterable[HeadChart]) -> bool:
 
 @st.fragment
 def _follow_head(
-    run: AttentionRun, drawn: Heads, charts: tuple[tuple[DeltaGenerator, HeadChart], ...], hidden: bool
+    run: AttentionRun, drawn: Heads, charts: tuple[tuple[DeltaGenerator, HeadChart, Shown | None], ...], hidden: bool
 ) -> None:
     """The head picker and the charts that follow it (a fragment may fill places outside it that it filled in
     the last full run, and fills them again in each of its reruns).
@@ -205,5 +208,8 @@ def _follow_head(
     """
     heads = select_head(run.num_heads, hidden=hidden, every=drawn.every)
     shown = heads if picked_on_server(heads) else drawn
-    for slot, chart in charts:
-        canvas.draw(slot, chart.figure(run, shown), key=chart.key)
+    for slot, chart, show in charts:
+        if show is None or show():
+            canvas.draw(slot, chart.figure(run, shown), key=chart.key)
+        else:
+            slot.info(t("quiz.predict_hidden"), icon=":material/visibility_off:")

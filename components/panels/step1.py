@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from components import frames, heatmap
+from components import check_yourself, frames, heatmap
 from components.i18n import t
 from components.panels import today
 from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
@@ -32,6 +32,8 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     if slide:
         parts.add(box, _token_line)
     parts.add(box, _under_chart)
+    if not slide:
+        check_yourself.render(parts, box, "1", "1b")
     finish(box, 1, slide)
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from components import canvas, charts, frames, heatmap, vega
+from components import canvas, charts, check_yourself, frames, heatmap, vega
 from components.folds import folded
 from components.i18n import t
 from components.nav import render_lab_case_link
@@ -46,9 +46,11 @@ def render(parts: ValueParts, color_scale: str = "fixed", slide: bool = False) -
     """
     box = panel(2)
     explain(box, 2, _facts, parts, slide)
-    parts.add_head_chart(box, ScoresChart(color_scale))
+    parts.add_head_chart(box, ScoresChart(color_scale), None if slide else check_yourself.chart_shown("2"))
     parts.add(box, _notes)
     parts.add_fragment(box, lambda results: _grid(results.run, color_scale, slide))
+    if not slide:
+        check_yourself.render(parts, box, "2", "model")
     finish(box, 2, slide)
 
 

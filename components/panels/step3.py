@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from components import canvas, frames, heatmap
+from components import canvas, check_yourself, frames, heatmap
 from components.i18n import t
 from components.panels.frame import chart_text, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
@@ -22,6 +22,8 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     box = panel(3)
     explain(box, 3, _facts, parts, slide)
     parts.add(box, _values)
+    if not slide:
+        check_yourself.render(parts, box, "3")
     finish(box, 3, slide)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import canvas, frames, heatmap
+from components import canvas, check_yourself, frames, heatmap
 from components.i18n import t
 from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
 from components.panels.parts import Results, ValueParts
@@ -24,6 +24,8 @@ def render(parts: ValueParts, slide: bool = False) -> None:
     box = panel(4)
     explain(box, 4, _facts, parts, slide, what=_what)
     parts.add(box, _values)
+    if not slide:
+        check_yourself.render(parts, box, "4")
     finish(box, 4, slide)
 
 

@@ -1,0 +1,196 @@
+"""Messages of "Check yourself": each step's questions, their options, verdicts and worked answers, the progress,
+and the room (a teacher's slide of the room's answers, a learner's room)."""
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "quiz.title": {"en": "Check yourself", "zh": "自我检测"},
+    "quiz.intro": {
+        "en": "Answers are computed from this page's own run: change a control and the questions change.",
+        "zh": "答案由本页这次运行算出：改动控件，题目随之改变。",
+    },
+    "quiz.answer": {"en": "Your answer", "zh": "你的答案"},
+    "quiz.right": {"en": "✓ Right.", "zh": "✓ 答对了。"},
+    "quiz.wrong": {"en": "✗ Not quite. {worked}", "zh": "✗ 不对。{worked}"},
+    "quiz.too_long": {
+        "en": "That answer is longer than {limit} characters: it was not read.",
+        "zh": "答案超过 {limit} 个字符，未读取。",
+    },
+    "quiz.unreadable.shape": {
+        "en": "Could not read that as a shape like [1, 8, 11, 64].",
+        "zh": "无法读成形状，请写成 [1, 8, 11, 64] 这样的形式。",
+    },
+    "quiz.unreadable.number": {
+        "en": "Could not read that as a number like 787,968 or 0.125 (1/8 works too).",
+        "zh": "无法读成数字，请写成 787,968 或 0.125 这样的形式（也可写 1/8）。",
+    },
+    "quiz.unreadable.token": {
+        "en": "Could not read that as a token: give its index (0 .. {last}) or its text.",
+        "zh": "无法读成词元：请写它的序号（0 .. {last}）或它的文字。",
+    },
+    "quiz.progress": {
+        "en": "This step: {step_right} of {step_total} right · in all: {right} of {total}",
+        "zh": "本步：答对 {step_right} / {step_total} 题 · 总计：{right} / {total}",
+    },
+    "quiz.predict": {"en": "Predict, then see", "zh": "先预测，再查看"},
+    "quiz.predict_help": {
+        "en": "Hide this step's chart until you have answered its question.",
+        "zh": "回答本步的题目之前先隐藏图表。",
+    },
+    "quiz.predict_hidden": {
+        "en": "The chart stays hidden until you answer the question about it.",
+        "zh": "回答相关题目之前，图表保持隐藏。",
+    },
+    # step 1
+    "quiz.1.wq_params": {
+        "en": "How many parameters does `W_q` hold (weights and biases) with d_model = {d}?",
+        "zh": "d_model = {d} 时，`W_q` 有多少个参数（权重加偏置）？",
+    },
+    "quiz.1.k_shape": {
+        "en": "What shape does K have after `k.view({args}).transpose(1, 2)` ({kv} key/value heads for {h} query "
+        "heads)?",
+        "zh": "执行 `k.view({args}).transpose(1, 2)` 之后 K 的形状是什么（{kv} 个 K/V 头对应 {h} 个查询头）？",
+    },
+    "quiz.1.layer_params": {
+        "en": "How many parameters does the whole layer hold (`W_q`, `W_k`, `W_v`, `W_o`)?",
+        "zh": "整层（`W_q`、`W_k`、`W_v`、`W_o`）共有多少个参数？",
+    },
+    # step 1b
+    "quiz.1b.kv_head": {
+        "en": "With {heads} query heads and {kv} key/value heads, which key/value head does query head {h} read?",
+        "zh": "{heads} 个查询头、{kv} 个 K/V 头时，查询头 {h} 读取哪个 K/V 头？",
+    },
+    "quiz.1b.wk_params": {
+        "en": "How many parameters does `W_k` hold with {kv} key/value heads of d_k = {d_k}?",
+        "zh": "{kv} 个 K/V 头、d_k = {d_k} 时，`W_k` 有多少个参数？",
+    },
+    "quiz.1b.rope_pairs": {
+        "en": "RoPE turns each head's vector of d_k = {d_k} numbers in pairs. How many pairs per head?",
+        "zh": "RoPE 把每个头 d_k = {d_k} 维的向量两两配对旋转。每个头有多少对？",
+    },
+    "quiz.1b.rope_what": {"en": "What does RoPE turn?", "zh": "RoPE 旋转的是什么？"},
+    "quiz.1b.rope_what.qk": {"en": "q and k, by their positions", "zh": "按位置旋转 q 和 k"},
+    "quiz.1b.rope_what.v": {"en": "v, by its position", "zh": "按位置旋转 v"},
+    "quiz.1b.rope_what.x": {"en": "the input x, before `W_q`", "zh": "`W_q` 之前的输入 x"},
+    # step 2
+    "quiz.2.scale": {
+        "en": "The scores are multiplied by 1/√d_k. What is that number here (d_k = {d_k})?",
+        "zh": "分数要乘以 1/√d_k。这里（d_k = {d_k}）这个数是多少？",
+    },
+    "quiz.2.weights_shape": {
+        "en": "What shape do the attention weights have?",
+        "zh": "注意力权重的形状是什么？",
+    },
+    "quiz.2.top_key": {
+        "en": "In head {head}, which key does token {row} ({token}) weigh most? (its index or its text; the chart "
+        "above shows it)",
+        "zh": "在头 {head} 中，词元 {row}（{token}）权重最大的是哪个键？（写序号或文字；上面的图可以看到）",
+    },
+    "quiz.2.why_scale": {"en": "Why divide the scores by √d_k?", "zh": "为什么要把分数除以 √d_k？"},
+    "quiz.2.why_scale.sum": {"en": "So that each row of weights sums to 1", "zh": "让每行权重之和为 1"},
+    "quiz.2.why_scale.spread": {
+        "en": "A sum of d_k products spreads about √d_k times as much as one product: unscaled, the softmax tends to "
+        "put nearly all of a row's weight on one key, where its gradients are tiny",
+        "zh": "d_k 个乘积之和的离散程度约为单个乘积的 √d_k 倍：不缩放时 softmax 往往把一行几乎全部的权重给一个键，"
+        "那里的梯度很小",
+    },
+    "quiz.2.why_scale.memory": {"en": "To save memory", "zh": "为了节省内存"},
+    "quiz.2.why_mask": {"en": "What does the causal mask remove?", "zh": "因果掩码去掉了什么？"},
+    "quiz.2.why_mask.pad": {"en": "The padding tokens", "zh": "填充词元"},
+    "quiz.2.why_mask.future": {
+        "en": "Every key after the query's own position (the future)",
+        "zh": "查询自身位置之后的所有键（未来）",
+    },
+    "quiz.2.why_mask.self": {"en": "Each token's own key", "zh": "每个词元自己的键"},
+    # step 3
+    "quiz.3.concat_shape": {
+        "en": "What shape do the heads have once put side by side again (`transpose(1, 2).contiguous().view(...)`)?",
+        "zh": "各头重新并排之后（`transpose(1, 2).contiguous().view(...)`）的形状是什么？",
+    },
+    "quiz.3.why_contiguous": {
+        "en": "Why `.contiguous()` before `.view(...)`?",
+        "zh": "为什么在 `.view(...)` 之前要调用 `.contiguous()`？",
+    },
+    "quiz.3.why_contiguous.speed": {"en": "It makes the matmul faster", "zh": "它让矩阵乘法更快"},
+    "quiz.3.why_contiguous.copy": {
+        "en": "It keeps the heads apart in memory",
+        "zh": "它让各头在内存中保持分开",
+    },
+    "quiz.3.why_contiguous.view": {
+        "en": "`transpose` only changes the strides; `view` needs the numbers in row order, which `.contiguous()` "
+        "copies them into",
+        "zh": "`transpose` 只改变步长；`view` 需要按行顺序存放的数，`.contiguous()` 把它们复制成这种顺序",
+    },
+    # step 4
+    "quiz.4.wo_params": {"en": "How many parameters does `W_o` hold?", "zh": "`W_o` 有多少个参数？"},
+    "quiz.4.output_shape": {"en": "What shape does the layer's output have?", "zh": "这一层输出的形状是什么？"},
+    "quiz.4.double_heads": {
+        "en": "The layer holds {now} parameters with {heads} heads. How many with {doubled} heads (same d_model; "
+        "a layer with fewer key/value heads keeps their number)? Answer, then try it with the heads control.",
+        "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头"
+        "（d_model 不变；K/V 头较少的层保持其数目）时有多少？先回答，再用头数控件试试。",
+    },
+    # the model (trained here, a checkpoint)
+    "quiz.model.previous_head": {
+        "en": "Which head of layer {layer} puts the most weight on the previous token (averaged over the rows)?",
+        "zh": "第 {layer} 层中，哪个头平均给前一个词元的权重最大？",
+    },
+    "quiz.model.kv_cache_bytes": {
+        "en": "A KV cache keeps K and V of every layer for each token. How many bytes per token in bfloat16 here "
+        "({layers} layers, {kv} key/value heads of d_k = {d_k})?",
+        "zh": "KV 缓存为每个词元保存每一层的 K 和 V。这里用 bfloat16 时每个词元占多少字节"
+        "（{layers} 层，{kv} 个 K/V 头，d_k = {d_k}）？",
+    },
+    "quiz.worked.previous_head": {
+        "en": "The head that gives the previous token the most, on average {share} of a row's weight: head {head}",
+        "zh": "平均给前一个词元权重最多（每行平均 {share}）的是：头 {head}",
+    },
+    # worked answers
+    "quiz.worked.formula": {"en": "{text}", "zh": "{text}"},
+    "quiz.worked.top_key": {
+        "en": "The largest weight in that row, {weight}, is on {token}: key {index}",
+        "zh": "这一行最大的权重 {weight} 在 {token} 上：键 {index}",
+    },
+    "quiz.worked.rope_what": {
+        "en": "q and k are turned by their positions, so q·k depends on the distance between them; v is not turned.",
+        "zh": "q 和 k 按各自位置旋转，因此 q·k 只取决于两者的距离；v 不旋转。",
+    },
+    "quiz.worked.why_scale": {
+        "en": "Here the raw scores' standard deviation is {raw}; divided by √d_k = √{d_k} it is {scaled}. The larger "
+        "the spread, the closer the softmax comes to putting a whole row's weight on one key.",
+        "zh": "这里原始分数的标准差是 {raw}；除以 √d_k = √{d_k} 后是 {scaled}。离散程度越大，softmax 越接近把"
+        "一整行的权重都给一个键。",
+    },
+    "quiz.worked.why_mask": {
+        "en": "Row i keeps keys 0 .. i: a token may not read the tokens after it.",
+        "zh": "第 i 行只保留键 0 .. i：词元不能读取它之后的词元。",
+    },
+    "quiz.worked.why_contiguous": {
+        "en": "After `transpose` the tensor is a strided view; `.contiguous()` copies it into row order for `view`.",
+        "zh": "`transpose` 之后张量是按步长读取的视图；`.contiguous()` 把它复制成按行顺序，供 `view` 使用。",
+    },
+    "quiz.worked.double_heads": {
+        "en": "W_q and W_o stay d × d; only W_k and W_v can change, as d_k becomes {d_k} (with as many key/value "
+        "heads as heads, none changes). Now {now}, then {doubled}",
+        "zh": "W_q 与 W_o 仍是 d × d；只有 W_k、W_v 可能随 d_k 变为 {d_k} 而改变（K/V 头数与头数相同时都不变）。"
+        "现在 {now}，之后 {doubled}",
+    },
+    # the room
+    "teacher.slide.room": {"en": "The room's answers", "zh": "全场的回答"},
+    "room.title": {"en": "The room's answers", "zh": "全场的回答"},
+    "room.open": {"en": "Open a room", "zh": "开设房间"},
+    "room.link": {"en": "Learners open this link:", "zh": "学员请打开这个链接："},
+    "room.code": {"en": "Room `{code}`", "zh": "房间 `{code}`"},
+    "room.counts": {
+        "en": "{question}: {answered} answered, {right} right",
+        "zh": "{question}：{answered} 人作答，{right} 人答对",
+    },
+    "room.none_yet": {"en": "No answers yet.", "zh": "尚无回答。"},
+    "room.joined": {"en": "You answer into room `{code}`.", "zh": "你的回答计入房间 `{code}`。"},
+    "room.unknown": {
+        "en": "Room {code} is unknown or has expired: your answers count only here.",
+        "zh": "房间 {code} 不存在或已过期：你的回答只在本页计数。",
+    },
+    "room.flood": {
+        "en": "Too many answers in a short time: this one was not sent to the room.",
+        "zh": "短时间内回答过多：这次回答没有计入房间。",
+    },
+}
