@@ -29,11 +29,13 @@ from types import FrameType
 import pytest
 import streamlit as st
 import torch
+from conftest import headings, trained_spec
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.overrides import TorchFunctionMode
 
+from components.i18n import t
 from mha.batching import page_batch
 from mha.config import AttentionConfig
 from mha.experiments.attribution import ablation_deltas, key_measures
@@ -54,7 +56,7 @@ from mha.sources import make_source
 from mha.sources.seeded import build_model
 from mha.sources.trained import TrainedSource
 from mha.training.loop import train
-from mha.training.service import TrainedModel
+from mha.training.service import TrainedModel, training_service
 from mha.vision.analysis import analyse_image, mean_attention_distance, patch_head_labels
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,7 +292,7 @@ def _audited_script_thread(audit: FactoryAudit) -> Callable:
     return run
 
 
-def _audited_page(path: Path, params: dict[str, str]) -> None:
+def _audited_page(path: Path, params: dict[str, str]) -> AppTest:
     """Run the page at ``path`` once with ``params`` in its link, its script thread under a fresh audit, with
     Streamlit's caches emptied first (a run cached by an earlier test would hide its computations)."""
     found = FactoryAudit()
@@ -303,6 +305,7 @@ def _audited_page(path: Path, params: dict[str, str]) -> None:
         at.run()
     assert not at.exception, [e.value for e in at.exception]
     found.check()
+    return at
 
 
 @pytest.mark.parametrize(
@@ -316,6 +319,29 @@ def _audited_page(path: Path, params: dict[str, str]) -> None:
 )
 def test_the_main_page_makes_no_stray_cpu_tensor(params):
     _audited_page(ROOT / "playground.py", params)
+
+
+TRAINED_PAGES = {
+    "sequence": {"task": "previous_and_first", "tokens": "3 1 4 1 5"},
+    "digits": {"task": "digits", "patch": "2"},
+    "reviews": {"task": "reviews"},
+}
+
+
+@pytest.mark.parametrize("page", TRAINED_PAGES)
+def test_a_trained_page_makes_no_stray_cpu_tensor(page, short_trainings):
+    """A trained sequence task's, the digits' and the reviews' page (steps, timeline, patches), their short training
+    done first (in the service's thread, which the audit does not see: the trainings' own test above covers it)."""
+    params = {"weights": "trained", "d_model": "16", "num_heads": "2", **TRAINED_PAGES[page]}
+    task, patch = params["task"], int(params.get("patch", 0)) or None
+    training_service().result(trained_spec(16, 2, 0, task=task, patch=patch), timeout=120)
+    at = _audited_page(ROOT / "playground.py", params)
+    assert t("step1.title") in headings(at, 3)  # the trained model's steps were drawn, not a training's progress
+
+
+def test_a_checkpoint_page_makes_no_stray_cpu_tensor(listed_gpt2):
+    """A GPT-2 page (its run, live check, head finder and pattern search as the page calls them)."""
+    _audited_page(ROOT / "playground.py", {"weights": "pretrained", "checkpoint": "gpt2", "mask_type": "causal"})
 
 
 @pytest.mark.parametrize("lab", sorted(path.name for path in (ROOT / "pages").glob("*.py")))
