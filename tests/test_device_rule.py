@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import tokenize
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
@@ -503,20 +504,35 @@ def test_the_static_scan_finds_a_factory_without_device(tmp_path):
     assert _factories_without_device(probe) == [3]
 
 
+def _cuda_literals(path: Path) -> list[int]:
+    """Line numbers of the string literals ``"cuda"`` in ``path``'s code (a docstring or comment that lists the device
+    names is not code)."""
+    with path.open(encoding="utf-8") as file:
+        tokens = tokenize.generate_tokens(file.readline)
+        return [token.start[0] for token in tokens if token.type == tokenize.STRING and token.string in CUDA_LITERALS]
+
+
+CUDA_LITERALS = frozenset({'"cuda"', "'cuda'"})
+
+
 def test_nothing_in_the_engine_or_the_panels_names_cuda_where_the_rule_is_the_runs_device():
-    """``"cuda"`` may appear only where a device is chosen (``mha/device.py``) or where the code asks which device
-    it is on (lab 13's measured backends)."""
-    allowed = {"mha/device.py", "mha/experiments/flash_cost.py", "components/labs/flash.py"}
+    """``"cuda"`` may appear in code only where a device is chosen (``mha/device.py``) or where the code asks which
+    device it is on (lab 13's measured backends, the allocator's cache freed after an out of memory)."""
+    allowed = {"mha/device.py", "mha/experiments/flash_cost.py", "components/labs/flash.py", "mha/memory.py"}
     named = []
     for folder in WATCHED:
         for path in folder.rglob("*.py"):
             relative = str(path.relative_to(ROOT))
             if relative in allowed or "/locale/" in relative:
                 continue
-            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-                if '"cuda"' in line or "'cuda'" in line:
-                    named.append(f"{relative}:{number}")
+            named += [f"{relative}:{number}" for number in _cuda_literals(path)]
     assert not named, named
+
+
+def test_the_cuda_scan_finds_the_literal_in_code_and_not_in_docs(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('"""Runs on ``"cuda"``."""\n# "cuda" here\ndevice = "cuda"\nother = \'cuda\'\n')
+    assert _cuda_literals(probe) == [3, 4]
 
 
 def test_the_audit_sees_every_factory_it_lists():
