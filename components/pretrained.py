@@ -155,8 +155,8 @@ def finder_frame(table: Tensor) -> pd.DataFrame:
     layers, heads = table.shape
     return pd.DataFrame(
         {
-            "layer": torch.arange(layers).repeat_interleave(heads).numpy(),  # (layers * H,)
-            "head": torch.arange(heads).repeat(layers).numpy(),
+            "layer": torch.arange(layers, device="cpu").repeat_interleave(heads).numpy(),  # (layers * H,)
+            "head": torch.arange(heads, device="cpu").repeat(layers).numpy(),
             "weight": table.flatten().float().numpy(),
         }
     )

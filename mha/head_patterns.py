@@ -46,12 +46,12 @@ class RepeatedSequence:
     @property
     def queries(self) -> Tensor:
         """(n,): the second copy's positions."""
-        return torch.arange(self.half) + self.start + self.half
+        return torch.arange(self.half, device=self.ids.device) + self.start + self.half
 
     @property
     def targets(self) -> Tensor:
         """(n,): for each query, the position right after its token's earlier copy."""
-        return torch.arange(self.half) + self.start + 1
+        return torch.arange(self.half, device=self.ids.device) + self.start + 1
 
 
 def repeated_sequence(
@@ -70,11 +70,11 @@ def repeated_sequence(
     """
     if not 2 <= half <= candidates.numel():
         raise ValueError(f"half must be from 2 to the {candidates.numel()} candidates, got half={half}")
-    generator = torch.Generator().manual_seed(seed)
-    drawn = candidates[torch.randperm(candidates.numel(), generator=generator)[:half]]  # (n,): distinct tokens
-    ids = torch.cat(
-        [torch.tensor(prefix, dtype=torch.long), drawn, drawn, torch.tensor(suffix, dtype=torch.long)]
-    )  # (L,) = (len(prefix) + 2n + len(suffix),)
+    generator = torch.Generator().manual_seed(seed)  # drawn on the CPU: the same tokens whatever the run's device
+    order = torch.randperm(candidates.numel(), generator=generator, device="cpu")  # (V,)
+    drawn = candidates.cpu()[order[:half]]  # (n,): distinct tokens
+    ends = [torch.tensor(ids, dtype=torch.long, device="cpu") for ids in (prefix, suffix)]
+    ids = torch.cat([ends[0], drawn, drawn, ends[1]])  # (L,) = (len(prefix) + 2n + len(suffix),), on the CPU
     return RepeatedSequence(ids, len(prefix), half)
 
 
@@ -110,7 +110,7 @@ def induction_scores(maps: Tensor, sequence: RepeatedSequence) -> Tensor:
 
 def causal_uniform(length: int) -> Tensor:
     """Uniform weights under the causal mask: row i gives 1/(i+1) to keys 0..i. Shape (1, 1, L, L), float64."""
-    keep = torch.ones(length, length, dtype=torch.float64).tril()  # (L, L)
+    keep = torch.ones(length, length, dtype=torch.float64, device="cpu").tril()  # (L, L): float64 on the CPU
     return (keep / keep.sum(dim=-1, keepdim=True)).view(1, 1, length, length)  # (1, 1, L, L)
 
 

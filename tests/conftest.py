@@ -12,6 +12,7 @@ where a missing tool is a failure: CI installs them (scripts/setup-tests.sh).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -31,7 +32,7 @@ from local_app import REPO as REPO
 from local_app import wait_for_app as wait_for_app
 from network_guard import install as guard_the_network
 
-from mha.config import WeightSpec
+from mha.config import TRAINED, WeightSpec, weight_spec_of
 from mha.device import TEST_DEVICE_ENV, available_devices, resolve_device
 from mha.training import service as service_module
 from mha.training.loop import TrainingStoppedError, train
@@ -318,8 +319,20 @@ def listed_tiny(tiny_checkpoint, monkeypatch) -> Path:
 SHORT_TRAINING_STEPS = 30
 
 
+def trained_spec(d_model: int, num_heads: int, seed: int = 0, **fields) -> WeightSpec:
+    """The trained-weights spec a page of this suite makes for these fields (``task``, ``text``, ``patch``,
+    ``num_kv_heads``, ``rope_base``): with the device the page's own rule (``mha.config.weight_spec_of``, the device
+    left to ``auto``) names, the suite's accelerator or none for the CPU, so the test and the page ask the training
+    service for one model."""
+    page = weight_spec_of(
+        {"weights": TRAINED, "d_model": d_model, "num_heads": num_heads, "seed": seed, "task": "previous"}
+    )
+    return dataclasses.replace(WeightSpec(TRAINED, d_model, num_heads, seed, **fields), device=page.device)
+
+
 class ShortTrainer:
-    """Real trainings of SHORT_TRAINING_STEPS steps; a spec whose gate is closed waits (and can be stopped) first."""
+    """Real trainings of SHORT_TRAINING_STEPS steps on the spec's device (its accelerator; none: the CPU); a spec whose
+    gate is closed waits (and can be stopped) first."""
 
     def __init__(self) -> None:
         self.gates: dict[WeightSpec, threading.Event] = {}
@@ -336,7 +349,7 @@ class ShortTrainer:
                 raise TrainingStoppedError(0)
         return train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, patch=spec.patch or 2,
                      num_kv_heads=spec.num_kv_heads, rope_base=spec.rope_base, max_steps=SHORT_TRAINING_STEPS,
-                     on_step=on_step, should_stop=should_stop)  # fmt: skip
+                     on_step=on_step, should_stop=should_stop, device=spec.device or "cpu")  # fmt: skip
 
 
 @pytest.fixture

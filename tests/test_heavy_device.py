@@ -15,6 +15,7 @@ This machine has no accelerator, so the tests check three things a GPU host reli
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -140,6 +141,33 @@ def test_the_training_service_trains_on_the_specs_device_and_on_the_cpu_after_an
     devices.clear()
     _, history = train_spec(WeightSpec(TRAINED, 16, 2, 0, task="previous"), lambda *_: None, lambda: False)
     assert devices == [CPU] and history.out_of_memory is None  # no device named: the CPU, at once
+
+
+def test_a_model_trained_on_the_cpu_after_an_out_of_memory_is_the_cpus_and_answers_both_specs(monkeypatch):
+    """The fallen-back model names the CPU's spec (as its history names the CPU), and is kept under the spec asked
+    for (its page finds it, no second out of memory) and the CPU's (a CPU page reuses it, no second training, and
+    says nothing of an out of memory)."""
+    devices = []
+
+    def spy(*args, device, **kwargs):
+        devices.append(device)
+        if device.type != "cpu":
+            raise out_of_memory()
+        return train(*args, device=device, **{**kwargs, "max_steps": 2})
+
+    monkeypatch.setattr(service_module, "train", spy)
+    service = TrainingService()
+    try:
+        asked = WeightSpec(TRAINED, 16, 2, 0, task="previous", device="cuda")
+        cpu = dataclasses.replace(asked, device=None)
+        found = service.result(asked, timeout=120)
+        assert found.spec == cpu and found.history.device == "cpu" and found.history.out_of_memory is not None
+        assert service.finished(asked) is found
+        on_the_cpu = service.result(cpu, timeout=120)
+        assert on_the_cpu.model is found.model and on_the_cpu.spec == cpu and on_the_cpu.history.out_of_memory is None
+        assert service.trainings_started == 1 and devices == [CUDA, CPU]
+    finally:
+        service.shutdown()
 
 
 def test_a_training_begun_again_on_the_cpu_shows_its_own_curves():

@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import torch
-from conftest import headings
+from conftest import headings, trained_spec
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
@@ -28,7 +28,7 @@ from tolerances import FLOAT32, NUMBER, printed_forms, printed_numbers
 
 from components.controls import UPLOAD_KEY, error_message
 from components.i18n import t
-from mha.config import LIMITS, TRAINED, ConfigError, WeightSpec
+from mha.config import LIMITS, ConfigError
 from mha.training.service import training_service
 from mha.vision.analysis import attention_rollout, mean_attention_distance, uniform_attention_distance
 from mha.vision.images import as_digit
@@ -50,7 +50,7 @@ def open_digits(lang: str = "en", **params: str) -> AppTest:
     trains = AppTest.from_file(SCRIPT, default_timeout=120)
     trains.query_params.update({**DIGITS, "lang": "en", **params})
     trains.run()
-    spec = WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=int(params.get("patch", "2")))
+    spec = trained_spec(16, 2, 0, task="digits", patch=int(params.get("patch", "2")))
     job = training_service().job(spec)
     assert job is None or job.finished.wait(120)
     if lang == "en":
@@ -61,7 +61,7 @@ def open_digits(lang: str = "en", **params: str) -> AppTest:
 
 
 def trained_model(patch: int = 2):
-    return training_service().finished(WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=patch)).model
+    return training_service().finished(trained_spec(16, 2, 0, task="digits", patch=patch)).model
 
 
 def charts(at: AppTest) -> list[tuple[dict, dict[str, object]]]:

@@ -12,6 +12,7 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import trained_spec
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 
@@ -19,7 +20,7 @@ from components import controls
 from components.i18n import t
 from components.panels import Results, ValueParts
 from components.panels.parts import PART_KEY
-from mha.config import DOMAINS, TRAINED, AttentionConfig, WeightSpec
+from mha.config import DOMAINS, AttentionConfig
 from mha.training.service import training_service
 from mha.vision.upload import read_upload
 
@@ -97,7 +98,7 @@ IMAGE_BASE = {"weights": "trained", "task": "digits", "d_model": "16", "num_head
 IMAGE_CHANGES = [{"image": "digit-7"}, {"image": "photo-flower"}, {"mask_type": "causal"}, {"dtype": "float64"}]
 
 
-IMAGE_SPEC = WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=2)
+IMAGE_SPEC = trained_spec(16, 2, 0, task="digits", patch=2)
 
 
 def _trained(params: dict[str, str]) -> None:

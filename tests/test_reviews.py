@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import trained_spec
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 
 from components.controls.keys import REVIEW_EXAMPLES
 from components.i18n import t
 from components.url_params import parse_query_params, to_query_params
-from mha.config import LIMITS, TRAINED, AttentionConfig, WeightSpec
+from mha.config import LIMITS, AttentionConfig
 from mha.experiments.attribution import ablation_deltas, prediction_effects
 from mha.pipeline import run_attention
 from mha.sources import make_source
@@ -241,7 +242,7 @@ def test_the_trained_model_reads_clear_sentences_right(trained, kind, sentence):
 # ---------------------------------------------------------------- the page
 def open_page(params: dict[str, str], lang: str = "en") -> AppTest:
     """The page for ``params`` once the model is trained (a short training: ``short_trainings``)."""
-    training_service().result(WeightSpec(TRAINED, 16, 2, 0, task="reviews"), timeout=120)
+    training_service().result(trained_spec(16, 2, 0, task="reviews"), timeout=120)
     at = AppTest.from_file(SCRIPT, default_timeout=120)
     for key, value in {**params, "lang": lang}.items():
         at.query_params[key] = value
@@ -438,7 +439,7 @@ def test_the_page_introduces_the_bag_as_a_yardstick_and_says_how_the_model_compa
     captions = [c.value for c in at.caption]
     baseline = f"{100 * BASELINE_HELD_OUT:.1f}"
     assert t("training.model_reviews_baseline", lang=lang, baseline=baseline) in captions
-    history = training_service().result(WeightSpec(TRAINED, 16, 2, 0, task="reviews"), timeout=120).history
+    history = training_service().result(trained_spec(16, 2, 0, task="reviews"), timeout=120).history
     right, bag = round(history.accuracy * history.sequences), round(BASELINE_HELD_OUT * history.sequences)
     kind = "same" if abs(right - bag) <= 10 else "above" if right > bag else "below"
     numbers = {"accuracy": f"{100 * history.accuracy:.1f}", "baseline": baseline, "sequences": "1,000"}

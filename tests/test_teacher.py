@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import headings, heatmaps
+from conftest import headings, heatmaps, trained_spec
 from streamlit.testing.v1 import AppTest
 from tolerances import assert_same_charts
 
@@ -507,10 +507,8 @@ TRAINED_SLIDE_LINK = {"weights": "trained", "task": "previous_and_first", "d_mod
 def _trained_slide(short_trainings, **params: str) -> AppTest:
     from test_trained_page import finish
 
-    from mha.config import TRAINED, WeightSpec
-
     at = open_page(teacher="1", **TRAINED_SLIDE_LINK, **params)
-    finish(WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first"))
+    finish(trained_spec(16, 2, 0, task="previous_and_first"))
     return at.run()
 
 
@@ -530,9 +528,7 @@ def test_trained_weights_show_step_two_first_and_the_training_on_the_model_slide
 
 
 def test_a_training_in_progress_shows_its_progress_on_the_model_slide_only(short_trainings):
-    from mha.config import TRAINED, WeightSpec
-
-    short_trainings.hold(WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first"))  # it waits: still training
+    short_trainings.hold(trained_spec(16, 2, 0, task="previous_and_first"))  # it waits: still training
     at = open_page(teacher="1", step="2", **TRAINED_SLIDE_LINK)
     assert not at.exception
     assert [i.value for i in at.info] == [t("training.on_model_slide")]
@@ -578,11 +574,9 @@ def test_an_image_checkpoint_shows_its_image_notes_on_the_model_slide_and_its_he
 def test_the_digits_have_a_patches_slide_after_step_two(short_trainings):
     from test_trained_page import finish
 
-    from mha.config import TRAINED, WeightSpec
-
     link = {"weights": "trained", "task": "digits", "d_model": "32", "num_heads": "2", "patch": "4"}
     at = open_page(teacher="1", step="patches", **link)
-    finish(WeightSpec(TRAINED, 32, 2, 0, task="digits", patch=4))
+    finish(trained_spec(32, 2, 0, task="digits", patch=4))
     at.run()
     assert not at.exception and not at.error
     assert headings(at, 3)[0] == t("patches.title") and step_headings(at) == []

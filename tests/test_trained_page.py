@@ -12,20 +12,24 @@ import re
 import time
 from pathlib import Path
 
+import conftest
 import numpy as np
 import pytest
+import torch
 from conftest import SHORT_TRAINING_STEPS as STEPS
-from conftest import ShortTrainer, headings, heatmaps
+from conftest import ShortTrainer, headings, heatmaps, trained_spec
 from streamlit.testing.v1 import AppTest
 from test_languages import HAN, leftover_english, shown_texts, user_tokens
 
 from components.i18n import t
-from mha.config import LIMITS, TRAINED, WeightSpec
+from mha import config as config_module
+from mha.config import LIMITS, WeightSpec
+from mha.device import DeviceChoice
 from mha.training import service as service_module
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 LINK = {"weights": "trained", "task": "previous_and_first", "d_model": "16", "num_heads": "2", "tokens": "3 1 4 1 5"}
-SPEC = WeightSpec(TRAINED, 16, 2, 0, task="previous_and_first")
+SPEC = trained_spec(16, 2, 0, task="previous_and_first")
 
 
 def open_page(params: dict[str, str]) -> AppTest:
@@ -81,6 +85,32 @@ def test_a_link_asking_for_trained_weights_trains_then_shows_the_steps_and_timel
     assert trainer.started == [SPEC]
 
 
+def test_where_auto_names_an_accelerator_the_page_and_the_tests_spec_are_one_and_it_trains_there(trainer, monkeypatch):
+    """With ``auto`` resolving to cuda for the specs only (``mha.config``'s resolution; the page's run and the training
+    stay on the CPU), the page asks the training service for the spec ``trained_spec`` builds, and the trainer is
+    handed its device: what a GPU host's suite does with the suite's device."""
+    cuda, resolve = DeviceChoice(torch.device("cuda")), config_module.resolve_device
+    monkeypatch.setattr(
+        config_module, "resolve_device", lambda choice="auto": cuda if choice == "auto" else resolve(choice)
+    )
+    devices: list[str] = []
+    train = conftest.train
+
+    def on_the_cpu(*args, device: str = "cpu", **kwargs):
+        devices.append(device)  # the device the trainer was handed; the training itself runs here, on the CPU
+        return train(*args, **kwargs)
+
+    monkeypatch.setattr(conftest, "train", on_the_cpu)
+    spec = trained_spec(16, 2, 0, task="previous_and_first")
+    assert spec.device == "cuda" and spec != SPEC
+    at = open_page(LINK)
+    finish(spec)
+    at.run()
+    assert not at.exception and not at.error
+    assert trainer.started == [spec] and devices == ["cuda"]
+    assert t("step1.title") in texts(at)  # the page found the model trained for the tests' spec
+
+
 def test_step_2_fades_the_rows_without_a_loss_and_titles_the_heads_with_their_labels(trainer):
     open_page(LINK)
     finish()
@@ -108,13 +138,13 @@ def test_switching_to_trained_asks_before_training_then_trains_on_its_own(traine
     assert t("training.ask", time=t("training.ask.sequence")) in texts(at)
     assert trainer.started == []  # nothing trains until asked
     at.button(key="train_start").click().run()
-    spec = WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")
+    spec = trained_spec(64, 2, 0, task="previous_and_first")
     wait_started(trainer, 1)
     assert trainer.started == [spec]
     finish(spec)
     at.selectbox(key="task").set_value("previous").run()  # asked once: the next model trains without a click
     wait_started(trainer, 2)
-    assert trainer.started[-1] == WeightSpec(TRAINED, 64, 2, 0, task="previous")
+    assert trainer.started[-1] == trained_spec(64, 2, 0, task="previous")
 
 
 def test_two_sessions_opening_one_link_share_one_training(trainer):
@@ -200,7 +230,7 @@ def test_a_sequence_the_task_cannot_read_shows_the_sample_with_a_note(trainer):
 
 
 def test_induction_shows_both_layers(trainer):
-    spec = WeightSpec(TRAINED, 16, 2, 0, task="induction")
+    spec = trained_spec(16, 2, 0, task="induction")
     at = open_page({**LINK, "task": "induction", "mask_type": "causal", "tokens": "a b c x a b c"})
     finish(spec)
     at.run()
@@ -219,7 +249,7 @@ def test_induction_shows_both_layers(trainer):
 def test_unscramble_says_so_when_no_head_points(trainer):
     params = {**LINK, "task": "unscramble", "tokens": "the cat sat on the mat"}
     at = open_page(params)
-    finish(WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text="the cat sat on the mat"))
+    finish(trained_spec(16, 2, 0, task="unscramble", text="the cat sat on the mat"))
     at.run()
     assert not at.exception and not at.error
     labels = [line for line in texts(at).splitlines() if line.startswith(t("step2.labels_title"))]
@@ -247,7 +277,7 @@ def test_the_trained_page_reads_in_its_own_language(trainer, lang):
 @pytest.mark.parametrize(("sentence", "evaluation"), [("the cat sat on", "held_out"), ("cat sat", "every_order")])
 def test_unscramble_says_what_its_accuracy_was_measured_on(trainer, lang, sentence, evaluation):
     """4 words: 6 of the 24 orders set aside and measured on; 2 words: both orders, both trained on."""
-    spec = WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text=sentence)
+    spec = trained_spec(16, 2, 0, task="unscramble", text=sentence)
     open_page({**LINK, "task": "unscramble", "tokens": sentence, "lang": lang})
     finish(spec)
     history = service_module.training_service().finished(spec).history
@@ -279,13 +309,13 @@ def test_a_trained_link_without_sizes_gets_the_trained_sizes_with_a_note(trainer
     note = t("url.trained_sizes", lang=lang, d_model=64, num_heads=2)
     assert [i.value for i in at.info].count(note) == 1
     wait_started(trainer, 1)  # a link trains, in a thread of its own
-    assert trainer.started == [WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")]
+    assert trainer.started == [trained_spec(64, 2, 0, task="previous_and_first")]
     assert at.query_params["d_model"] == "64" and at.query_params["num_heads"] == "2"  # the link says so now
 
 
 def test_the_trained_sizes_note_is_for_the_link_as_it_came(trainer):
     at = open_page({"weights": "trained", "task": "previous_and_first"})
-    finish(WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first"))
+    finish(trained_spec(64, 2, 0, task="previous_and_first"))
     at.run()  # the session's own link carries the sizes now: no note again
     assert not at.exception and not at.error
     assert t("url.trained_sizes", d_model=64, num_heads=2) not in [i.value for i in at.info]
@@ -339,7 +369,7 @@ def _seconds_measured() -> dict[str, list[float]]:
 def test_the_train_box_quotes_the_time_measured_for_its_task(task, kind):
     from components.training import _training_time
 
-    spec = WeightSpec(TRAINED, 64, 2, 0, task=task, patch=2 if task == "digits" else None)
+    spec = trained_spec(64, 2, 0, task=task, patch=2 if task == "digits" else None)
     assert _training_time(spec) == kind
     measured = _seconds_measured()[kind]
     assert measured, kind  # the table is still there
@@ -354,7 +384,7 @@ def test_the_progress_bar_counts_the_tasks_own_schedule(task, steps):
     from components.training import _progress_bar
     from mha.training.service import Progress
 
-    spec = WeightSpec(TRAINED, 64, 2, 0, task=task, patch=2 if task == "digits" else None)
+    spec = trained_spec(64, 2, 0, task=task, patch=2 if task == "digits" else None)
     cap = LIMITS.train_steps_max
     for step in (150, steps or cap):
         fraction, line = _progress_bar(Progress("running", 0, step, cap, (0.5,), (0.75,)), spec)

@@ -10,9 +10,10 @@ import dataclasses
 
 import pytest
 import torch
+from conftest import trained_spec
 from tolerances import FLOAT32
 
-from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError
 from mha.pipeline import run_attention
 from mha.reference import compare_with_torch
 from mha.sources import SourceSizes, make_source, source_sizes
@@ -118,7 +119,7 @@ def test_make_source_trains_through_the_shared_service(monkeypatch):
 
     def short(spec, on_step, should_stop):
         calls.append(spec)
-        return train(spec.task, spec.d_model, spec.num_heads, spec.seed, max_steps=2)
+        return train(spec.task, spec.d_model, spec.num_heads, spec.seed, max_steps=2, device=spec.device or "cpu")
 
     monkeypatch.setattr(service_module, "_SERVICE", TrainingService(trainer=short))
     spec = trained().weight_spec
@@ -129,7 +130,7 @@ def test_make_source_trains_through_the_shared_service(monkeypatch):
 # ---------------------------------------------------------------- the config
 def test_a_trained_spec_joins_the_sentences_tokens_only_for_unscramble():
     config = trained(task="unscramble", tokens="  the  cat\tsat ")
-    assert config.weight_spec == WeightSpec(TRAINED, 16, 2, 0, task="unscramble", text="the cat sat")
+    assert config.weight_spec == trained_spec(16, 2, 0, task="unscramble", text="the cat sat")
     assert trained(tokens="a b").weight_spec.text is None
     chinese = trained(task="unscramble", tokens="小明喜欢打球", tokenizer="words")
     assert chinese.weight_spec.text == "小明 喜欢 打球"

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import ShortTrainer
+from conftest import ShortTrainer, trained_spec
 from streamlit.testing.v1 import AppTest
 from test_languages import leftover_english
 
 from components.i18n import t
-from mha.config import ROPE_BASE, TRAINED, AttentionConfig, WeightSpec
+from mha.config import ROPE_BASE, AttentionConfig, WeightSpec
 from mha.module import MultiHeadAttention
 from mha.training import service as service_module
 from mha.training import train
@@ -205,7 +205,7 @@ def test_the_gqa_messages_read_in_chinese():
 
 
 GQA_LINK = {"weights": "trained", "task": "previous", "num_heads": "2", "num_kv_heads": "1", "positional": "rope"}
-GQA_SPEC = WeightSpec(TRAINED, 64, 2, 0, task="previous", num_kv_heads=1, rope_base=ROPE_BASE)
+GQA_SPEC = trained_spec(64, 2, 0, task="previous", num_kv_heads=1, rope_base=ROPE_BASE)
 
 
 def _trained_page(link: dict[str, str], spec: WeightSpec) -> AppTest:
@@ -250,7 +250,7 @@ def test_a_trained_page_with_one_kv_head_and_rope_trains_that_model_and_says_so(
 
 
 def test_a_trained_rope_page_shows_the_steps_without_an_exception(short_trainings: ShortTrainer):
-    spec = WeightSpec(TRAINED, 64, 2, 0, task="previous", rope_base=ROPE_BASE)
+    spec = trained_spec(64, 2, 0, task="previous", rope_base=ROPE_BASE)
     at = _trained_page({**GQA_LINK, "num_kv_heads": "2"}, spec)
     assert not at.exception
     assert _errors(at) == []

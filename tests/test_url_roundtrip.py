@@ -11,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import HeadPicker, headings, heatmaps
+from conftest import HeadPicker, headings, heatmaps, trained_spec
 from streamlit.testing.v1 import AppTest
 from tolerances import assert_same_charts, assert_same_texts
 
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_params import URL_KEYS
-from mha.config import TRAINED
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 BASE = {"d_model": "48", "num_heads": "4", "tokens": "the cat sat on the mat"}  # d_k = 12, L = 6
@@ -220,14 +219,13 @@ def test_a_presentation_link_opens_the_same_slide_in_another_session():
 
 
 def test_a_trained_link_opens_the_same_trained_page_in_another_session(short_trainings):
-    from mha.config import WeightSpec
     from mha.training.service import training_service
 
     first = open_page({**BASE, "tokens": "a b c x a b c"})
     first.selectbox(key="weights").set_value("trained").run()  # 64 and 2: sizes that train in seconds
     first.button(key="train_start").click().run()
     first.selectbox(key="task").set_value("induction").run()  # trains on its own now, with the causal mask
-    job = training_service().job(WeightSpec(TRAINED, 64, 2, 0, task="induction"))
+    job = training_service().job(trained_spec(64, 2, 0, task="induction"))
     assert job is None or job.finished.wait(120)
     first.run()
     first.number_input(key="layer").set_value(1).run()
@@ -239,12 +237,11 @@ def test_a_trained_link_opens_the_same_trained_page_in_another_session(short_tra
 
 
 def test_an_image_link_opens_the_same_image_page_in_another_session(short_trainings):
-    from mha.config import WeightSpec
     from mha.training.service import training_service
 
     first = open_page({**BASE, "weights": "trained", "task": "digits", "d_model": "16", "num_heads": "2"})
     first.radio(key="patch").set_value(4).run()  # another model: it trains on its own (the link asked for one)
-    job = training_service().job(WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=4))
+    job = training_service().job(trained_spec(16, 2, 0, task="digits", patch=4))
     assert job is None or job.finished.wait(120)
     first.run()
     first.selectbox(key="image").set_value("digit-5").run()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import SHORT_TRAINING_STEPS, headings
+from conftest import SHORT_TRAINING_STEPS, headings, trained_spec
 from PIL import Image
 from streamlit.testing.v1 import AppTest
 from tolerances import FLOAT32
@@ -29,7 +29,7 @@ from torch.nn import functional as F
 from components.controls import error_message
 from components.i18n import t
 from components.locale import CATALOG
-from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError, WeightSpec
+from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError
 from mha.experiments import windows as windows_module
 from mha.experiments.timing import Timing
 from mha.experiments.windows import (
@@ -717,7 +717,7 @@ def test_a_digits_link_trains_then_shows_the_patches_through_the_four_steps(shor
     at.run()
     assert not at.exception and not at.error
     assert headings(at, 3)[0] == t("training.title", task=t("task.digits"))
-    job = service_module.training_service().job(WeightSpec(TRAINED, 16, 2, 0, task="digits", patch=2))
+    job = service_module.training_service().job(trained_spec(16, 2, 0, task="digits", patch=2))
     assert job is not None and job.finished.wait(120)
     at.run()
     assert not at.exception and not at.error

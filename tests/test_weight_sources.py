@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 import torch
+from conftest import trained_spec
 
 from mha.checkpoints import (
     CHECKPOINTS_ENV,
@@ -34,7 +35,7 @@ def test_a_spec_holds_only_what_decides_the_weights():
 
 def test_trained_specs_name_the_task_and_the_sentence_only_where_the_task_trains_on_it():
     trained = AttentionConfig(d_model=64, num_heads=2, weights=TRAINED, task="previous_and_first")
-    assert trained.weight_spec == WeightSpec(TRAINED, 64, 2, 0, task="previous_and_first")
+    assert trained.weight_spec == trained_spec(64, 2, 0, task="previous_and_first")
     assert dataclasses.replace(trained, tokens="other words").weight_spec == trained.weight_spec
     unscramble = dataclasses.replace(trained, task="unscramble")
     assert unscramble.weight_spec.text == unscramble.tokens
@@ -111,8 +112,8 @@ def test_the_seeded_source_makes_build_models_weights_once_per_device_and_dtype(
 
 
 def test_trained_sources_report_their_layer_count_before_training():
-    assert source_sizes(WeightSpec(TRAINED, 64, 2, 0, task="induction")).num_layers == 2
-    assert source_sizes(WeightSpec(TRAINED, 64, 2, 0, task="previous")).num_layers == 1
+    assert source_sizes(trained_spec(64, 2, 0, task="induction")).num_layers == 2
+    assert source_sizes(trained_spec(64, 2, 0, task="previous")).num_layers == 1
 
 
 def test_a_run_carries_the_model_it_ran_and_reads_sizes_from_its_trace():

@@ -145,7 +145,7 @@ class TrainedSource:
         self._check_layer(config)
         digit = as_digit(image)  # (1, 8, 8)
         pixels = digit.unsqueeze(0).to(device=device, dtype=getattr(torch, config.dtype))  # (1, 1, 8, 8)
-        tokens = self.task.tokens(torch.zeros(1))
+        tokens = self.task.tokens(torch.zeros(1, device="cpu"))
         model = self.model(device, config.dtype)
         mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
         with torch.inference_mode():
@@ -159,7 +159,9 @@ class TrainedSource:
             notes = (Note("trained_digit", {"label": label, "predicted": predicted, "percent": share}),)
         if config.mask_type != "none":
             notes += (Note("trained_mask_none"),)
-        one = torch.zeros(1, dtype=torch.long)  # one image: the rows a loss looks at do not depend on which
+        one = torch.zeros(
+            1, dtype=torch.long, device="cpu"
+        )  # one image: the rows a loss looks at do not depend on which
         rows = tuple(self.task.scored_rows(one, layer)[0].to(device) for layer in range(self.num_layers))  # (L,) each
         return SourceInputs(
             tokens=tokens,

@@ -58,7 +58,11 @@ class EncoderModel(nn.Module):
         self.dropout = 0.0
         self.dropout_generator: torch.Generator | None = None
         self.token_embedding = nn.Embedding(vocab_size, d_model)
-        self.position_embedding = nn.Parameter(torch.empty(1, length, d_model)) if rope_base is None else None
+        self.position_embedding = (
+            nn.Parameter(torch.empty(1, length, d_model, device=self.token_embedding.weight.device))
+            if rope_base is None
+            else None
+        )
         self.blocks = nn.ModuleList(
             ViTBlock(d_model, num_heads, MLP_RATIO * d_model, num_kv_heads, rope_base) for _ in range(layers)
         )
@@ -77,7 +81,7 @@ class EncoderModel(nn.Module):
             x = x + self.position_embedding[:, : ids.size(1)]  # (B, L, D) + (1, L, D)
         if self.training and self.dropout > 0.0:  # inverted dropout, the mask from the private generator
             # drawn on the CPU from the private CPU generator, then moved: the same mask on every device
-            keep = (torch.rand(x.shape, generator=self.dropout_generator) >= self.dropout).to(x.device)
+            keep = (torch.rand(x.shape, generator=self.dropout_generator, device="cpu") >= self.dropout).to(x.device)
             x = x * keep / (1.0 - self.dropout)
         return x
 

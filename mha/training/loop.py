@@ -128,7 +128,7 @@ def head_difference(weights: Tensor, rows: Tensor) -> float:
     heads = weights.size(1)
     if heads < 2 or not bool(rows.any()):
         return 0.0
-    pairs = torch.triu_indices(heads, heads, offset=1)  # (2, P)
+    pairs = torch.triu_indices(heads, heads, offset=1, device=weights.device)  # (2, P)
     gaps = (weights[:, pairs[0]] - weights[:, pairs[1]]).abs().sum(dim=-1) / 2  # (B, P, L)
     return float(gaps.mean(dim=1)[rows].mean())  # mean over pairs, then over the rows that count
 

@@ -11,6 +11,10 @@ as a watcher until it has its model). Stopped and failed trainings keep nothing.
 Training is a pure function of the spec (see :mod:`mha.training.loop`), so which session
 triggers it, and when, does not change the weights. The spec names the accelerator it trains on (``device``; none:
 the CPU), so a model trained on a GPU and one trained on the CPU are two entries, never mistaken for each other.
+A training whose accelerator ran out of memory trains on the CPU (:func:`train_spec`): its model is the CPU's, so its
+:class:`TrainedModel` names the CPU's spec, and it is kept under the spec asked for (the page that asked finds it, its
+history saying where it ran and why, instead of running out of memory again) and under the CPU's spec (a page on the
+CPU finds the same weights, its history without the out of memory).
 """
 
 from __future__ import annotations
@@ -30,7 +34,15 @@ from mha.training.loop import TrainingHistory, TrainingStoppedError, train
 from mha.training.model import Model
 from mha.training.tasks import task_layers
 
-__all__ = ["CACHE_SIZE", "Progress", "TrainedModel", "TrainingJob", "TrainingService", "training_service"]
+__all__ = [
+    "CACHE_SIZE",
+    "Progress",
+    "TrainedModel",
+    "TrainingJob",
+    "TrainingService",
+    "trained_spec_of",
+    "training_service",
+]
 
 CACHE_SIZE = 16  # finished models kept per process (each a few MB at most, see docs/PERFORMANCE.md, "Limits")
 
@@ -40,7 +52,8 @@ Trainer = Callable[[WeightSpec, Callable[[int, float, float], None], Callable[[]
 
 @dataclass(frozen=True)
 class TrainedModel:
-    """A finished training: the model (read-only) and its history."""
+    """A finished training: the model (read-only) and its history; ``spec`` is the spec of the weights it holds (the
+    CPU's, ``device`` None, where the accelerator asked for ran out of memory: :func:`trained_spec_of`)."""
 
     spec: WeightSpec
     model: Model
@@ -95,6 +108,14 @@ def train_spec(
     placed = on_device_or_cpu(on, torch.device(spec.device or "cpu"), size)
     model, history = placed.value
     return model, dataclasses.replace(history, out_of_memory=placed.out_of_memory)
+
+
+def trained_spec_of(spec: WeightSpec, history: TrainingHistory) -> WeightSpec:
+    """The spec whose weights a training of ``spec`` made: ``spec``, or the CPU's (``device`` None) where the
+    accelerator it names ran out of memory and it trained on the CPU (``history.out_of_memory``)."""
+    if isinstance(history, TrainingHistory) and history.out_of_memory is not None:
+        return dataclasses.replace(spec, device=None)
+    return spec
 
 
 @dataclass
@@ -249,14 +270,20 @@ class TrainingService:
             job.error = f"{type(error).__name__}: {error}"
             self._finish(job, "failed")
         else:
-            job.result = TrainedModel(job.spec, model, history)
+            job.result = TrainedModel(trained_spec_of(job.spec, history), model, history)
             self._finish(job, "done")
 
     def _finish(self, job: TrainingJob, state: str) -> None:
         with self._lock:
             self._running -= 1
             if job.result is not None:
-                self._finished[job.spec] = job.result
+                kept = {job.spec: job.result}  # under the spec asked for; where it trained on the CPU instead, the
+                if job.result.spec != job.spec:  # CPU's spec too, for a page on the CPU (which ran out of nothing)
+                    history = dataclasses.replace(job.result.history, out_of_memory=None)
+                    kept[job.result.spec] = dataclasses.replace(job.result, history=history)
+                for spec, result in kept.items():
+                    self._finished[spec] = result
+                    self._finished.move_to_end(spec)
                 while len(self._finished) > self.cache_size:
                     self._finished.popitem(last=False)
             self._end(job, state)

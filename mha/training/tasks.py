@@ -167,7 +167,9 @@ class Task:
     def _shows_relations(self, ids: Tensor) -> bool:
         """Whether each of the task's own relations points somewhere other than the previous token on 3+ rows."""
         length = ids.numel()
-        previous = torch.ones(length, length, dtype=torch.bool).tril(-1).triu(-1)  # (L, L): j == i - 1
+        previous = (
+            torch.ones(length, length, dtype=torch.bool, device=ids.device).tril(-1).triu(-1)
+        )  # (L, L): j == i - 1
         for cells in self.relations(ids, self.layers - 1).values():
             if int((cells & ~previous).any(dim=-1).sum()) < 3:
                 return False
@@ -203,7 +205,7 @@ class Task:
         lowered = [token.lower() for token in tokens]
         if not all(token in index for token in lowered):
             return None
-        return torch.tensor([index[token] for token in lowered])
+        return torch.tensor([index[token] for token in lowered], device="cpu")  # data: on the CPU, moved where read
 
     def tokens(self, ids: Tensor) -> tuple[str, ...]:
         """(L,) ids -> the tokens shown on the page."""
@@ -219,7 +221,7 @@ class Task:
 
 
 def _uniform_symbols(batch: int, length: int, generator: torch.Generator) -> Tensor:
-    return torch.randint(len(SYMBOLS), (batch, length), generator=generator)  # (B, L)
+    return torch.randint(len(SYMBOLS), (batch, length), generator=generator, device="cpu")  # (B, L)
 
 
 def _previous(ids: Tensor) -> Tensor:
@@ -269,9 +271,9 @@ class PreviousAndLastDigitTask(Task):
     """Two outputs at i: token i-1, and the most recent digit before i (none: not scored)."""
 
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
-        digit = torch.rand(batch, self.length, generator=generator) < _DIGIT_SHARE  # (B, L)
-        digits = torch.randint(len(DIGITS), (batch, self.length), generator=generator)
-        letters = torch.randint(len(DIGITS), len(SYMBOLS), (batch, self.length), generator=generator)
+        digit = torch.rand(batch, self.length, generator=generator, device="cpu") < _DIGIT_SHARE  # (B, L)
+        digits = torch.randint(len(DIGITS), (batch, self.length), generator=generator, device="cpu")
+        letters = torch.randint(len(DIGITS), len(SYMBOLS), (batch, self.length), generator=generator, device="cpu")
         return torch.where(digit, digits, letters)
 
     def targets(self, ids: Tensor) -> Tensor:
@@ -304,10 +306,14 @@ class InductionTask(Task):
         return self._sample(1, generator, shortest=4)[0]
 
     def _sample(self, batch: int, generator: torch.Generator, shortest: int) -> Tensor:
-        distinct = torch.rand(batch, len(SYMBOLS), generator=generator).argsort(dim=1)  # (B, V): distinct tokens
-        repeat = torch.randint(shortest, 7, (batch, 1), generator=generator)  # (B, 1): stretch length r
-        start = (torch.rand(batch, 1, generator=generator) * (self.length - 2 * repeat + 1)).long()  # (B, 1): s
-        positions = torch.arange(self.length).expand(batch, -1)  # (B, L)
+        distinct = torch.rand(batch, len(SYMBOLS), generator=generator, device="cpu").argsort(
+            dim=1
+        )  # (B, V): distinct tokens
+        repeat = torch.randint(shortest, 7, (batch, 1), generator=generator, device="cpu")  # (B, 1): stretch length r
+        start = (
+            torch.rand(batch, 1, generator=generator, device="cpu") * (self.length - 2 * repeat + 1)
+        ).long()  # (B, 1): s
+        positions = torch.arange(self.length, device="cpu").expand(batch, -1)  # (B, L)
         # Positions before s + r read token p; the copy and what follows read p - r (the copy repeats s..s+r-1).
         source = torch.where(positions < start + repeat, positions, positions - repeat)  # (B, L)
         return torch.gather(distinct, 1, source)  # (B, L)
@@ -366,10 +372,12 @@ class UnscrambleTask(Task):
     def evaluation_sequences(self, count: int, generator: torch.Generator) -> Tensor:
         """The held-out orders (``count`` is not used), or every order when none is held out, with their blanks."""
         orders = sorted(self.held_out) if self.held_out else list(itertools.permutations(range(self.words)))
-        return self._with_blanks(torch.tensor(orders))
+        return self._with_blanks(torch.tensor(orders, device="cpu"))
 
     def _shuffles(self, batch: int, generator: torch.Generator) -> Tensor:
-        return torch.rand(batch, self.words, generator=generator).argsort(dim=1)  # (B, n): a permutation per row
+        return torch.rand(batch, self.words, generator=generator, device="cpu").argsort(
+            dim=1
+        )  # (B, n): a permutation per row
 
     def _with_blanks(self, shuffled: Tensor) -> Tensor:
         blanks = torch.full_like(shuffled, self.words)  # (B, n)
@@ -428,11 +436,11 @@ class DigitsTask(Task):
 
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
         train = load_digits().train
-        return train[torch.randint(train.numel(), (batch,), generator=generator)]  # (B,)
+        return train[torch.randint(train.numel(), (batch,), generator=generator, device="cpu")]  # (B,)
 
     def example(self, generator: torch.Generator) -> Tensor:
         """The index of the page's default image (``digit-3``), a 0-d tensor: the timeline shows it."""
-        return torch.tensor(load_digits().sample_index(int(DEFAULT_IMAGE.removeprefix("digit-"))))
+        return torch.tensor(load_digits().sample_index(int(DEFAULT_IMAGE.removeprefix("digit-"))), device="cpu")
 
     def targets(self, ids: Tensor) -> Tensor:
         return load_digits().labels[ids].view(-1, 1, 1)  # (B,) -> (B, R=1, 1): the class, at [CLS]
@@ -489,11 +497,11 @@ class ReviewsTask(Task):
 
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
         train = load_reviews().splits["train"]
-        return train[torch.randint(train.numel(), (batch,), generator=generator)]  # (B,)
+        return train[torch.randint(train.numel(), (batch,), generator=generator, device="cpu")]  # (B,)
 
     def example(self, generator: torch.Generator) -> Tensor:
         """The index of the review the timeline shows (a full-length validation review), a 0-d tensor."""
-        return torch.tensor(load_reviews().example())
+        return torch.tensor(load_reviews().example(), device="cpu")
 
     def targets(self, ids: Tensor) -> Tensor:
         return load_reviews().labels[ids].view(-1, 1, 1)  # (B,) -> (B, R=1, 1): the class, at [CLS]

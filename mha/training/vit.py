@@ -112,8 +112,12 @@ class PatchModel(nn.Module):
         self.grid = image_size // patch
         patches = self.grid * self.grid
         self.patch_embedding = nn.Linear(channels * patch * patch, d_model)
-        self.cls_token = nn.Parameter(torch.empty(1, 1, d_model))
-        self.position_embedding = nn.Parameter(torch.empty(1, patches + 1, d_model)) if rope_base is None else None
+        self.cls_token = nn.Parameter(torch.empty(1, 1, d_model, device=self.patch_embedding.weight.device))
+        self.position_embedding = (
+            nn.Parameter(torch.empty(1, patches + 1, d_model, device=self.patch_embedding.weight.device))
+            if rope_base is None
+            else None
+        )
         self.blocks = nn.ModuleList(
             ViTBlock(d_model, num_heads, MLP_RATIO * d_model, num_kv_heads, rope_base) for _ in range(layers)
         )

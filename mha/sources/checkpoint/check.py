@@ -94,7 +94,7 @@ def compare(
     keys = encoded.keys.view(1, 1, 1, length)  # (1, 1, 1, L): the checkpoint's real keys
     used = keys.expand(1, 1, length, length)  # (1, 1, L, L)
     if family.causal:
-        used = used & causal_mask(length)  # (1, 1, L, L)
+        used = used & causal_mask(length, device=keys.device)  # (1, 1, L, L)
     ours = torch.ones_like(used) if mask is None else mask.cpu().expand(1, 1, length, length)  # (1, 1, L, L)
     if not torch.equal(ours, used):
         reason = "pad_unmasked" if torch.equal(ours & keys, used) else "what_if"  # only [PAD] keys differ?

@@ -37,7 +37,7 @@ class ImageCheckpoint(Checkpoint):
         geometry = family.image_geometry(model)
         self.channels, self.patch = geometry.channels, geometry.patch
         expected = geometry.image_size  # (H, W): the size its position embeddings are made for
-        made = tuple(self.pixels(torch.zeros(1, 8, 8)).shape[-2:])  # (H', W')
+        made = tuple(self.pixels(torch.zeros(1, 8, 8, device="cpu")).shape[-2:])  # (H', W')
         if made != expected:
             made_text, expected_text = (" × ".join(map(str, size)) for size in (made, expected))
             reason = f"its image processor makes {made_text} pixels, its model reads {expected_text}"
@@ -57,4 +57,6 @@ class ImageCheckpoint(Checkpoint):
         pixels = self.pixels(image)  # (1, C, H', W')
         rows, columns = patch_grid(pixels.size(-2), pixels.size(-1), self.patch)
         tokens = self.family.image_tokens(self.model, rows, columns)
-        return Encoded(tokens, {"pixel_values": pixels}, torch.ones(1, len(tokens), dtype=torch.bool))
+        return Encoded(
+            tokens, {"pixel_values": pixels}, torch.ones(1, len(tokens), dtype=torch.bool, device=pixels.device)
+        )

@@ -116,7 +116,7 @@ class TextCheckpoint(Checkpoint):
             vocabulary = min(len(self.tokenizer), int(self.model.config.vocab_size))
             tokens = self.tokenizer.convert_ids_to_tokens(list(range(vocabulary)))
             kept = [i for i, token in enumerate(tokens) if i not in special and not _BRACKETED.fullmatch(token or "")]
-            self._candidates = torch.tensor(kept, dtype=torch.long)
+            self._candidates = torch.tensor(kept, dtype=torch.long, device="cpu")
         return self._candidates
 
     def probe_prefix(self) -> tuple[int, ...]:

@@ -169,7 +169,11 @@ class ViTFamily(Family):
         copied = {}
         for ours, theirs in PROJECTIONS.items():
             linear = getattr(attention, theirs)
-            bias = linear.bias if linear.bias is not None else torch.zeros(linear.out_features)  # qkv_bias: false
+            bias = (
+                linear.bias
+                if linear.bias is not None
+                else torch.zeros(linear.out_features, device=linear.weight.device)
+            )  # qkv_bias: false
             copied[ours] = (linear.weight, bias)  # (D, D), (D,)
         return copied
 
