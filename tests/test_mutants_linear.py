@@ -63,8 +63,8 @@ def test_compare_on_tokens_measures_the_two_attentions_it_names(causal):
     """The lab's comparison on a sentence: its weights are the two formulas on the seeded layer's q and k, and
     its differences are the largest gaps between them (weights, and outputs = weights @ v)."""
     tokens = ["the", "cat", "sat", "on", "the", "mat"]
-    comparison = compare_on_tokens(tokens, d_model=16, num_heads=4, causal=causal)
-    q, k, v = (t.double() for t in token_heads(tokens, 16, 4))  # (1, 4, 6, 4) each
+    comparison = compare_on_tokens(tokens, d_model=16, num_heads=2, causal=causal, seed=3)
+    q, k, v = (t.double() for t in token_heads(tokens, 16, 2, seed=3))  # (1, 2, 6, 8) each
     soft, linear = _softmax_by_hand(q, k, causal), _linear_by_hand(q, k, causal)
     torch.testing.assert_close(comparison.softmax_weights.double(), soft[0], rtol=1e-4, atol=1e-6)
     torch.testing.assert_close(comparison.linear_weights.double(), linear[0], rtol=1e-4, atol=1e-6)
@@ -72,4 +72,10 @@ def test_compare_on_tokens_measures_the_two_attentions_it_names(causal):
     assert comparison.output_diff == pytest.approx(float((soft @ v - linear @ v).abs().max()), rel=1e-4, abs=1e-6)
     assert comparison.weight_diff > 1e-3  # another function: the two are not the same weights
     assert 0 <= comparison.form_diff < 1e-5  # the running sum and the masked form are one computation
-    assert comparison.head_dim == 16 // 4
+    assert comparison.head_dim == 16 // 2
+
+
+def test_implied_weights_are_made_on_the_device_of_q_and_k():
+    """The causal mask is made where q is (``meta`` stands in for a GPU): a CPU mask would not apply there."""
+    q, k = (t.to("meta") for t in _qk())
+    assert implied_weights(q, k, causal=True).device.type == "meta"
