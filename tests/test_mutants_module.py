@@ -1,7 +1,6 @@
 """The layer at the cases mutation testing (scripts/mutation.sh) found no test for: the sizes and inputs it refuses
-(or not), a decoding step's context in
-its trace and what the layer's repr says. Expected values are worked out here from the trace's own weights and
-the cache's values (query head h reads key/value head h // (H / Hkv))."""
+(or not), a decoding step's context in its trace, and what the layer's repr says. Expected values are worked out
+here from the trace's own weights and the cache's values (query head h reads key/value head h // (H / Hkv))."""
 
 from __future__ import annotations
 
