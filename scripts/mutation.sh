@@ -4,11 +4,13 @@
 #   bash scripts/mutation.sh                 # every module below, smallest first (an hour or more on 2 cores)
 #   bash scripts/mutation.sh rope masks      # only these
 #   bash scripts/mutation.sh --list          # the modules and the tests each one is run against
+#   MUTANTS='mha.rope.x_check_rope__mutmut_7 mha.rope.*_4' bash scripts/mutation.sh rope
+#                                            # only these mutants (names or globs), e.g. last run's survivors
 #
 # mutmut changes one operator, constant or call at a time in a copy of the code and runs the tests that reach
 # the changed function. A mutant the tests kill is fine; one that survives is a change no test can see.
 # Each module is run in a scratch copy of the working tree ($MUTATION_WORKDIR, default /tmp), never in the
-# repository, with the few fast test files that cover it. It prints "module: killed/total" and the survivors;
+# repository, with the few fast test files that cover it. It prints "module: killed/run" and the survivors;
 # `cd $MUTATION_WORKDIR/<module> && mutmut show <name>` shows one survivor's diff.
 # Not run by CI: it is slow. It runs at the lowest priority, one mutant at a time, on one thread.
 set -euo pipefail
@@ -70,7 +72,8 @@ run_module() {
   (
     cd "$dest"
     export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 ATTN_PLAYGROUND_THREADS=1
-    nice -n 19 "$MUTMUT" run --max-children 1 >"$dest/run.log" 2>&1 || {
+    # shellcheck disable=SC2086  # MUTANTS: names or globs, split on spaces
+    nice -n 19 "$MUTMUT" run --max-children 1 ${MUTANTS:-} >"$dest/run.log" 2>&1 || {
       tail -30 "$dest/run.log"
       echo "$name: mutmut failed (log: $dest/run.log)"
       return 1
@@ -79,9 +82,11 @@ run_module() {
     "$PY" - "$name" <<'EOF'
 import json, sys
 s = json.load(open("mutants/mutmut-cicd-stats.json"))
-other = s["total"] - s["killed"] - s["survived"]
-print(f"{sys.argv[1]}: {s['killed']}/{s['total']} killed, {s['survived']} survived"
-      + (f", {other} other (timeout, suspicious, no tests, skipped)" if other else ""))
+keys = ("survived", "no_tests", "timeout", "suspicious", "skipped", "segfault")
+checked = s["killed"] + sum(s[k] for k in keys)
+left = ", ".join(f"{s[k]} {k.replace('_', ' ')}" for k in keys if s[k])
+scope = f" (of {s['total']} mutants, {s['total'] - checked} not run)" if checked < s["total"] else ""
+print(f"{sys.argv[1]}: {s['killed']}/{checked} killed{scope}" + (f"; {left}" if left else ""))
 EOF
     "$MUTMUT" results 2>/dev/null | sed 's/^/    /'
   )
