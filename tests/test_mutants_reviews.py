@@ -3,7 +3,9 @@ for. ``load_reviews`` is cached once per process, so these call the functions it
 
 from __future__ import annotations
 
-from mha.text.reviews import CLS, LENGTH, PAD, UNK, build_vocabulary, load_reviews, read_review
+import torch
+
+from mha.text.reviews import CLS, LENGTH, PAD, UNK, Reviews, build_vocabulary, load_reviews, read_review
 
 
 def test_the_vocabulary_keeps_characters_seen_twice_most_frequent_first_ties_in_code_point_order():
@@ -32,3 +34,24 @@ def test_the_example_is_the_first_full_length_validation_review_with_no_unknown_
         if len(reviews.texts[i]) == LENGTH and set(reviews.texts[i]) <= known
     ]
     assert candidates and index == candidates[0]
+
+
+def test_an_unknown_first_character_is_counted_too():
+    assert read_review("?x", (PAD, CLS, UNK, "x")).unknown == 1
+
+
+def test_without_a_full_length_review_the_example_is_the_first_validation_review():
+    """The fallback: no validation review fills all LENGTH characters, so the first of the split is shown."""
+    texts = ("ab", "cd", "ef")
+    reviews = Reviews(
+        texts=texts,
+        labels=torch.tensor([0, 1, 0]),
+        ids=torch.zeros(3, 1 + LENGTH, dtype=torch.long),
+        splits={
+            "train": torch.tensor([0]),
+            "validation": torch.tensor([2, 1]),
+            "held_out": torch.tensor([], dtype=torch.long),
+        },
+        vocab=(PAD, CLS, UNK, "a", "b"),
+    )
+    assert reviews.example() == 2
