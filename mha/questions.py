@@ -400,7 +400,7 @@ def _step4(run: AttentionRun) -> list[Question]:
 def previous_token_shares(run: AttentionRun) -> torch.Tensor:
     """(H,) each head's mean weight on the previous token, over the rows that have one (row 0 has none)."""
     weights = run.trace.attend.weights[0]  # (H, Lq, Lk)
-    rows = torch.arange(1, weights.size(1))  # (L-1,)
+    rows = torch.arange(1, weights.size(1), device=weights.device)  # (L-1,)
     return weights[:, rows, rows - 1].mean(dim=-1)  # (H,)
 
 
