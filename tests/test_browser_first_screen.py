@@ -84,8 +84,10 @@ def test_the_arrows_walk_the_slides_after_a_click_on_a_slides_control(app_url, p
     _slide_shown(page, "2")
     stretch = page.locator(".st-key-color_scale button", has_text=t("color_scale.stretch", lang="en"))
     stretch.click()  # the colour scale's button now has focus
+    page.wait_for_url("**color_scale=stretch**", timeout=60_000)
     wait_for_app(page, timeout_ms=60_000)
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(1000)
+    assert page.evaluate("() => document.activeElement.dataset.variant") == "segmented_control"
     page.screenshot(path=str(SHOTS / "slide-2-after-click.png"))
     page.keyboard.press("ArrowRight")
     _slide_shown(page, "3")
