@@ -78,7 +78,9 @@ def test_the_arrows_walk_the_slides_after_a_click_on_a_slides_control(app_url, p
     radio = page.locator(".st-key-head_picker input[type=radio]").nth(1)
     radio.wait_for(state="attached", timeout=60_000)
     page.locator(".st-key-head_picker label").nth(1).click()  # the head radio now has focus
-    page.wait_for_timeout(500)
+    page.wait_for_url("**head=1**", timeout=60_000)  # the pick reached the server, which reran the page
+    wait_for_app(page, timeout_ms=60_000)
+    page.wait_for_timeout(1000)
     assert page.evaluate("() => document.activeElement.type") == "radio"
     page.keyboard.press("ArrowRight")
     _slide_shown(page, "2")
