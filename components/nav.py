@@ -12,7 +12,6 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from components.headings import heading
 from components.i18n import t
 
 __all__ = ["HOME_PAGE", "LAB_PAGES", "linkable", "render_lab_case_link", "render_lab_links", "render_nav"]
@@ -82,21 +81,20 @@ def render_lab_case_link(container: st.delta_generator.DeltaGenerator, lab: str,
 
 
 def render_nav() -> None:
-    """The sidebar links: the playground, then every lab, labelled in the session's language.
+    """The sidebar's menu, folded (an expander): the playground, then every lab, labelled in the session's language.
 
-    Pages that cannot be linked from the running entry script (see :func:`linkable`) are left
-    out; with none left, nothing is drawn.
+    Folded, it leaves the sidebar's first screen to the controls. Pages that cannot be linked from the running
+    entry script (see :func:`linkable`) are left out; with none left, nothing is drawn.
     """
     running = entry_script()
     labs = [(page, lab, icon) for page, lab, icon in LAB_PAGES if linkable(page, running)]
     home = linkable(HOME_PAGE, running)
     if not (home or labs):
         return
-    with st.sidebar:
-        heading(st, t("nav.title"))
-        if home:
-            st.page_link(HOME_PAGE, label=t("nav.home"), icon=":material/home:")
-        if labs:
-            st.caption(t("nav.labs"))
-        for page, lab, icon in labs:
-            st.page_link(page, label=t(f"nav.lab.{lab}"), icon=icon)
+    menu = st.sidebar.expander(t("nav.menu", count=len(labs)), expanded=False, icon=":material/menu:")
+    if home:
+        menu.page_link(HOME_PAGE, label=t("nav.home"), icon=":material/home:")
+    if labs:
+        menu.caption(t("nav.labs"))
+    for page, lab, icon in labs:
+        menu.page_link(page, label=t(f"nav.lab.{lab}"), icon=icon)

@@ -87,9 +87,33 @@ LARGE_TYPE_CSS = f"""<style>
 [data-testid="stMainBlockContainer"] button p {{ font-size: 1.35rem; }}
 [data-testid="stMainBlockContainer"] [class*="st-key-teacher_slide_"] p {{ font-size: 1.9rem; font-weight: 600; }}
 </style>"""
-#: Scrolls the page to its top when the slide changes (Streamlit keeps the scroll position across reruns).
+#: Scrolls the page to its top when the slide changes (Streamlit keeps the scroll position across reruns), and walks
+#: the slides with ← and → whatever has focus: Streamlit's own shortcuts skip a focused input (a head's radio) and a
+#: focused control takes the arrows for itself (the radio moves the head), so the arrows are caught on the window
+#: before any of them, and Previous or Next clicked. A text field keeps its arrows (the caret), a control its Tab.
 _TO_TOP_JS = """
+const TYPED = new Set(['text', 'search', 'email', 'url', 'tel', 'password', 'number']);
+function typedInto(node) {
+  if (!node || !node.tagName) return false;
+  if (node.isContentEditable || node.tagName === 'TEXTAREA') return true;
+  return node.tagName === 'INPUT' && TYPED.has((node.type || 'text').toLowerCase());
+}
+function walk(event) {
+  const step = {ArrowLeft: 'previous', ArrowRight: 'next'}[event.key];
+  if (!step || event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
+  const target = (event.composedPath && event.composedPath()[0]) || event.target;
+  if (typedInto(target)) return;
+  const button = document.querySelector('.st-key-teacher_' + step + '_top button');
+  if (!button) return;  // not a slide
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  if (!button.disabled) button.click();
+}
 export default function (component) {
+  if (!window.attnTeacherKeys) {
+    window.attnTeacherKeys = true;
+    window.addEventListener('keydown', walk, {capture: true});
+  }
   const slide = component.data && component.data.slide;
   if (window.attnTeacherSlide === slide) return;
   window.attnTeacherSlide = slide;

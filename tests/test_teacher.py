@@ -180,6 +180,12 @@ def test_off_the_link_keeps_only_the_hide_list_and_nothing_is_hidden():
 
 
 # ---------------------------------------------------------------- the page
+def step_charts(at: AppTest) -> list:
+    """The page's Vega-Lite charts but the heads at a glance above the steps (which a slide does not show)."""
+    charts = at.get("vega_lite_chart")
+    return [chart for chart in charts if json.loads(chart.proto.spec).get("data") != {"name": "glance"}]
+
+
 def open_page(**params: str) -> AppTest:
     at = AppTest.from_file(SCRIPT, default_timeout=30)
     for key, value in {**SMALL, **params}.items():
@@ -345,7 +351,7 @@ def test_slide_charts_have_larger_type_and_the_css_says_how_much():
     slide = open_page(teacher="1", step="2", **many)
     normal = open_page(**many)
     font = json.loads(slide.get("vega_lite_chart")[0].proto.spec)["config"]["axis"]["labelFontSize"]
-    plain = json.loads(normal.get("vega_lite_chart")[0].proto.spec)["config"]["axis"]["labelFontSize"]
+    plain = json.loads(step_charts(normal)[0].proto.spec)["config"]["axis"]["labelFontSize"]
     assert font == pytest.approx(plain * PRESENTATION_FONT_SCALE)
     assert f"--attn-chart-font-scale: {PRESENTATION_FONT_SCALE}" in LARGE_TYPE_CSS
 
@@ -553,7 +559,7 @@ def test_a_checkpoint_shows_its_notes_on_the_model_slide_and_the_head_finder_on_
     heads = open_page(teacher="1", step="heads", **gpt2_page)
     assert headings(heads, 3)[:2] == [t("finder.title"), t("patterns.title")] and step_headings(heads) == []
     finder, previous, induction = (json.loads(c.proto.spec) for c in heads.get("vega_lite_chart"))
-    normal = json.loads(open_page(**gpt2_page).get("vega_lite_chart")[0].proto.spec)
+    normal = json.loads(step_charts(open_page(**gpt2_page))[0].proto.spec)
     for spec in (finder, previous, induction):  # the room reads the maps: larger words and cells than the page's
         assert spec["config"]["axis"]["labelFontSize"] == pytest.approx(10 * PRESENTATION_FONT_SCALE)
     assert finder["width"] > normal["width"] and "config" not in normal

@@ -27,6 +27,9 @@ REVIEW_EXAMPLES = (
     ("negative", "房间又小又脏，服务态度也不好"),
     ("positive", "酒店位置方便，服务周到，下次还来"),
 )
+#: The sentence the reviews task opens on (a link or a switch to it that brings no text of its own): a review it
+#: was made for, never the English default.
+REVIEW_DEFAULT = REVIEW_EXAMPLES[1][1]
 PERSIST = "session"  # widget values survive a visit to another page
 
 Choices = dict[str, object]  # the controls' values by config field name (may not run: see build_config)

@@ -6,7 +6,7 @@ from collections.abc import Collection
 
 import streamlit as st
 
-from components.controls.keys import TRAINED_SIZES, Choices, device_options
+from components.controls.keys import REVIEW_DEFAULT, TRAINED_SIZES, Choices, device_options
 from components.head_picker import HEAD_KEY, move_head
 from components.i18n import t
 from components.safe_text import md_escape
@@ -44,10 +44,23 @@ def load_url_state() -> list[Problem]:
             st.session_state[key] = DEFAULTS[key]
     if st.session_state["num_kv_heads"] is None:  # the default: one key/value head per query head
         st.session_state["num_kv_heads"] = st.session_state["num_heads"]
+    if {"weights", "task"} & parsed.values.keys() and "tokens" not in st.query_params:
+        open_on_task_input()
     names = checkpoint_names()
     if names and st.session_state["checkpoint"] not in names:
         st.session_state["checkpoint"] = names[0]
     return problems
+
+
+def open_on_task_input() -> None:
+    """The reviews task opens on a review (:data:`REVIEW_DEFAULT`) where the text is the default sentence; leaving it
+    with that review brings the default sentence back. A learner's own text is kept."""
+    reviews = st.session_state.get("weights") == TRAINED and st.session_state.get("task") == "reviews"
+    text = st.session_state.get("tokens")
+    if reviews and text == DEFAULTS["tokens"]:
+        st.session_state["tokens"] = REVIEW_DEFAULT
+    elif not reviews and text == REVIEW_DEFAULT:
+        st.session_state["tokens"] = DEFAULTS["tokens"]
 
 
 def _sizes_for_trained_link(values: dict[str, object], in_link: Collection[str]) -> list[Problem]:

@@ -21,6 +21,7 @@ from components.controls.keys import (
     Changed,
     options,
 )
+from components.controls.link import open_on_task_input
 from components.controls.uploads import render_image_controls
 from components.headings import heading
 from components.i18n import choice_labels, restore_choices, t
@@ -55,12 +56,15 @@ def _on_weights_change() -> None:
             st.session_state["num_kv_heads"] = st.session_state["num_heads"]
         _follow_heads()
         _on_task_change()
+    else:
+        open_on_task_input()
 
 
 def _on_task_change() -> None:
     """A task is shown with the mask it trains with (the learner may change it afterwards, with a note)."""
     restore_choices()  # a callback may run in the first run after a language switch
     st.session_state["mask_type"] = task_mask(st.session_state.get("task", ""))
+    open_on_task_input()
 
 
 def _render_weight_controls(hidden: frozenset[str]) -> None:
@@ -117,18 +121,46 @@ def _render_layer_control(hidden: frozenset[str]) -> None:
 
 
 def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
-    d_model = st.session_state["d_model"]
+    """d_model and the head count side by side, d_k under them (a checkpoint's sizes: a caption)."""
     if st.session_state["weights"] == PRETRAINED:  # the checkpoint's sizes; the learner's wait for their return
         locked = session_sizes()
         if locked is not None and not {"d_model", "num_heads"} <= hidden:
             d_k = locked.d_model // locked.num_heads
             st.caption(t("controls.sizes_locked", d_model=locked.d_model, num_heads=locked.num_heads, d_k=d_k))
         return
-    trained = st.session_state["weights"] == TRAINED
-    d_high = LIMITS.train_d_model_max if trained else LIMITS.d_model_max
-    h_high = LIMITS.train_num_heads_max if trained else LIMITS.num_heads_max
+    d_model, num_heads = st.session_state["d_model"], st.session_state["num_heads"]
+    d_high, h_high = _size_caps()
+    left, right = st.columns(2, gap="small", vertical_alignment="bottom")
     if "d_model" not in hidden:
-        presets = tuple(p for p in D_MODEL_PRESETS if p <= d_high)
+        help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
+        with left:
+            d_model = int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text, changed=changed)
+    if "num_heads" in hidden:
+        return
+    help_text = t("controls.num_heads_help", high=h_high)
+    with right:
+        num_heads = int_field("num_heads", 1, LIMITS.num_heads_max, help_text, changed=after(changed, _follow_heads))
+    if d_model % num_heads == 0:
+        st.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
+    else:
+        st.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
+    st.session_state[_HEADS_SEEN] = num_heads
+
+
+def _size_caps() -> tuple[int, int]:
+    """The largest d_model and head count the weights allow (a training here has lower caps)."""
+    if st.session_state["weights"] == TRAINED:
+        return LIMITS.train_d_model_max, LIMITS.train_num_heads_max
+    return LIMITS.d_model_max, LIMITS.num_heads_max
+
+
+def _render_more_size_controls(hidden: frozenset[str], changed: Changed) -> None:
+    """The rarer sizes, under the others: d_model's presets and the key/value heads."""
+    if st.session_state["weights"] == PRETRAINED:
+        return
+    if "d_model" not in hidden:
+        d_model = st.session_state["d_model"]
+        presets = tuple(p for p in D_MODEL_PRESETS if p <= _size_caps()[0])
         st.session_state["d_model_preset"] = d_model if d_model in presets else None
         st.segmented_control(
             t("controls.d_model_presets"),
@@ -136,19 +168,8 @@ def _render_size_controls(hidden: frozenset[str], changed: Changed) -> None:
             key="d_model_preset",
             on_change=after(changed, _apply_preset),
         )
-        help_text = t("controls.d_model_help", low=LIMITS.d_model_min, high=d_high)
-        d_model = int_field("d_model", LIMITS.d_model_min, LIMITS.d_model_max, help_text, changed=changed)
-    if "num_heads" in hidden:
-        return
-    help_text = t("controls.num_heads_help", high=h_high)
-    num_heads = int_field("num_heads", 1, LIMITS.num_heads_max, help_text, changed=after(changed, _follow_heads))
-    if d_model % num_heads == 0:
-        st.caption(t("controls.d_k", d_model=d_model, num_heads=num_heads, d_k=d_model // num_heads))
-    else:
-        st.caption(t("controls.d_k_bad", d_model=d_model, num_heads=num_heads, ratio=f"{d_model / num_heads:.2f}"))
-    st.session_state[_HEADS_SEEN] = num_heads
-    if "num_kv_heads" not in hidden:
-        _render_kv_heads(num_heads, changed)
+    if not {"num_heads", "num_kv_heads"} & hidden:
+        _render_kv_heads(st.session_state["num_heads"], changed)
 
 
 _HEADS_SEEN = "_num_heads_drawn"  # the head count the controls last showed (num_kv_heads follows it from there)
@@ -196,17 +217,31 @@ def _render_mask_controls(hidden: frozenset[str], changed: Changed) -> None:
         )
 
 
-def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
+_TEXT_BOX_PX = 76  # three lines of the sentence: the sizes and the mask stay on the sidebar's first screen
+
+
+def _render_text_box(hidden: frozenset[str], changed: Changed) -> None:
+    """The learner's sentence, first in the live controls (what was removed from it, under it)."""
     if "tokens" in hidden:
         return
     text = st.text_area(
         t("controls.tokens"),
         key="tokens",
+        height=_TEXT_BOX_PX,
         max_chars=LIMITS.text_chars_max,
         help=t("controls.tokens_help"),
         on_change=after(changed),
         persist_state=PERSIST,
     )
+    if removed := clean_text(text)[1]:  # typed or pasted text is user input just like a link
+        st.warning(t("input.control_chars", count=removed))
+
+
+def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
+    """Under the sentence, the sizes and the mask: the examples to click, the tokenizer and the count."""
+    if "tokens" in hidden:
+        return
+    text = clean_text(st.session_state["tokens"])[0]
     st.caption(t("controls.examples"))
     row = st.container(horizontal=True, gap="small")
     for name, example in EXAMPLES:
@@ -220,9 +255,6 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
     reviews = st.session_state["weights"] == TRAINED and st.session_state["task"] == "reviews"
     if reviews:
         _render_review_examples(changed)
-    text, removed = clean_text(text)  # typed or pasted text is user input just like a link
-    if removed:
-        st.warning(t("input.control_chars", count=removed))
     if st.session_state["weights"] == PRETRAINED:  # a checkpoint cuts the text with its own tokenizer
         st.caption(t("controls.tokenizer_checkpoint"))
         return
@@ -317,12 +349,16 @@ def render_live_controls(changed: Changed, hidden: Collection[str] = ()) -> None
     """
     hidden = frozenset(hidden)
     show_restored_numbers(set(LIVE_KEYS) - set(RUN_KEYS))
-    _render_size_controls(hidden, changed)
-    _render_mask_controls(hidden, changed)
-    if reads_image():
+    image = reads_image()
+    if image:
         render_image_controls(hidden, changed)
     else:
+        _render_text_box(hidden, changed)
+    _render_size_controls(hidden, changed)
+    _render_mask_controls(hidden, changed)
+    if not image:
         _render_text_controls(hidden, changed)
+    _render_more_size_controls(hidden, changed)
 
 
 def render_run_controls(changed: Changed, hidden: Collection[str] = ()) -> None:

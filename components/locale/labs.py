@@ -2,7 +2,7 @@
 
 MESSAGES: dict[str, dict[str, str]] = {
     # ------------------------------------------------------------------ navigation
-    "nav.title": {"en": "Navigate", "zh": "导航"},
+    "nav.menu": {"en": "Playground and the {count} labs", "zh": "游乐场与 {count} 个实验室"},
     "nav.home": {"en": "Playground", "zh": "游乐场"},
     "nav.labs": {"en": "Labs", "zh": "实验室"},
     "nav.lab.scaling": {"en": "1 · Why √d_k", "zh": "1 · 为什么除以 √d_k"},
