@@ -6,7 +6,7 @@ checkpoint is shared read-only by every session; its forwards run one at a time 
 layer's attention block, which must not see another session's forward). The page's three readers of one text --
 our layer's input, the check against the checkpoint and the head finder -- share one full forward
 (:meth:`Checkpoint.full_forward`: hidden states, attentions and every block's output), kept for the last
-:data:`FORWARDS_KEPT` inputs. Its forwards run on the device they
+:data:`FORWARDS_KEPT_BYTES` of them. Its forwards run on the device they
 are asked for (the run's): the loaded model stays on the CPU, and each other device gets one copy of it, made on
 first use (:meth:`Checkpoint.models_on`) and dropped with the checkpoint when the loader lets it go (least recently
 used, :data:`~mha.sources.checkpoint.loader.MAX_LOADED`) or at once when that device ran out of memory
@@ -35,12 +35,13 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import SourceSizes
 from mha.sources.families import Family, Projection
 
-__all__ = ["FORWARDS_KEPT", "Checkpoint", "Encoded", "FullForward", "copy_layer", "inputs_on"]
+__all__ = ["FORWARDS_KEPT_BYTES", "Checkpoint", "Encoded", "FullForward", "copy_layer", "inputs_on"]
 
 _LAYER_MODELS_KEPT = 4  # per checkpoint: copies of layers (per device and dtype) shared by the runs
-#: Per checkpoint: full forwards kept (the last inputs, per device). GPT-2 small at 128 tokens holds about 19 MB each
-#: (hidden states, attentions and block outputs), at a room's 10-20 tokens well under 1 MB.
-FORWARDS_KEPT = 8
+#: Per checkpoint: the bytes of full forwards kept (the last inputs, per device; the newest is always kept). GPT-2
+#: small holds about 19 MB at 128 tokens (hidden states, attentions and block outputs), 0.5 MB at a room's 15: a
+#: learner's next layer, a few changes later, still finds their sentence's forward.
+FORWARDS_KEPT_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,12 @@ class FullForward:
     hidden_states: tuple[Tensor, ...]  # layers + 1 x (1, L, D): the residual stream before each layer, and after
     attentions: tuple[Tensor, ...]  # layers x (1, H, L, L): every head's softmax weights
     block_outputs: tuple[Tensor, ...]  # layers x (1, L, D): each attention block's output (the family's block_output)
+
+    @property
+    def bytes(self) -> int:
+        """The bytes its tensors hold."""
+        tensors = (*self.hidden_states, *self.attentions, *self.block_outputs)
+        return sum(tensor.numel() * tensor.element_size() for tensor in tensors)
 
 
 def _input_key(encoded: Encoded, device: torch.device) -> tuple[object, ...]:
@@ -141,7 +148,7 @@ class Checkpoint:
 
     def full_forward(self, encoded: Encoded, device: torch.device = CPU) -> FullForward:
         """The forward pass on ``device`` with hidden states, attentions and every layer's attention block output (a
-        forward hook per layer), made once per input and device: the last :data:`FORWARDS_KEPT` are kept, and a
+        forward hook per layer), made once per input and device: the last :data:`FORWARDS_KEPT_BYTES` are kept, and a
         session asking for one another session is making waits for it instead of running it again."""
         key = _input_key(encoded, device)
         model, _ = self.models_on(device)
@@ -168,7 +175,7 @@ class Checkpoint:
                 tuple(captured[layer] for layer in range(self.sizes.num_layers)),
             )
             self._forwards[key] = forward
-            while len(self._forwards) > FORWARDS_KEPT:
+            while len(self._forwards) > 1 and sum(kept.bytes for kept in self._forwards.values()) > FORWARDS_KEPT_BYTES:
                 self._forwards.popitem(last=False)
             return forward
 
