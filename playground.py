@@ -2,7 +2,8 @@
 
 Run with ``streamlit run playground.py``. This file only wires things together:
 controls -> config -> weight source -> cached run -> one panel per step, a padded batch,
-the summary, the live check and the export. Data flows one way (ARCHITECTURE.md); the pieces live in
+the summary, the live check and the export; a checkpoint's head finder and pattern search, in their place
+among the panels but drawn after the steps' values. Data flows one way (ARCHITECTURE.md); the pieces live in
 ``components/``. Each panel draws what no control changes and leaves its values to parts
 (:mod:`components.panels.parts`), which the values' fragment, drawn last, fills
 (:mod:`components.live_controls`): a change of the sizes, the mask, the text or the seed redraws only those.
@@ -66,6 +67,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
 
     run = None
     parts = None  # the values the live controls fill (main page only)
+    finder_place = None  # a checkpoint's head finder: its place among the panels, filled after the steps
     # trained weights: the task and the training (in a presentation on the model's slide only); not ready yet
     waiting = config is not None and not training.render_training(
         config, link_trains, shown=view.shows_model, slide=view.on
@@ -100,7 +102,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             step2.render(parts, color_scale)
             if run.image is not None:
                 patches.render(parts)
-            pretrained.render_head_finder(run)
+            finder_place = st.container()
             generation.render(parts, run, pretrained.generates(config))
             step3.render(parts)
             step4.render(parts)
@@ -113,3 +115,6 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     live_controls.render(
         live_place, frozenset(view.hidden), choices, upload, config if run is not None else None, parts, run
     )
+    if finder_place is not None:  # drawn last: the steps and their values never wait for every layer's maps
+        with finder_place:
+            pretrained.render_head_finder(run)

@@ -71,7 +71,7 @@ def render_checkpoint_check(run: AttentionRun) -> None:
     """Beside the check against PyTorch: our layer against the checkpoint itself, with its name on the line."""
     if run.source_kind != PRETRAINED:
         return
-    placed = runner.cached_checkpoint_check(run.config)
+    placed = runner.cached_checkpoint_check(run.config, run)
     check = placed.value
     box = st.container(border=True)
     name = md_escape(check.checkpoint)

@@ -136,10 +136,14 @@ def cached_check(config: AttentionConfig, upload: Upload | None = None) -> Torch
 
 
 @cache.shared(max_entries=16)
-def cached_checkpoint_check(config: AttentionConfig) -> Placed[CheckpointCheck]:
+def cached_checkpoint_check(config: AttentionConfig, _run: AttentionRun) -> Placed[CheckpointCheck]:
     """A pretrained run compared with the checkpoint's own forward pass (``PretrainedSource.compare``), the forward
-    on the run's device (the CPU where the run ran there), and where it ran."""
-    run = cached_run(config)
+    on the run's device (the CPU where the run ran there), and where it ran.
+
+    Keyed by ``config``, the run's own (``run.config``); ``_run`` is the run itself, not hashed: the page's run, not
+    another of the same config. Its forward is the one the run's layer input came from (``Checkpoint.full_forward``).
+    """
+    run = _run
     source = cast(PretrainedSource, cached_source(config.weight_spec))
     return on_device_or_cpu(
         lambda device: source.compare(config, run.trace.weights, run.trace.output, run.mask, device=device),

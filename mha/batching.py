@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from mha.config import AttentionConfig
+from mha.config import PRETRAINED, AttentionConfig
 from mha.masks import PAD_TOKENS, padding_mask
 from mha.module import MultiHeadAttention
 from mha.sources.base import SourceInputs, WeightSource
@@ -148,9 +148,11 @@ def page_batch(config: AttentionConfig, source: WeightSource, device: torch.devi
 
     Each sentence's input is made by ``source`` as the page makes its own, and so is the [PAD]
     input at every position. Returns ``None`` when the sentence has fewer than two real tokens
-    or the source's tokenizer does not give back the project's tokens (a checkpoint's own
-    tokenizer adds its special tokens).
+    or the source's tokenizer does not give back the project's tokens; at once for a checkpoint,
+    whose own tokenizer cuts the text (its forward is not run three times to find that out).
     """
+    if source.kind == PRETRAINED:
+        return None
     real = [token for token in tokenize(config.tokens, config.tokenizer) if token not in PAD_TOKENS]
     if len(real) < 2:
         return None

@@ -2,7 +2,8 @@
 
 The checkpoint's weights are its ``attentions[layer]``; its output is what its attention block's output
 module returns (a forward hook on the family's
-:meth:`~mha.sources.families.base.Family.block_output`), before dropout and the residual connection.
+:meth:`~mha.sources.families.base.Family.block_output`), before dropout and the residual connection: both from
+the full forward our layer's input was read from (:meth:`~mha.sources.checkpoint.loaded.Checkpoint.full_forward`).
 The check applies only where the page's mask is the one the checkpoint used: its real keys (no
 ``[PAD]``), under the causal mask where the family is causal; any other mask is a "what if" (on an
 image, every patch sees every other), and the differences are then not computed (they would be a
@@ -101,9 +102,9 @@ def compare(
         if family.reads_image:
             reason = "what_if_image"  # every patch sees every other: any mask is a "what if"
         return CheckpointCheck(checkpoint.name, layer, applies=False, reason=reason, how=how)
-    outputs, theirs_output = checkpoint.forward_with_block_output(encoded, layer, device)  # _, (1, L, D)
-    theirs_weights = outputs.attentions[layer].cpu()  # (1, H, L, L)
-    theirs_output = theirs_output.cpu()  # (1, L, D)
+    forward = checkpoint.full_forward(encoded, device)  # the one our layer's input was read from
+    theirs_weights = forward.attentions[layer].cpu()  # (1, H, L, L)
+    theirs_output = forward.block_outputs[layer].cpu()  # (1, L, D)
     return CheckpointCheck(
         checkpoint.name,
         layer,

@@ -2,8 +2,11 @@
 
 Where layer l's attention is, what its input is and which module's output is the attention block's
 output is its family's (:class:`~mha.sources.families.base.Family`); this module only asks. A
-checkpoint is shared read-only by every session; its forwards run one at a time (the comparison with
-the checkpoint hooks a module, which must not see another session's forward). Its forwards run on the device they
+checkpoint is shared read-only by every session; its forwards run one at a time (the full forward hooks every
+layer's attention block, which must not see another session's forward). The page's three readers of one text --
+our layer's input, the check against the checkpoint and the head finder -- share one full forward
+(:meth:`Checkpoint.full_forward`: hidden states, attentions and every block's output), kept for the last
+:data:`FORWARDS_KEPT_BYTES` of them. Its forwards run on the device they
 are asked for (the run's): the loaded model stays on the CPU, and each other device gets one copy of it, made on
 first use (:meth:`Checkpoint.models_on`) and dropped with the checkpoint when the loader lets it go (least recently
 used, :data:`~mha.sources.checkpoint.loader.MAX_LOADED`) or at once when that device ran out of memory
@@ -17,6 +20,7 @@ Shape legend: D = d_model, L = tokens, H = heads.
 from __future__ import annotations
 
 import copy
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -31,9 +35,13 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import SourceSizes
 from mha.sources.families import Family, Projection
 
-__all__ = ["Checkpoint", "Encoded", "copy_layer", "inputs_on"]
+__all__ = ["FORWARDS_KEPT_BYTES", "Checkpoint", "Encoded", "FullForward", "copy_layer", "inputs_on"]
 
 _LAYER_MODELS_KEPT = 4  # per checkpoint: copies of layers (per device and dtype) shared by the runs
+#: Per checkpoint: the bytes of full forwards kept (the last inputs, per device; the newest is always kept). GPT-2
+#: small holds about 19 MB at 128 tokens (hidden states, attentions and block outputs), 0.5 MB at a room's 15: a
+#: learner's next layer, a few changes later, still finds their sentence's forward.
+FORWARDS_KEPT_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,30 @@ class Encoded:
     tokens: tuple[str, ...]
     inputs: Mapping[str, Tensor]  # the model's keyword inputs: input_ids and attention_mask (1, L), or pixel_values
     keys: Tensor  # (1, L) bool: the keys the checkpoint attends to (False at a [PAD] token)
+
+
+@dataclass(frozen=True)
+class FullForward:
+    """One forward pass of the checkpoint on one input, everything the page reads of it, on the device it ran on."""
+
+    hidden_states: tuple[Tensor, ...]  # layers + 1 x (1, L, D): the residual stream before each layer, and after
+    attentions: tuple[Tensor, ...]  # layers x (1, H, L, L): every head's softmax weights
+    block_outputs: tuple[Tensor, ...]  # layers x (1, L, D): each attention block's output (the family's block_output)
+
+    @property
+    def bytes(self) -> int:
+        """The bytes its tensors hold."""
+        tensors = (*self.hidden_states, *self.attentions, *self.block_outputs)
+        return sum(tensor.numel() * tensor.element_size() for tensor in tensors)
+
+
+def _input_key(encoded: Encoded, device: torch.device) -> tuple[object, ...]:
+    """What identifies a forward: the device and the inputs' values (ids and mask, or pixels: hashed)."""
+    values = []
+    for name, value in sorted(encoded.inputs.items()):
+        digest = hashlib.sha256(value.detach().cpu().contiguous().numpy().tobytes()).hexdigest()
+        values.append((name, tuple(value.shape), str(value.dtype), digest))
+    return (str(device), *values)
 
 
 class Checkpoint:
@@ -63,6 +95,8 @@ class Checkpoint:
         self._layers: OrderedDict[tuple[int, str, str], MultiHeadAttention] = OrderedDict()
         self._copies: dict[str, tuple[Any, Any | None]] = {}  # device -> (model, language_model) there
         self._copies_lock = threading.Lock()
+        self._forwards: OrderedDict[tuple[object, ...], FullForward] = OrderedDict()  # guarded by ``lock``
+        self.full_forwards = 0  # full forwards run (not served from those kept): what the tests count
 
     @property
     def parameters(self) -> int:
@@ -87,9 +121,13 @@ class Checkpoint:
             return self._copies[key]
 
     def forget_device(self, device: torch.device) -> None:
-        """Drop the copy on ``device`` (after it ran out of memory there); the next forward there copies again."""
+        """Drop the copy on ``device`` (after it ran out of memory there) and the forwards kept there; the next
+        forward there copies again."""
         with self._copies_lock:
             self._copies.pop(str(device), None)
+        with self.lock:
+            for key in [key for key in self._forwards if key[0] == str(device)]:
+                del self._forwards[key]
 
     @property
     def generates(self) -> bool:
@@ -108,33 +146,60 @@ class Checkpoint:
         with self.lock, torch.inference_mode():
             return model(**inputs_on(encoded, device), **outputs)
 
+    def full_forward(self, encoded: Encoded, device: torch.device = CPU) -> FullForward:
+        """The forward pass on ``device`` with hidden states, attentions and every layer's attention block output (a
+        forward hook per layer), made once per input and device: the last :data:`FORWARDS_KEPT_BYTES` are kept, and a
+        session asking for one another session is making waits for it instead of running it again."""
+        key = _input_key(encoded, device)
+        model, _ = self.models_on(device)
+        with self.lock, torch.inference_mode():  # the hooks see this forward only: forwards run one at a time
+            if key in self._forwards:
+                self._forwards.move_to_end(key)
+                return self._forwards[key]
+            captured: dict[int, Tensor] = {}
+            handles = [
+                self.family.block_output(model, layer).register_forward_hook(
+                    lambda _module, _inputs, out, layer=layer: captured.__setitem__(layer, out)
+                )
+                for layer in range(self.sizes.num_layers)
+            ]
+            try:
+                outputs = model(**inputs_on(encoded, device), output_attentions=True, output_hidden_states=True)
+            finally:
+                for handle in handles:
+                    handle.remove()
+            self.full_forwards += 1
+            forward = FullForward(
+                tuple(outputs.hidden_states),
+                tuple(outputs.attentions),
+                tuple(captured[layer] for layer in range(self.sizes.num_layers)),
+            )
+            self._forwards[key] = forward
+            while len(self._forwards) > 1 and sum(kept.bytes for kept in self._forwards.values()) > FORWARDS_KEPT_BYTES:
+                self._forwards.popitem(last=False)
+            return forward
+
     def layer_input(self, encoded: Encoded, layer: int, device: torch.device = CPU) -> Tensor:
         """The input of ``layer``'s attention for the text or image, (1, L, D) on ``device``, as the checkpoint
-        computes it there."""
-        hidden = self.forward(encoded, device, output_hidden_states=True).hidden_states  # layers + 1 x (1, L, D)
+        computes it there (from :meth:`full_forward`)."""
+        hidden = self.full_forward(encoded, device).hidden_states  # layers + 1 x (1, L, D)
         with torch.inference_mode():
             return self.family.layer_input(self.models_on(device)[0], hidden, layer)  # (1, L, D)
 
-    def forward_with_block_output(self, encoded: Encoded, layer: int, device: torch.device = CPU) -> tuple[Any, Tensor]:
-        """The forward pass on ``device`` with attentions, and what ``layer``'s attention block returned (a forward
-        hook).
+    def forward_with_block_output(
+        self, encoded: Encoded, layer: int, device: torch.device = CPU
+    ) -> tuple[FullForward, Tensor]:
+        """The full forward on ``device`` (:meth:`full_forward`: its ``attentions`` too) and what ``layer``'s
+        attention block returned.
 
         Returns:
-            The model's outputs and a (1, L, D) tensor, both on ``device``: the attention block's output before
+            The forward and a (1, L, D) tensor, both on ``device``: the attention block's output before
             dropout and the residual connection (the family's :meth:`~mha.sources.families.base.Family.block_output`;
             BERT: ``attention.output.dense``, before its LayerNorm too; GPT-2: ``attn.c_proj``; Llama, Qwen2:
             ``self_attn.o_proj``; ViT: ``attention.o_proj``).
         """
-        captured: list[Tensor] = []
-        model, _ = self.models_on(device)
-        module = self.family.block_output(model, layer)
-        with self.lock, torch.inference_mode():  # the hook sees this forward only: forwards run one at a time
-            handle = module.register_forward_hook(lambda _module, _inputs, out: captured.append(out))
-            try:
-                outputs = model(**inputs_on(encoded, device), output_attentions=True)
-            finally:
-                handle.remove()
-        return outputs, captured[0]
+        forward = self.full_forward(encoded, device)
+        return forward, forward.block_outputs[layer]
 
     def layer_model(self, layer: int, device: torch.device, dtype: str) -> MultiHeadAttention:
         """``MultiHeadAttention`` holding copies of ``layer``'s projections, on ``device`` in ``dtype``: as many

@@ -191,7 +191,8 @@ class PretrainedSource:
         return SourceInputs(encoded.tokens, x, model, layer=config.layer, notes=notes)
 
     def attention_maps(self, source_input: str | Tensor, device: torch.device = CPU) -> tuple[tuple[str, ...], Tensor]:
-        """Every head's weights in every layer, from the checkpoint's own forward on ``device``.
+        """Every head's weights in every layer, from the checkpoint's own forward on ``device`` (the one forward our
+        layer's input and the check read too: ``Checkpoint.full_forward``).
 
         Args:
             source_input: the text (a text checkpoint: see :meth:`input_of`), or for an image checkpoint a bundled
@@ -202,7 +203,7 @@ class PretrainedSource:
             The tokens and a float32 tensor (layers, H, L, L) on the CPU: the head finder's charts and scores read it.
         """
         encoded = self._encode(source_input)
-        attentions = self._checkpoint().forward(encoded, device, output_attentions=True).attentions  # (1, H, L, L) each
+        attentions = self._checkpoint().full_forward(encoded, device).attentions  # layers x (1, H, L, L)
         return encoded.tokens, torch.cat(attentions).cpu()  # (layers, H, L, L)
 
     def induction_maps(self, device: torch.device = CPU) -> tuple[RepeatedSequence, Tensor]:
