@@ -50,7 +50,7 @@ def is_out_of_memory(error: BaseException) -> bool:
 
 
 def megabytes(count: int, bytes_each: int = 4) -> str:
-    """``count`` numbers of ``bytes_each`` bytes in MB, for a message (``"475"``)."""
+    """``count`` numbers of ``bytes_each`` bytes in MiB (2**20 bytes), for a message (``"475"``)."""
     return f"{count * bytes_each / 2**20:,.0f}"
 
 

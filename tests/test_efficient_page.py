@@ -154,7 +154,7 @@ def test_causal_state_is_every_running_sum_and_the_flatter_rows_are_counted_on_t
                 key = "lab.efficient.state_caption_causal_past" if matrix > expected_state else (
                     "lab.efficient.state_caption_causal")  # fmt: skip
                 yours = t("lab.efficient.yours.many", lang="en", count=length)
-                caption = t(key, lang="en", d=d, limit=d * d + d, yours=yours)
+                caption = t(key, lang="en", d=d, limit=f"{d * d + d:,}", yours=yours)  # written as a person would
                 assert any(c.value == caption for c in at.caption)
                 assert not any("does not grow with L" in c.value for c in at.caption)
             q, k, _ = token_heads(tokens, D_MODEL, heads)

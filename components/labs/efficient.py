@@ -59,7 +59,7 @@ def state_caption(length: int, head_dim: int, causal: bool, matrix: int, state: 
     yours = t("lab.efficient.yours.one") if length == 1 else t("lab.efficient.yours.many", count=length)
     if causal:
         key = "lab.efficient.state_caption_causal_past" if past else "lab.efficient.state_caption_causal"
-        return t(key, d=head_dim, limit=head_dim * head_dim + head_dim, yours=yours)
+        return t(key, d=head_dim, limit=f"{head_dim * head_dim + head_dim:,}", yours=yours)
     return t("lab.efficient.state_caption_past" if past else "lab.efficient.state_caption", d=head_dim, yours=yours)
 
 

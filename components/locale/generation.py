@@ -45,10 +45,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "**你的文本**与**检查点写出的内容**：",
     },
     "gen.stopped_after": {
-        "en": "Stopped after {count} of {requested} tokens: the text, the steps (0 to {last}), the cost and the "
-        "sinks below are those of the {count} tokens written.",
-        "zh": "在 {requested} 个词元中写到第 {count} 个时停止：下面的文本、各步（第 0 到第 {last} 步）、代价和注意力汇"
-        "都只来自已写出的这 {count} 个词元。",
+        "en": "Stopped after {count} of {requested} tokens: the text, the steps (0 to {last}) and the sinks below "
+        "are those of the {count} tokens written, and the cost is measured from that length.",
+        "zh": "在 {requested} 个词元中写到第 {count} 个时停止：下面的文本、各步（第 0 到第 {last} 步）和注意力汇"
+        "只来自已写出的这 {count} 个词元，代价也从这个长度算起。",
     },
     "gen.eos": {
         "en": "The checkpoint's token {count} was its end-of-text token; it stopped there, as its own `generate` does.",
@@ -184,8 +184,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "gen.ran_on": {"en": "Generated on **{device}**.", "zh": "在 **{device}** 上生成。"},
     "gen.out_of_memory": {
         "en": "{device} ran out of memory generating {tokens} tokens with {checkpoint} ({parameters} parameters, "
-        "{megabytes} MB in float32), so it generated on the CPU instead.",
-        "zh": "{device} 用 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）生成 {tokens} 个词元时"
+        "{megabytes} MiB in float32), so it generated on the CPU instead.",
+        "zh": "{device} 用 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MiB）生成 {tokens} 个词元时"
         "内存不足，所以改在 CPU 上生成。",
     },
 }

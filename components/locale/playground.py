@@ -146,9 +146,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "url.trained_sizes": {
         "en": "The link asks for trained weights without giving every size: using d_model = {d_model} and "
-        "num_heads = {num_heads}, sizes that train here within seconds (about 1 to 12 s on a quiet machine, by task).",
+        "num_heads = {num_heads}, sizes that train here within seconds (about 1 to 12 s on a quiet machine's CPU, by "
+        "task; longer with RoPE or fewer K/V heads).",
         "zh": "链接要求训练得到的权重，但没有给出全部尺寸：使用 d_model = {d_model}、num_heads = {num_heads}，"
-        "这组尺寸在这里十几秒内就能训练好（在空闲机器上按任务约 1 到 12 秒）。",
+        "这组尺寸在这里十几秒内就能训练好（在空闲机器的 CPU 上按任务约 1 到 12 秒；用 RoPE 或 K/V 头更少时更久）。",
     },
     "url.control_chars": {
         "en": "Link parameter “{name}” contained {count} invisible control characters; they were removed.",

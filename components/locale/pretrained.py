@@ -461,15 +461,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "检查点自己的前向计算在 **{device}** 上运行。",
     },
     "pretrained.out_of_memory": {
-        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MB in float32), "
+        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MiB in float32), "
         "so its forward ran on the CPU instead.",
-        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）时内存不足，"
+        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MiB）时内存不足，"
         "所以它的前向计算改在 CPU 上运行。",
     },
     "notes.out_of_memory_checkpoint": {
-        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MB in float32), "
+        "en": "{device} ran out of memory running {checkpoint} ({parameters} parameters, {megabytes} MiB in float32), "
         "so this run is on the CPU.",
-        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MB）时内存不足，"
+        "zh": "{device} 运行 {checkpoint}（{parameters} 个参数，float32 下 {megabytes} MiB）时内存不足，"
         "所以这次运行改在 CPU 上。",
     },
     "notes.out_of_memory_layer": {

@@ -50,16 +50,17 @@ MESSAGES: dict[str, dict[str, str]] = {
     # The trained model against the bag of characters, the words chosen from the two accuracies the page shows.
     "training.versus_bag_same": {
         "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} of the {sequences} held-out "
-        "reviews apart, about what another seed changes. Here attention reads the reviews as well as the bag does, "
+        "reviews apart, about what another seed changes. Here the model reads the reviews as well as the bag does, "
         "not better.",
         "zh": "与“字袋”模型相比：{accuracy} % 对 {baseline} %，在 {sequences} 条留出评论中相差 {reviews} 条，"
-        "大约是换一个种子带来的差别。在这里，注意力读评论读得和“字袋”一样好，但没有更好。",
+        "大约是换一个种子带来的差别。在这里，模型读评论读得和“字袋”一样好，但没有更好。",
     },
     "training.versus_bag_above": {
         "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} more of the {sequences} "
-        "held-out reviews right, more than another seed changes: that is what attention adds here.",
+        "held-out reviews right, more than another seed changes: that is what the Transformer (order, attention "
+        "and its MLP) adds over counting characters here.",
         "zh": "与“字袋”模型相比：{accuracy} % 对 {baseline} %，{sequences} 条留出评论中多答对 {reviews} 条，"
-        "超过换一个种子带来的差别：这就是注意力在这里带来的。",
+        "超过换一个种子带来的差别：这就是这个 Transformer（顺序、注意力和 MLP）在这里比只数字多出来的。",
     },
     "training.versus_bag_below": {
         "en": "Against the bag of characters: {accuracy} % and {baseline} %, {reviews} fewer of the {sequences} "

@@ -109,19 +109,21 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "本服务器还没有训练过这个模型。按 **训练**：它会在这里训练，{time}，之后所有访问者共用它。",
     },
     "training.ask.sequence": {
-        "en": "in about 1 to 5 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes, and "
-        "while the server is busy)",
-        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 1 到 5 秒（尺寸更大或服务器繁忙时更久）",
+        "en": "in about 1 to 5 seconds at d_model 64 and 2 heads on a quiet server's CPU (longer at larger sizes, "
+        "with RoPE or fewer K/V heads: up to about 17 s, and while the server is busy)",
+        "zh": "在空闲服务器的 CPU 上，d_model 为 64、2 个头时约需 1 到 5 秒（尺寸更大、用 RoPE 或 K/V 头更少时更久，"
+        "最多约 17 秒；服务器繁忙时也更久）",
     },
     "training.ask.digits": {
-        "en": "in about 3 to 7 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes, and "
-        "while the server is busy)",
-        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 3 到 7 秒（尺寸更大或服务器繁忙时更久）",
+        "en": "in about 6 to 7 seconds at d_model 64, 2 heads and patch 2 on a quiet server's CPU (longer at "
+        "larger sizes, and while the server is busy)",
+        "zh": "在空闲服务器的 CPU 上，d_model 为 64、2 个头、补丁 2 时约需 6 到 7 秒（尺寸更大或服务器繁忙时更久）",
     },
     "training.ask.reviews": {
-        "en": "in about 11 to 12 seconds at d_model 64 and 2 heads on a quiet server (longer at larger sizes; about 30 "
-        "seconds was measured while the server was busy)",
-        "zh": "在空闲的服务器上，d_model 为 64、2 个头时约需 11 到 12 秒（尺寸更大时更久；服务器繁忙时实测约 30 秒）",
+        "en": "in about 11 to 12 seconds at d_model 64 and 2 heads on a quiet server's CPU (longer at larger sizes; "
+        "30 seconds to over a minute were measured while the server was busy)",
+        "zh": "在空闲服务器的 CPU 上，d_model 为 64、2 个头时约需 11 到 12 秒（尺寸更大时更久；服务器繁忙时实测 30 秒到"
+        "一分多钟）",
     },
     "training.train": {"en": "Train", "zh": "训练"},
     "training.on_model_slide": {
