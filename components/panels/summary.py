@@ -33,9 +33,11 @@ def render(parts: ValueParts) -> None:
 
 
 def render_counts(d_model: int) -> None:
-    """The summary for ``d_model`` alone, drawn now: where nothing can run, the counts still can be taught."""
+    """The summary for ``d_model`` alone, drawn now: where nothing can run, the counts still can be taught (a note
+    says no layer ran, so the counts are those of the layer with one K/V head per query head, not the one asked)."""
     box = st.container(border=True)
     heading(box, t("summary.title"))
+    box.caption(t("summary.nothing_ran", d=d_model))
     with box:
         _counts(d_model)
     render_lab_links(box, SUMMARY_LABS)
