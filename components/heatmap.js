@@ -355,14 +355,16 @@ class HeatmapView {
       out.colBand = Math.round(16 * k);
     }
     out.thinned = axes && (out.rowStep > 1 || out.colStep > 1);
-    // each panel's title in lines as wide as its panel (a first-row title stops short of the PNG button)
+    // each panel's title in lines as wide as its panel (a first-row title stops short of the PNG button), with the
+    // width each line takes (tests read them from attnLayout)
     out.titles = header.panels.map((panel, p) => {
-      if (!panel.title) return { lines: [], max: 0, widths: [] };
+      if (!panel.title) return { text: "", lines: [], max: 0, widths: [] };
       const x = out.gutter + (p % n) * (out.pw + GAP_X);
       let max = Math.max(out.pw, 60);
       if (p < n) max = Math.max(40, Math.min(max, width - PNG_ROOM * k - x));
-      const lines = this.wrap(panel.title, this.font(14 * k, true), max);
-      return { lines, max, widths: lines.map((line) => this.textWidth(line, this.font(14 * k, true))) };
+      const font = this.font(14 * k, true);
+      const lines = this.wrap(panel.title, font, max);
+      return { text: panel.title, lines, max, widths: lines.map((line) => this.textWidth(line, font)) };
     });
     const titleLines = Math.max(0, ...out.titles.map((title) => title.lines.length));
     out.titleBand = titleLines ? Math.round((4 + TITLE_LINE * titleLines) * k) : 0;

@@ -571,8 +571,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "summary.nothing_ran": {
         "en": "No layer ran with these settings (see the message above). The counts below are those of a layer with "
         "d_model = {d} in which every query head has its own K/V head, not of the layer asked for.",
-        "zh": "按这些设置没有运行任何层（见上方的提示）。下面的计数属于 d_model = {d}、每个查询头都有自己的 K/V 头的层，"
-        "而不是所要求的层。",
+        "zh": "按这些设置没有运行任何层（见上方的提示）。下面的计数属于 d_model = {d}、"
+        "每个查询头都有自己的 K/V 头的层，而不是所要求的层。",
     },
     "summary.kv_note": {
         "en": "A decoder that generates keeps every earlier token's K and V (the KV cache): 2 · layers · h_kv · d_k "
