@@ -143,6 +143,7 @@ def _assert_titles_whole(page) -> None:
 
 
 @pytest.mark.parametrize(("name", "lang", "width"), [("llama", "en", 1280), ("gpt2", "zh", 1280), ("gpt2", "en", 1920)])
+@pytest.mark.timeout(600)  # a generation on a loaded machine
 def test_the_generation_step_chart_gives_each_head_a_row(laptop, tiny_gpt2, tiny_llama, name, lang, width):
     folder = {"gpt2": tiny_gpt2, "llama": tiny_llama}[name]
     config = json.loads((folder / "config.json").read_text())
@@ -152,8 +153,13 @@ def test_the_generation_step_chart_gives_each_head_a_row(laptop, tiny_gpt2, tiny
     with serving(extra_env={"ATTN_PLAYGROUND_CHECKPOINTS": f"{name}={folder}"}) as url:
         page.goto(f"{url}/?{urllib.parse.urlencode(query)}")
         wait_for_app(page, timeout_ms=180_000)
-        page.wait_for_selector('[data-testid="stSelectSlider"]', timeout=180_000)
-        wait_for_app(page, timeout_ms=180_000)
+        for _ in range(12):  # the generation runs in the background: a reload shows it once it has ended
+            if page.locator('[data-testid="stSelectSlider"]').count():
+                break
+            page.wait_for_timeout(15_000)
+            page.reload()
+            wait_for_app(page, timeout_ms=180_000)
+        page.wait_for_selector('[data-testid="stSelectSlider"]', state="attached", timeout=10_000)
         index = page.evaluate(STEP_CHART)
         page.wait_for_function(f"({VEGA})()[{index}].width > 0", timeout=60_000)
         chart = page.evaluate(VEGA)[index]
