@@ -174,12 +174,11 @@ def test_heatmap_titles_and_the_kv_tables_fit_a_laptop(app_url, laptop, query, l
 def _slide_to(page, index: int, value: int) -> None:
     """Focus the slider's range input and step it with the arrow keys until it reads ``value``."""
     thumb = page.locator('[data-testid="stSlider"]').nth(index).locator('input[type="range"]')
-    thumb.focus()
     for _ in range(64):
         now = int(thumb.input_value())
         if now == value:
             break
-        page.keyboard.press("ArrowRight" if value > now else "ArrowLeft")
+        thumb.press("ArrowRight" if value > now else "ArrowLeft")  # focuses the thumb first, each time
     assert int(thumb.input_value()) == value
     page.keyboard.press("Tab")  # the slider lets go: its value goes to the script
     wait_for_app(page, timeout_ms=120_000)
