@@ -43,6 +43,11 @@ const THUMB_MAX_PX = 24;
 const THUMB_FRAME = "#9ca3af";
 const PNG_SCALE = 2; // a downloaded PNG has at least this many pixels per CSS pixel (slide resolution)
 const PNG_MARGIN = 12; // white CSS px around the chart in a downloaded PNG
+const PNG_ROOM = 52; // CSS px (times the type's scale) the PNG button takes at the top-right: no title runs under it
+// a title's pieces: a shape in brackets ([11 × 16], kept whole), one CJK character, or one word (each with the
+// spaces before it)
+const WRAP_PIECES = /\s*\[[^\]]*\]|\s*[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|\s*[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+/g;
+const TITLE_LINE = 18; // a panel title's line height (times the type's scale); a long title wraps onto more lines
 
 // The head the page shows, shared by the picker and every chart that follows it.
 const heads = { head: 0, moves: null, listeners: new Set() };
@@ -267,6 +272,27 @@ class HeatmapView {
     return this.ctx.measureText(text).width;
   }
 
+  wrap(text, font, max) {
+    // The text in lines of at most `max` px, broken after spaces or between CJK characters (a longer word alone
+    // is broken between its characters): the whole text, never cut.
+    const pieces = text.match(WRAP_PIECES) || [];
+    const lines = [];
+    let line = "";
+    const add = (piece) => {
+      if (!line || this.textWidth(line + piece, font) <= max) line += piece;
+      else {
+        lines.push(line);
+        line = piece.trimStart();
+      }
+    };
+    for (const piece of pieces) {
+      if (this.textWidth(piece.trim(), font) <= max) add(piece);
+      else for (const character of piece) add(character); // a word wider than the line: its characters
+    }
+    if (line) lines.push(line);
+    return lines.length ? lines : [""];
+  }
+
   fit(text, font, max) {
     // The label, cut with an ellipsis to at most `max` px.
     if (this.textWidth(text, font) <= max) return text;
@@ -329,7 +355,19 @@ class HeatmapView {
       out.colBand = Math.round(16 * k);
     }
     out.thinned = axes && (out.rowStep > 1 || out.colStep > 1);
-    out.titleBand = header.panels.some((panel) => panel.title) ? Math.round(22 * k) : 0;
+    // each panel's title in lines as wide as its panel (a first-row title stops short of the PNG button), with the
+    // width each line takes (tests read them from attnLayout)
+    out.titles = header.panels.map((panel, p) => {
+      if (!panel.title) return { text: "", lines: [], max: 0, widths: [] };
+      const x = out.gutter + (p % n) * (out.pw + GAP_X);
+      let max = Math.max(out.pw, 60);
+      if (p < n) max = Math.max(40, Math.min(max, width - PNG_ROOM * k - x));
+      const font = this.font(14 * k, true);
+      const lines = this.wrap(panel.title, font, max);
+      return { text: panel.title, lines, max, widths: lines.map((line) => this.textWidth(line, font)) };
+    });
+    const titleLines = Math.max(0, ...out.titles.map((title) => title.lines.length));
+    out.titleBand = titleLines ? Math.round((4 + TITLE_LINE * titleLines) * k) : 0;
     out.axisBand = axes ? Math.round(18 * k) : 0;
     out.rowHeight = out.titleBand + out.axisBand + out.colBand + out.mh;
     const rows = Math.ceil(P / n);
@@ -553,7 +591,7 @@ class HeatmapView {
     if (panel.title) {
       ctx.font = this.font(14 * k, true);
       ctx.textAlign = "left";
-      ctx.fillText(this.fit(panel.title, ctx.font, Math.max(L.pw, 60)), box.x, box.top + 10 * k);
+      L.titles[p].lines.forEach((line, i) => ctx.fillText(line, box.x, box.top + (10 + TITLE_LINE * i) * k));
     }
     if (!L.axes) return;
     const axisY = box.top + L.titleBand + 9 * k;

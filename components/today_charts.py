@@ -206,6 +206,10 @@ def angles_chart(thetas: Sequence[float], text: TodayText = TodayText()) -> Spec
     )
 
 
+_HEAD_ROW = 24  # px: a head's row in the step chart
+_STEP_WIDTH_MAX = 560  # px of cells: with the head axis and the legend the chart fits a 1280 px window's content
+
+
 def step_weights_chart(frame: pd.DataFrame, labels: Sequence[str], first_new: int, text: dict[str, str]) -> Spec:
     """One decoding step's weights, a row per head over the cached keys, the keys this step appended outlined.
 
@@ -230,9 +234,12 @@ def step_weights_chart(frame: pd.DataFrame, labels: Sequence[str], first_new: in
         "mark": {"type": "rect", "fill": None, "stroke": "#d62728", "strokeWidth": 2},
         "encoding": {"x": x, "y": y},
     }
-    width = min(max(18 * len(labels), 240), 900)
-    height = min(max(22 * int(frame["head"].nunique()), 80), 480)
-    return _spec({"layer": [cells, outline], "width": width, "height": height}, data)
+    # width and height size the cells (a row of at least _HEAD_ROW px per head); "pad" grows the chart around them
+    # for the axes and the legend, where Streamlit's default ("fit") would squeeze all of it into width x height
+    width = min(max(18 * len(labels), 240), _STEP_WIDTH_MAX)
+    height = min(max(_HEAD_ROW * int(frame["head"].nunique()), 80), 720)
+    autosize = {"type": "pad", "contains": "padding"}
+    return _spec({"layer": [cells, outline], "width": width, "height": height, "autosize": autosize}, data)
 
 
 def sinks_chart(shares: Sequence[float], uniform: float, text: dict[str, str]) -> Spec:

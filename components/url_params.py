@@ -151,6 +151,20 @@ def _parse_int(key: str, raw: str, low: int, high: int, default: int) -> tuple[i
     return clamped, Problem(key, "out_of_range", {"value": raw, "low": low, "high": high, "used": clamped})
 
 
+def _kv_heads_that_divide(
+    raw: str, kv_heads: int | None, problem: Problem | None, num_heads: int
+) -> tuple[int | None, Problem | None]:
+    """``kv_heads`` if it divides ``num_heads`` (or is unset); else the largest divisor of ``num_heads`` not above
+    it, with one problem (in place of an out-of-range one) saying which value is used instead of the link's."""
+    if kv_heads is None or num_heads % kv_heads == 0:
+        return kv_heads, problem
+    used = max(h for h in range(1, min(kv_heads, num_heads) + 1) if num_heads % h == 0)
+    divisors = ", ".join(str(h) for h in range(1, num_heads + 1) if num_heads % h == 0)
+    return used, Problem(
+        "num_kv_heads", "kv_not_dividing", {"value": raw, "num_heads": num_heads, "divisors": divisors, "used": used}
+    )
+
+
 def _parse_choice(key: str, raw: str, choices: Sequence[str]) -> tuple[str, Problem | None]:
     value = raw.strip()
     if value in choices:
@@ -231,6 +245,9 @@ def parse_query_params(
             low, high = _head_range(values.get("num_heads", num_heads)) if key == "head" else INT_RANGES[key]
             default = values.get("num_heads", num_heads) if key == "num_kv_heads" else DEFAULTS[key]
             values[key], problem = _parse_int(key, raw, low, high, cast(int, default))
+            if key == "num_kv_heads":
+                heads = cast(int, DEFAULTS["num_heads"] if default is None else default)
+                values[key], problem = _kv_heads_that_divide(raw, values[key], problem, heads)
             if problem is None and domain.values and values[key] not in domain.values:
                 values[key], problem = _parse_choice(key, raw, tuple(map(str, domain.values)))
                 values[key] = int(values[key])

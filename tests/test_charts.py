@@ -104,3 +104,17 @@ def test_the_angles_chart_is_valid_and_gives_each_pairs_full_turn():
     assert not _valid(spec)
     frame = spec["datasets"][today_charts.GROUPS]
     assert frame["wavelength"].tolist() == pytest.approx([2 * math.pi, 20 * math.pi, 200 * math.pi])
+
+
+@pytest.mark.parametrize("heads", [4, 12, 32])
+def test_the_step_chart_gives_each_head_a_row_and_pads_for_its_axes_and_legend(heads):
+    length = 7
+    frame = pd.DataFrame(
+        [(h, k, 1 / length) for h in range(heads) for k in range(length)], columns=["head", "key", "weight"]
+    )
+    labels = [f"{k}:t" for k in range(length)]
+    spec = today_charts.step_weights_chart(frame, labels, length - 1, {"head": "head", "key": "key", "weight": "w"})
+    # "fit" (Streamlit's default) would squeeze axes and legend into width x height: 4 heads drew in 88 px
+    assert spec["autosize"] == {"type": "pad", "contains": "padding"}
+    assert spec["height"] / heads >= 18  # a readable row per head (the head labels apart)
+    assert spec["width"] <= 560  # with the head axis and the legend: inside a 1280 px window's content

@@ -145,6 +145,15 @@ def test_a_huge_generate_in_the_link_is_clamped_with_a_message(listed):
     assert at.number_input(key="generate").value == GENERATE_MAX
 
 
+def test_a_huge_generate_on_a_random_page_leaves_the_used_value_in_the_link():
+    at = open_page(tokens=PROMPT, generate="99999")
+    assert not at.exception
+    message = t("url.out_of_range", name="generate", value="99999", low=0, high=GENERATE_MAX, used=GENERATE_MAX)
+    assert message in [w.value for w in at.warning]
+    assert t("gen.cannot", count=GENERATE_MAX, why=t("gen.cannot.random")) in [w.value for w in at.warning]
+    assert at.query_params["generate"] == str(GENERATE_MAX)  # the link says what the page used
+
+
 # ---------------------------------------------------------------- the service
 def _made(config: AttentionConfig, steps: int, stopped: bool) -> Generation:
     return Generation("c", 0, ("a",), (0,), ("x",) * steps, (0,) * steps, ("step",) * steps, 3, stopped, False, 4)  # type: ignore[arg-type]

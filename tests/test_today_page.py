@@ -85,13 +85,29 @@ def test_the_num_kv_heads_control_follows_the_head_count_only_while_it_equals_it
     no_problems(at)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_num_kv_heads_that_does_not_divide_gets_a_message_naming_the_divisors(lang):
-    at = open_page(**SMALL, num_kv_heads="3", lang=lang)
+def test_a_num_kv_heads_that_does_not_divide_gets_a_message_naming_the_divisors():
+    lang = "en"  # typed in the control (a link's value is clamped to a divisor; the link test runs in Chinese too)
+    at = open_page(**SMALL, lang=lang)
+    at.number_input(key="num_kv_heads").set_value(3).run()
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert error == t("error.num_kv_heads.not_dividing", lang=lang, num_kv_heads=3, num_heads=4, divisors="1, 2, 4")
     assert t("summary.title", lang=lang) in page_text(at)  # the page keeps teaching what it can
+    # and says that no layer ran: its counts are not those of the layer asked for
+    assert t("summary.nothing_ran", lang=lang, d=64) in [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize(("asked", "used", "lang"), [("99", 4, "en"), ("3", 2, "en"), ("99", 4, "zh")])
+def test_a_link_num_kv_heads_that_does_not_divide_is_clamped_to_a_divisor_with_one_message(asked, used, lang):
+    at = open_page(**SMALL, num_kv_heads=asked, lang=lang)
+    assert not at.exception and not at.error
+    (warning,) = [w.value for w in at.warning]
+    params = {"value": asked, "num_heads": 4, "divisors": "1, 2, 4", "used": used}
+    assert warning == t("url.kv_not_dividing", lang=lang, name="num_kv_heads", **params)
+    assert at.number_input(key="num_kv_heads").value == used
+    assert at.query_params.get("num_kv_heads") == (None if used == 4 else str(used))  # as many: not in the link
+    assert t("summary.nothing_ran", lang=lang, d=64) not in [c.value for c in at.caption]  # the pipeline ran
+    assert t("summary.kv_title", lang=lang) in page_text(at)  # and the summary describes it
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -100,6 +116,7 @@ def test_rope_with_an_odd_d_k_gets_a_message_naming_d_k(lang):
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert error == t("error.positional.rope_odd", lang=lang, d_model=12, num_heads=4, d_k=3)
+    assert t("summary.nothing_ran", lang=lang, d=12) in [c.value for c in at.caption]  # no layer ran
 
 
 def test_a_chinese_gqa_rope_page_runs_in_chinese():
@@ -156,8 +173,8 @@ def test_the_kv_cache_rows_count_every_layer_of_a_checkpoint(listed_llama):
     no_problems(at)
     text = page_text(at)
     layers, kv_heads, d_k = 2, 2, 32 // 4  # the tests' Llama (tests/tiny_checkpoint.py): 2 layers, 4 / 2 heads, d 32
-    (row,) = [line for line in text.splitlines() if line.startswith(f"| **{kv_heads} (GQA)**")]
-    assert f"**{2 * layers * kv_heads * d_k:,}**" in row
+    _parameters, cache = [line for line in text.splitlines() if line.startswith(f"| **{kv_heads} (GQA)**")]
+    assert cache.split("|")[2].strip() == f"**{2 * layers * kv_heads * d_k:,}**"  # the cache table's numbers
     assert t("summary.kv_note", lang="en", layers=layers) in text
 
 

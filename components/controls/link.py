@@ -37,6 +37,8 @@ def load_url_state() -> list[Problem]:
         parsed.values["num_kv_heads"] = parsed.values["num_heads"]
     for key, value in parsed.values.items():
         st.session_state[key] = value
+    if any(problem.field == "generate" for problem in parsed.problems):  # a page that does not generate never
+        write_link(to_query_params({"generate": parsed.values["generate"]}))  # writes it: the used value goes back
     if HEAD_KEY in parsed.values:  # the link chose the head: the page shows it over the browser's pick
         move_head(parsed.values[HEAD_KEY])
     for key in URL_KEYS:

@@ -53,7 +53,7 @@ READABLE_CELL = 14  # px: the smallest heatmap cell; its label font is 2 px smal
 LABEL_FONT_MIN = READABLE_CELL - 2
 ROW_LABELS_PX = 110  # room the row labels of a heatmap take at its left
 PANEL_GAP_PX = 20
-WIDTH_BUDGET_PX = 860  # what a lab's charts may use across (a 1280-px screen with the sidebar open)
+WIDTH_BUDGET_PX = 740  # a lab's matrices across: a 1280-px screen's 820 px of content (sidebar open), less a legend
 NAN_COLOR = "#dc2626"  # a weight that is not a number: red, off the blues scale of the weights
 
 
@@ -109,18 +109,20 @@ class Grid:
         panels: Sequence[str],
         most_per_row: int,
         largest: int = 28,
+        budget: int = WIDTH_BUDGET_PX,
     ) -> Grid:
-        """As many panels a row (up to ``most_per_row``) as fit the width with readable cells, and the cell size.
+        """As many panels a row (up to ``most_per_row``) as fit ``budget`` px with readable cells, and the cell size.
 
         Wraps to fewer panels a row rather than shrink a cell below :data:`READABLE_CELL`, and then
-        spreads the panels evenly over the rows (5 panels: 3 + 2, not 4 + 1).
+        spreads the panels evenly over the rows (5 panels: 3 + 2, not 4 + 1). A chart in a column passes the
+        column's share of :data:`WIDTH_BUDGET_PX` as ``budget``.
         """
         count = len(panels) or 1
         per_row = max(1, min(most_per_row, count))
-        while per_row > 1 and _room_per_cell(len(columns), per_row) < READABLE_CELL:
+        while per_row > 1 and _room_per_cell(len(columns), per_row, budget) < READABLE_CELL:
             per_row -= 1
         per_row = math.ceil(count / math.ceil(count / per_row))
-        return cls(rows, columns, panels, per_row, fit_cell(len(columns), per_row, largest=largest))
+        return cls(rows, columns, panels, per_row, fit_cell(len(columns), per_row, budget, largest=largest))
 
     @property
     def wraps(self) -> bool:

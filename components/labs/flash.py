@@ -12,7 +12,18 @@ import torch
 
 from components import cache
 from components.i18n import t
-from components.labs.charts import Grid, Series, Size, Titles, heatmap, line_chart, matrix_frame
+from components.labs.charts import (
+    PANEL_GAP_PX,
+    ROW_LABELS_PX,
+    WIDTH_BUDGET_PX,
+    Grid,
+    Series,
+    Size,
+    Titles,
+    heatmap,
+    line_chart,
+    matrix_frame,
+)
 from components.labs.common import format_bytes, lab_header, show_chart, show_verdict, table_height, token_input
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
 from components.nav import render_lab_links
@@ -128,9 +139,19 @@ def tile_frame(
     return frame
 
 
-def _tile_chart(frame: pd.DataFrame, labels: list[str], titles: Titles, greys: tuple[str, str]) -> alt.Chart:
-    """The scores, the query block's tiles by state, greyed cells, and the current tile outlined."""
-    grid = Grid.fitted(labels, labels, ["S"], most_per_row=1, largest=20)
+_LEGEND_PX = 40  # more room a colour legend takes beside a chart in a column than the budget's share leaves
+
+
+def _tile_grid(labels: list[str], budget: int) -> Grid:
+    """The score chart's cells, as large as ``budget`` px across allows (the scores' legend beside it)."""
+    return Grid.fitted(labels, labels, ["S"], most_per_row=1, largest=20, budget=budget)
+
+
+def _tile_chart(
+    frame: pd.DataFrame, labels: list[str], titles: Titles, greys: tuple[str, str], grid: Grid
+) -> alt.Chart:
+    """The scores, the query block's tiles by state, greyed cells, and the current tile outlined (the greyed cells'
+    legend under it: beside it, it would take the room of its cells)."""
     axes = {
         "x": alt.X("column:N", sort=list(labels), title=titles.x, axis=alt.Axis(labelAngle=-90, labelOverlap=False)),
         "y": alt.Y("row:N", sort=list(labels), title=titles.y, axis=alt.Axis(labelOverlap=False)),
@@ -143,7 +164,9 @@ def _tile_chart(frame: pd.DataFrame, labels: list[str], titles: Titles, greys: t
         .mark_rect()
         .encode(
             color=alt.Color(
-                "value:Q", scale=alt.Scale(scheme="redblue", domain=[-limit, limit], reverse=True), title=titles.color
+                "value:Q",
+                scale=alt.Scale(scheme="redblue", domain=[-limit, limit], reverse=True),
+                title=titles.color,
             ),
             opacity=alt.Opacity("opacity:Q", scale=None, legend=None),
             tooltip=[*tooltip, alt.Tooltip("value:Q", title=titles.color, format=".4f")],
@@ -153,7 +176,12 @@ def _tile_chart(frame: pd.DataFrame, labels: list[str], titles: Titles, greys: t
         base.transform_filter(alt.datum.grey != "")
         .mark_rect()
         .encode(
-            fill=alt.Fill("grey:N", scale=alt.Scale(domain=list(greys), range=["#e5e5e5", "#737373"]), title=None),
+            fill=alt.Fill(
+                "grey:N",
+                scale=alt.Scale(domain=list(greys), range=["#e5e5e5", "#737373"]),
+                title=None,
+                legend=alt.Legend(orient="bottom", direction="vertical"),
+            ),
             opacity=alt.Opacity("opacity:Q", scale=None, legend=None),
             tooltip=[*tooltip, alt.Tooltip("grey:N", title=titles.color)],
         )
@@ -221,14 +249,20 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
     greys = (t("lab.flash.masked"), t("lab.flash.skipped"))
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.flash.score"))
     frame = tile_frame(run["scores"], labels, run["steps"], block, tile, *greys)
-    left, right = st.columns([3, 2])
+    # the scores beside O (3 : 2 of the width) while the score chart's cells stay readable there; else one above
+    # the other, each as wide as the content
+    side, o_side = WIDTH_BUDGET_PX * 3 // 5 - _LEGEND_PX, WIDTH_BUDGET_PX * 2 // 5 - _LEGEND_PX
+    grid = _tile_grid(labels, side)
+    beside = ROW_LABELS_PX + grid.cell * len(labels) + PANEL_GAP_PX <= side
+    left, right = st.columns([3, 2]) if beside else (st.container(), st.container())
     with left:
-        show_chart(_tile_chart(frame, labels, titles, greys))
+        show_chart(_tile_chart(frame, labels, titles, greys, grid if beside else _tile_grid(labels, WIDTH_BUDGET_PX)))
         st.caption(t("lab.flash.chart_caption"))
     with right:
         st.markdown(t("lab.flash.o_title"))
         o_labels = [f"d{i}" for i in range(HEAD_DIM)]
-        o_grid = Grid.fitted(labels[r0:r1], o_labels, ["O"], most_per_row=1, largest=24)
+        o_budget = o_side if beside else WIDTH_BUDGET_PX
+        o_grid = Grid.fitted(labels[r0:r1], o_labels, ["O"], most_per_row=1, largest=24, budget=o_budget)
         o_titles = Titles(x=t("lab.flash.axis.feature"), y=t("lab.common.query"), color="O")
         show_chart(heatmap(matrix_frame(step["O"][None], labels[r0:r1], o_labels, ["O"]), o_titles, o_grid,
                            diverging=True))  # fmt: skip

@@ -132,6 +132,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Link parameter “{name}” = “{value}” is not a whole number; using {used}.",
         "zh": "链接参数“{name}” = “{value}”不是整数；改用 {used}。",
     },
+    "url.kv_not_dividing": {
+        "en": "Link parameter “{name}” = “{value}” does not divide num_heads = {num_heads} (choose one of {divisors}); "
+        "using {used}.",
+        "zh": "链接参数“{name}” = “{value}”不能整除 num_heads = {num_heads}（可选 {divisors}）；改用 {used}。",
+    },
     "url.out_of_range": {
         "en": "Link parameter “{name}” = “{value}” is outside {low}..{high}; using {used}.",
         "zh": "链接参数“{name}” = “{value}”超出 {low}..{high} 的范围；改用 {used}。",
@@ -583,6 +588,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "summary.kv.numbers": {"en": "cache numbers / token", "zh": "每词元缓存的数"},
     "summary.kv.fp32": {"en": "float32", "zh": "float32"},
     "summary.kv.bf16": {"en": "bfloat16", "zh": "bfloat16"},
+    "summary.nothing_ran": {
+        "en": "No layer ran with these settings (see the message above). The counts below are those of a layer with "
+        "d_model = {d} in which every query head has its own K/V head, not of the layer asked for.",
+        "zh": "按这些设置没有运行任何层（见上方的提示）。下面的计数属于 d_model = {d}、"
+        "每个查询头都有自己的 K/V 头的层，而不是所要求的层。",
+    },
     "summary.kv_note": {
         "en": "A decoder that generates keeps every earlier token's K and V (the KV cache): 2 · layers · h_kv · d_k "
         "numbers per token, here for {layers} layer(s). Fewer K/V heads shrink it by h / h_kv; the scores do not "

@@ -33,9 +33,11 @@ def render(parts: ValueParts) -> None:
 
 
 def render_counts(d_model: int) -> None:
-    """The summary for ``d_model`` alone, drawn now: where nothing can run, the counts still can be taught."""
+    """The summary for ``d_model`` alone, drawn now: where nothing can run, the counts still can be taught (a note
+    says no layer ran, so the counts are those of the layer with one K/V head per query head, not the one asked)."""
     box = st.container(border=True)
     heading(box, t("summary.title"))
+    box.caption(t("summary.nothing_ran", d=d_model))
     with box:
         _counts(d_model)
     render_lab_links(box, SUMMARY_LABS)
@@ -143,22 +145,24 @@ def _d_k(layer: _Layer) -> int:
 
 def _by_kv_heads(layer: _Layer, lang: str) -> str:
     """Each number of K/V heads that divides h: its kind, W_k + W_v, the layer's total and the KV cache per token
-    (numbers, and bytes in float32 and bfloat16); the page's own row in bold. ``""`` without a run."""
+    (numbers, and bytes in float32 and bfloat16), as two tables (parameters, cache); the page's own rows in bold.
+    ``""`` without a run."""
     if layer.num_heads is None:
         return ""
     h, d_k = layer.num_heads, _d_k(layer)
-    rows = []
+    parameters, cache = [], []  # two narrow tables, not one wide one: each fits half a 1280 px window's content
     for kv_heads in sorted((g for g in range(1, h + 1) if h % g == 0), reverse=True):
         width = kv_heads * d_k
         numbers = kv_cache_numbers(layer.layers, kv_heads, d_k)
-        row = [
-            f"{kv_heads} ({_kind(kv_heads, h)})",
-            count(2 * projection_parameters(layer.d_model, layer.bias, width)),
-            count(layer_parameters(layer.d_model, width, layer.bias)),
-            count(numbers),
-            format_bytes(4 * numbers),
-            format_bytes(2 * numbers),
-        ]
-        rows.append([f"**{cell}**" for cell in row] if kv_heads == layer.num_kv_heads else row)
-    header = [t(f"summary.kv.{name}", lang=lang) for name in ("heads", "wkv", "total", "numbers", "fp32", "bf16")]
-    return f"**{t('summary.kv_title', lang=lang)}**\n\n{markdown_rows(header, rows)}"
+        name = f"{kv_heads} ({_kind(kv_heads, h)})"
+        weights = count(2 * projection_parameters(layer.d_model, layer.bias, width))
+        rows = (
+            [name, weights, count(layer_parameters(layer.d_model, width, layer.bias))],
+            [name, count(numbers), format_bytes(4 * numbers), format_bytes(2 * numbers)],
+        )
+        for table, row in zip((parameters, cache), rows, strict=True):
+            table.append([f"**{cell}**" for cell in row] if kv_heads == layer.num_kv_heads else row)
+    header = [t(f"summary.kv.{name}", lang=lang) for name in ("heads", "wkv", "total")]
+    cache_header = [t(f"summary.kv.{name}", lang=lang) for name in ("heads", "numbers", "fp32", "bf16")]
+    tables = f"{markdown_rows(header, parameters)}\n\n{markdown_rows(cache_header, cache)}"
+    return f"**{t('summary.kv_title', lang=lang)}**\n\n{tables}"
