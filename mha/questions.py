@@ -24,6 +24,8 @@ from mha.counting import count_parameters, kv_cache_numbers
 from mha.module import MultiHeadAttention, check_sizes
 from mha.pipeline import AttentionRun
 from mha.score_scale import score_spread
+from mha.sources import source_sizes
+from mha.sources.base import IMAGE
 from mha.tokens import shown_token
 
 __all__ = [
@@ -417,11 +419,18 @@ def _model(run: AttentionRun) -> list[Question]:
     if run.source_kind == RANDOM or len(run.tokens) < 2:
         return []
     asked: list[Question] = []
-    if run.image is None:
+    if not _reads_an_image(run):
         asked.append(_previous_head(run))
     if run.config.mask_type == "causal":
         asked.append(_kv_cache_bytes(run))
     return asked
+
+
+def _reads_an_image(run: AttentionRun) -> bool:
+    """Whether the run's tokens are an image's patches (a model trained here on images, a ViT checkpoint)."""
+    if run.image is not None or run.config.trains_on_images:
+        return True
+    return run.source_kind == PRETRAINED and source_sizes(run.config.weight_spec).modality == IMAGE
 
 
 def _previous_head(run: AttentionRun) -> Question:
