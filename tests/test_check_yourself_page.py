@@ -50,7 +50,7 @@ def test_every_step_asks_and_checks_in_english():
     for step in ("1", "1b", "2", "3", "4"):
         assert any(key.startswith(f"check_{step}_") for key in keys), step
     label = at.text_input(key="check_1_wq_params").label
-    assert "W_q" in label and "parameters" in label
+    assert "W_q" in label and "parameters" in label and "weights and biases" in label  # this layer has biases
     at.text_input(key="check_1_wq_params").input("4,160").run()  # 64² + 64
     assert verdicts(at) == ["✓ Right."]
     at.text_input(key="check_1_k_shape").input("1x4x6x16").run()  # 2 K/V heads: [1, 2, 6, 16]
