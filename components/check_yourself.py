@@ -234,7 +234,8 @@ def _room_note() -> None:
 
 
 def _send(qid: str, verdict: bool) -> None:
-    """Send a changed verdict to the session's room, within the flood limit."""
+    """Send a changed verdict to the session's room, within the flood limit. A room that closed since the session
+    joined it (expired) is marked closed for the session, which is told so and answers on without a room."""
     room = _room()
     sent = st.session_state.setdefault(_SENT, {})
     if room is None or not room[1] or sent.get(qid) == verdict:
@@ -244,6 +245,9 @@ def _send(qid: str, verdict: bool) -> None:
         return
     if _store().answer(room[0], qid, _session_id(), verdict):
         sent[qid] = verdict
+    else:  # the store refuses an answer only for a room that is not open
+        st.session_state[_ROOM] = (room[0], False)
+        st.warning(t("room.unknown", code=md_escape(room[0])))
 
 
 def learners_link(base: str, params: dict[str, str], code: str) -> str:
@@ -263,7 +267,8 @@ def render_room_slide(run: AttentionRun) -> None:
     link = learners_link(st.context.url or "", st.query_params.to_dict(), code)
     st.markdown(t("room.link"))
     st.code(link, language=None)
-    labels = {q.qid: _label(q) for q in all_questions(run)}
+    st.caption(t("room.settings_note"))
+    labels = {q.qid: _label(q).rstrip("?？ ") for q in all_questions(run)}  # "…?: 3 answered" reads badly
     _room_counts(code, labels.get)
 
 

@@ -19,11 +19,14 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.config import RANDOM
+from mha.config import LIMITS, PRETRAINED, RANDOM
 from mha.counting import count_parameters, kv_cache_numbers
-from mha.module import MultiHeadAttention
+from mha.module import MultiHeadAttention, check_sizes
 from mha.pipeline import AttentionRun
 from mha.score_scale import score_spread
+from mha.sources import source_sizes
+from mha.sources.base import IMAGE
+from mha.tokens import shown_token
 
 __all__ = [
     "MAX_ANSWER",
@@ -130,7 +133,7 @@ def _step1(run: AttentionRun) -> list[Question]:
             "1",
             "wq_params",
             NUMBER,
-            "quiz.1.wq_params",
+            "quiz.1.wq_params" if wq.bias is not None else "quiz.1.wq_params_no_bias",
             (("d", run.d_model),),
             count_parameters(wq),
             "quiz.worked.formula",
@@ -260,10 +263,10 @@ def _step2(run: AttentionRun) -> list[Question]:
             "top_key",
             TOKEN,
             "quiz.2.top_key",
-            (("row", row), ("token", tokens[row]), ("head", head)),
+            (("row", row), ("token", shown_token(tokens[row])), ("head", head)),
             key,
             "quiz.worked.top_key",
-            (("index", key), ("token", tokens[key]), ("weight", f"{weight:.4f}")),
+            (("index", key), ("token", shown_token(tokens[key])), ("weight", f"{weight:.4f}")),
             tokens=tokens,
         ),
     ]
@@ -337,11 +340,16 @@ def _step3(run: AttentionRun) -> list[Question]:
 
 def doubled_heads_parameters(run: AttentionRun) -> int | None:
     """Parameters of the same layer with twice the query heads (same d_model, K/V heads and biases), counted on a
-    layer built on the meta device; ``None`` where d_model cannot be split into twice the heads."""
+    layer built on the meta device; ``None`` where that layer cannot exist: twice the heads past
+    ``LIMITS.num_heads_max``, a d_model they do not split, or RoPE with an odd d_k to turn."""
     heads, kv = run.num_heads, run.trace.project.num_kv_heads
-    if run.d_model % (2 * heads):
-        return None
     model = run.model
+    if 2 * heads > LIMITS.num_heads_max:
+        return None
+    try:
+        check_sizes(run.d_model, 2 * heads, None if kv == heads else kv, model.rope_base)
+    except ValueError:
+        return None
     with torch.device("meta"):
         doubled = MultiHeadAttention(
             run.d_model,
@@ -387,7 +395,7 @@ def _step4(run: AttentionRun) -> list[Question]:
                 "4",
                 "double_heads",
                 NUMBER,
-                "quiz.4.double_heads",
+                "quiz.4.double_heads_locked" if run.source_kind == PRETRAINED else "quiz.4.double_heads",
                 (("heads", heads), ("doubled", 2 * heads), ("now", _n(now))),
                 doubled,
                 "quiz.worked.double_heads",
@@ -405,35 +413,54 @@ def previous_token_shares(run: AttentionRun) -> torch.Tensor:
 
 
 def _model(run: AttentionRun) -> list[Question]:
-    """Questions on the model itself, for weights that learned something (trained here, a checkpoint)."""
+    """Questions on the model itself, for weights that learned something (trained here, a checkpoint): which head
+    reads the previous token (a text run only: an image's previous token is the previous patch in row order), and
+    the KV cache's bytes per token (a causal run only: an encoder keeps no cache)."""
     if run.source_kind == RANDOM or len(run.tokens) < 2:
         return []
+    asked: list[Question] = []
+    if not _reads_an_image(run):
+        asked.append(_previous_head(run))
+    if run.config.mask_type == "causal":
+        asked.append(_kv_cache_bytes(run))
+    return asked
+
+
+def _reads_an_image(run: AttentionRun) -> bool:
+    """Whether the run's tokens are an image's patches (a model trained here on images, a ViT checkpoint)."""
+    if run.image is not None or run.config.trains_on_images:
+        return True
+    return run.source_kind == PRETRAINED and source_sizes(run.config.weight_spec).modality == IMAGE
+
+
+def _previous_head(run: AttentionRun) -> Question:
     shares = previous_token_shares(run)
     best = int(torch.argmax(shares).item())
+    return Question(
+        "model",
+        "previous_head",
+        NUMBER,
+        "quiz.model.previous_head",
+        (("layer", run.layer),),
+        best,
+        "quiz.worked.previous_head",
+        (("head", best), ("share", f"{float(shares[best]):.3f}")),
+    )
+
+
+def _kv_cache_bytes(run: AttentionRun) -> Question:
     kv, d_k, layers = run.trace.project.num_kv_heads, run.d_k, run.num_layers
     cache = 2 * kv_cache_numbers(layers, kv, d_k)  # bfloat16: 2 bytes a number
-    return [
-        Question(
-            "model",
-            "previous_head",
-            NUMBER,
-            "quiz.model.previous_head",
-            (("layer", run.layer),),
-            best,
-            "quiz.worked.previous_head",
-            (("head", best), ("share", f"{float(shares[best]):.3f}")),
-        ),
-        Question(
-            "model",
-            "kv_cache_bytes",
-            NUMBER,
-            "quiz.model.kv_cache_bytes",
-            (("layers", layers), ("kv", kv), ("d_k", d_k)),
-            cache,
-            "quiz.worked.formula",
-            (("text", f"2 · layers · H_kv · d_k · 2 B = 2·{layers}·{kv}·{d_k}·2 = {_n(cache)}"),),
-        ),
-    ]
+    return Question(
+        "model",
+        "kv_cache_bytes",
+        NUMBER,
+        "quiz.model.kv_cache_bytes",
+        (("layers", layers), ("kv", kv), ("d_k", d_k)),
+        cache,
+        "quiz.worked.formula",
+        (("text", f"2 · layers · H_kv · d_k · 2 B = 2·{layers}·{kv}·{d_k}·2 = {_n(cache)}"),),
+    )
 
 
 _BUILDERS = {"1": _step1, "1b": _step1b, "2": _step2, "3": _step3, "4": _step4, "model": _model}
@@ -453,8 +480,9 @@ def all_questions(run: AttentionRun) -> tuple[Question, ...]:
 
 
 _SHAPE_SPLIT = re.compile(r"[\s,×x*]+", re.IGNORECASE)
-_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?", re.IGNORECASE)
-_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?")
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(e[+-]?[0-9]+)?", re.IGNORECASE)
+_GROUPED = re.compile(r"[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
+_WHOLE = re.compile(r"[0-9]+")  # ASCII digits only: "²" or "٣" is a digit to str.isdigit, not to a learner's count
 
 
 def _read_shape(text: str) -> Reading:
@@ -463,7 +491,7 @@ def _read_shape(text: str) -> Reading:
         body = body[len("torch.size") :].strip()
     body = body.strip("()[] ")
     parts = [part for part in _SHAPE_SPLIT.split(body) if part]
-    if not parts or len(parts) > 8 or not all(part.isdigit() and len(part) <= 9 for part in parts):
+    if not parts or len(parts) > 8 or not all(_WHOLE.fullmatch(part) and len(part) <= 9 for part in parts):
         return Reading(problem=SHAPE)
     return Reading(value=tuple(int(part) for part in parts))
 
@@ -486,7 +514,7 @@ def _read_number(text: str) -> Reading:
 
 def _read_token(text: str, tokens: tuple[str, ...]) -> Reading:
     body = text.strip()
-    if body.isdigit() and len(body) <= 6:
+    if _WHOLE.fullmatch(body) and len(body) <= 6:
         index = int(body)
         return Reading(value=index) if index < len(tokens) else Reading(problem=TOKEN)
     wanted = body.strip("'\"“”‘’「」").casefold()
@@ -512,7 +540,7 @@ def read_answer(question: Question, text: str | None) -> Reading:
         return _read_token(text, question.tokens)
     if question.kind == CHOICE:
         body = text.strip()
-        ok = body.isdigit() and int(body) < len(question.choices)
+        ok = _WHOLE.fullmatch(body) is not None and len(body) <= 6 and int(body) < len(question.choices)
         return Reading(value=int(body)) if ok else Reading(problem=CHOICE)
     raise ValueError(f"unknown question kind {question.kind!r}")
 

@@ -110,11 +110,12 @@ class RoomStore:
                     continue
 
     def is_open(self, code: str, now: float | None = None) -> bool:
-        """Whether room ``code`` exists and has not expired."""
+        """Whether room ``code`` exists and has not expired; expired rooms (and their answers) are removed."""
         if not is_code(code):
             return False
         moment = time.time() if now is None else now
         with self._connect() as db:
+            db.execute("DELETE FROM rooms WHERE expires <= ?", (moment,))
             row = db.execute("SELECT 1 FROM rooms WHERE code = ? AND expires > ?", (code, moment)).fetchone()
         return row is not None
 

@@ -20,13 +20,14 @@ import logging
 import math
 import re
 import threading
+import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
 import torch
 from torch import Tensor
 
-__all__ = ["TOKENIZERS", "embed_tokens", "positional_encoding", "token_labels", "tokenize"]
+__all__ = ["TOKENIZERS", "embed_tokens", "positional_encoding", "shown_token", "token_labels", "tokenize"]
 
 #: How CJK text without spaces is cut: one token per character, or jieba's words.
 TOKENIZERS = ("characters", "words")
@@ -93,6 +94,35 @@ def _tokenize(text: str, mode: str) -> tuple[str, ...]:
     for piece in _TOKEN_PATTERN.findall(text):
         tokens.extend(_cut_cjk(piece, mode, spaced) if _CJK_RUN.fullmatch(piece) else (piece,))
     return tuple(tokens)
+
+
+_BLANK = "␣"  # a space, shown
+_EDGE_BLANKS = re.compile(r"^[^\S\x00-\x1f\x7f-\x9f]+|[^\S\x00-\x1f\x7f-\x9f]+$")  # spaces at the ends, not controls
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # characters that show nothing (or move the text around)
+
+
+def _shown_character(character: str) -> str:
+    """One character of a token as the panel shows it: a C0 control or DEL as its U+2400-block symbol (ESC ␛,
+    newline ␊, tab ␉), any other hidden character as its escape (``\\u200b``), a space as ␣."""
+    code = ord(character)
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ .. ␟
+    if code == 0x7F:
+        return "␡"
+    if unicodedata.category(character) in _HIDDEN:
+        return ascii(character)[1:-1]  # \x85, \u200b, \U000e0001
+    return _BLANK if character.isspace() else character
+
+
+def shown_token(token: str) -> str:
+    """A token as every label shows it (the generation panel's text line, steps and chart keys; a question's words).
+
+    The spaces a tokenizer keeps at a word's ends (GPT-2's " sat") are left off; a token of spaces alone shows
+    each as ␣; control characters show as their symbols and other hidden characters as escapes, so no token is
+    shown empty and no two different blank or control tokens look alike.
+    """
+    trimmed = _EDGE_BLANKS.sub("", token) or token
+    return "".join(_shown_character(character) for character in trimmed)
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:

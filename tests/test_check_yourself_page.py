@@ -50,7 +50,7 @@ def test_every_step_asks_and_checks_in_english():
     for step in ("1", "1b", "2", "3", "4"):
         assert any(key.startswith(f"check_{step}_") for key in keys), step
     label = at.text_input(key="check_1_wq_params").label
-    assert "W_q" in label and "parameters" in label
+    assert "W_q" in label and "parameters" in label and "weights and biases" in label  # this layer has biases
     at.text_input(key="check_1_wq_params").input("4,160").run()  # 64² + 64
     assert verdicts(at) == ["✓ Right."]
     at.text_input(key="check_1_k_shape").input("1x4x6x16").run()  # 2 K/V heads: [1, 2, 6, 16]
@@ -184,3 +184,41 @@ def test_the_chinese_verdicts_warnings_and_room_slide_have_no_english_left(room_
         assert not leftovers, leftovers
     assert len([w for w in learner.warning if "无法读成" in w.value]) == 2
     assert any("房间" in c.value for c in learner.caption)
+
+
+def test_superscript_digits_are_unreadable_and_the_page_keeps_working():
+    at = open_page()
+    at.text_input(key="check_2_weights_shape").input("[1, 8, 11, 64²]").run()  # "²".isdigit(), but int("²") fails
+    assert not at.exception
+    assert any("could not read that as a shape like [1, 8, 11, 64]" in w.value.lower() for w in at.warning)
+    at.text_input(key="check_2_top_key").input("²").run()
+    assert not at.exception
+    assert any("could not read that as a token" in w.value.lower() for w in at.warning)
+
+
+def test_a_room_that_expires_during_a_session_says_so(room_db):
+    import sqlite3
+
+    code = RoomStore(room_db).open_room()
+    at = open_page(room=code)
+    assert any(f"You answer into room `{code}`" in c.value for c in at.caption)
+    with sqlite3.connect(room_db) as db:
+        db.execute("UPDATE rooms SET expires = 0 WHERE code = ?", (code,))  # it expires while the learner answers
+    at.text_input(key="check_1_wq_params").input("4160").run()
+    assert "✓ Right." in verdicts(at) and not at.exception
+    assert any("unknown or has expired" in w.value for w in at.warning)
+    at.run()
+    assert not any("You answer into room" in c.value for c in at.caption)
+    assert any("unknown or has expired" in w.value for w in at.warning)
+
+
+def test_the_room_slide_says_whose_settings_its_counts_are_for(room_db):
+    teacher = open_page(teacher="1", step="room")
+    (link,) = [c.value for c in teacher.code if "room=" in c.value]
+    code = link.split("room=")[1][:6]
+    assert any("the learners' link" in c.value for c in teacher.caption)
+    learner = open_page(room=code)
+    learner.text_input(key="check_1_wq_params").input("4160").run()
+    teacher.run()
+    (line,) = [m.value for m in teacher.markdown if "1 answered, 1 right" in m.value]
+    assert "W_q" in line and "?:" not in line

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from components.check_yourself import FLOOD_ANSWERS, FLOOD_SECONDS, allow_send, learners_link, parse_checked
-from mha.config import PRETRAINED, AttentionConfig
+from mha.config import LIMITS, PRETRAINED, AttentionConfig
 from mha.pipeline import run_attention
 from mha.questions import MAX_ANSWER, Question, all_questions, is_right, questions_of, read_answer
 from mha.room_store import ROOM_HOURS, RoomStore, is_code, session_hash
@@ -27,7 +27,13 @@ CONFIGS = [
     {"d_model": 48, "num_heads": 3, "mask_type": "causal", "tokens": "a b c d e", "seed": 3},
     {"d_model": 32, "num_heads": 2, "tokens": "我 爱 北京 天安门", "tokenizer": "words", "seed": 7},
     {"d_model": 120, "num_heads": 5, "mask_type": "window", "window": 1},
+    {"d_model": 40, "num_heads": 4, "positional": "rope"},  # twice the heads: an odd d_k RoPE cannot turn
+    {"d_model": 128, "num_heads": 64},  # twice the heads: past the heads limit
+    {"d_model": 96, "num_heads": 48, "num_kv_heads": 16},  # twice the heads: past the limit, GQA
 ]
+
+#: The right option of each multiple choice, by the last part of its message key.
+RIGHT_OPTIONS = {"why_mask": "future", "why_scale": "spread", "rope_what": "qk", "why_contiguous": "view"}
 
 
 def _by_key(run) -> dict[str, Question]:
@@ -73,7 +79,9 @@ def _check_answers(run, d: int, heads: int, kv: int, bias: bool) -> None:
     assert questions["check_3_concat_shape"].answer == (1, length, d)
     assert questions["check_4_wo_params"].answer == d * d + b * d
     assert questions["check_4_output_shape"].answer == (1, length, d)
-    if d % (2 * heads) == 0:
+    doubled_d_k = d // (2 * heads)
+    rope_odd = run.model.rope_base is not None and doubled_d_k % 2 == 1
+    if d % (2 * heads) == 0 and 2 * heads <= LIMITS.num_heads_max and not rope_odd:
         w2 = (2 * heads if kv == heads else kv) * d // (2 * heads)  # the tutorials' layer: one K/V head per head
         assert questions["check_4_double_heads"].answer == 2 * (d * d + b * d) + 2 * (d * w2 + b * w2)
     else:
@@ -93,6 +101,7 @@ def _check_answers(run, d: int, heads: int, kv: int, bias: bool) -> None:
         assert (question.kind == "choice") == bool(question.choices)
         if question.kind == "choice":
             assert 0 <= question.answer < len(question.choices)
+            assert question.choices[question.answer] == f"{question.prompt}.{RIGHT_OPTIONS[question.name]}"
     for step in ("1", "2", "3", "4"):
         assert 2 <= len(questions_of(step, run)) <= 4
 
@@ -122,14 +131,66 @@ def test_a_checkpoints_layer_gqa_rope_no_bias(listed_llama):
     _check_answers(run, LLAMA_HIDDEN, LLAMA_HEADS, LLAMA_KV_HEADS, bias=False)
     assert dict(_by_key(run)["check_1_wq_params"].worked_params)["text"].startswith("d² = ")
     _check_model(run, LLAMA_LAYERS, LLAMA_KV_HEADS, LLAMA_HIDDEN // LLAMA_HEADS)
+    from components.i18n import t
+
+    questions = _by_key(run)
+    for lang, says_biases in (("en", "weights and biases"), ("zh", "权重加偏置")):  # no biases: not said to have any
+        label = t(questions["check_1_wq_params"].prompt, lang=lang, **dict(questions["check_1_wq_params"].params))
+        assert "W_q" in label and says_biases not in label
+        assert says_biases in t("quiz.1.wq_params", lang=lang, d=512)  # the default layer has them
+    assert "parameters" in t(questions["check_1_wq_params"].prompt, lang="en", d=1)
+    double = questions["check_4_double_heads"]  # a checkpoint's sizes are locked: no control to try it with
+    for lang, control in (("en", "heads control"), ("zh", "头数控件")):
+        assert control not in t(double.prompt, lang=lang, **dict(double.params))
+    default = _by_key(run_attention(AttentionConfig()))["check_4_double_heads"]
+    assert "heads control" in t(default.prompt, lang="en", **dict(default.params))
 
 
-def _check_model(run, layers: int, kv: int, d_k: int) -> None:
+def test_model_questions_only_where_they_mean_something(tiny_gpt2, tiny_vit, tiny_checkpoint, monkeypatch):
+    """The KV cache of a causal model only (not BERT's, not ViT's); the previous-token head of a text only (a ViT's
+    previous token is the previous patch in row order)."""
+    listed = f"gpt2={tiny_gpt2},tinyvit={tiny_vit},tiny={tiny_checkpoint}"
+    monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", listed)
+    gpt2 = _by_key(run_attention(AttentionConfig(weights=PRETRAINED, checkpoint="gpt2", tokens=ANIMAL)))
+    assert {"check_model_previous_head", "check_model_kv_cache_bytes"} <= set(gpt2)
+    bert = _by_key(run_attention(AttentionConfig(weights=PRETRAINED, checkpoint="tiny", tokens=ANIMAL)))
+    assert "check_model_previous_head" in bert and "check_model_kv_cache_bytes" not in bert
+    vit = _by_key(run_attention(AttentionConfig(weights=PRETRAINED, checkpoint="tinyvit", image="digit-3")))
+    assert not any(key.startswith("check_model_") for key in vit)
+    assert "check_2_top_key" in vit  # the steps still ask
+
+
+def test_gpt2s_tokens_are_shown_by_the_one_rule(listed_gpt2):
+    from mha.tokens import shown_token
+
+    run = run_attention(AttentionConfig(weights=PRETRAINED, checkpoint="gpt2", tokens="the cat is on the mat"))
+    assert any(token.startswith(" ") for token in run.tokens)  # GPT-2 keeps a word's space
+    top = _by_key(run)["check_2_top_key"]
+    row, key = dict(top.params)["row"], top.answer
+    assert dict(top.params)["token"] == shown_token(run.tokens[row]) and not dict(top.params)["token"].startswith(" ")
+    assert dict(top.worked_params)["token"] == shown_token(run.tokens[key])
+
+
+def test_the_why_options_state_the_condition():
+    from components.i18n import t
+
+    spread = {lang: t("quiz.2.why_scale.spread", lang=lang) for lang in ("en", "zh")}
+    assert "mean 0 and variance 1" in spread["en"] and "variance d_k" in spread["en"] and "back to 1" in spread["en"]
+    assert "均值为 0" in spread["zh"] and "方差为 1" in spread["zh"] and "方差为 d_k" in spread["zh"]
+    rope = {lang: t("quiz.worked.rope_what", lang=lang) for lang in ("en", "zh")}
+    assert "m − n" in rope["en"] and "angle" in rope["en"] and "also depends on the two vectors" in rope["en"]
+    assert "m − n" in rope["zh"] and "角度" in rope["zh"] and "只取决于两者的距离" not in rope["zh"]
+
+
+def _check_model(run, layers: int, kv: int, d_k: int, causal: bool = True) -> None:
     questions = _by_key(run)
     weights = run.trace.attend.weights[0]  # (H, L, L)
     shares = [sum(float(weights[h, i, i - 1]) for i in range(1, weights.size(1))) for h in range(weights.size(0))]
     best = questions["check_model_previous_head"].answer
     assert shares[best] == pytest.approx(max(shares), abs=1e-5)
+    if not causal:  # an encoder keeps no KV cache
+        assert "check_model_kv_cache_bytes" not in questions
+        return
     assert questions["check_model_kv_cache_bytes"].answer == 2 * layers * kv * d_k * 2  # K and V, 2 bytes each
     from components.i18n import t
 
@@ -149,7 +210,7 @@ def test_trained_weights_ask_about_the_model():
     model, history = train(spec.task, spec.d_model, spec.num_heads, spec.seed, text=spec.text, max_steps=3)
     run = run_attention(config, TrainedSource(TrainedModel(spec, model, history)))
     _check_answers(run, 16, 2, 2, bias=True)
-    _check_model(run, run.num_layers, 2, 8)
+    _check_model(run, run.num_layers, 2, 8, causal=False)
     assert not any(q.step == "model" for q in all_questions(run_attention(AttentionConfig())))  # random: none
 
 
@@ -183,7 +244,7 @@ def test_wrong_shapes_are_wrong(text):
     assert reading.problem is None and not is_right(question, reading)
 
 
-@pytest.mark.parametrize("text", ["hello", "[1, eight]", "1.5 x 2", "[-1, 8]", "[]", "1" * 20])
+@pytest.mark.parametrize("text", ["hello", "[1, eight]", "1.5 x 2", "[-1, 8]", "[]", "1" * 20, "[1, 8, 11, 64²]", "²"])
 def test_unreadable_shapes(text):
     assert read_answer(_q("shape", (1, 8)), text).problem == "shape"
 
@@ -221,6 +282,8 @@ def test_tokens_by_index_or_text():
     assert not is_right(question, read_answer(question, "2"))
     assert read_answer(question, "4").problem == "token"  # past the last token
     assert read_answer(question, "zebra").problem == "token"
+    assert read_answer(question, "²").problem == "token"  # a digit to str.isdigit, not to int()
+    assert read_answer(question, "1²").problem == "token"
     twice = _q("token", 3, tokens=tokens)  # "the" and "The": a text names every place it has
     assert is_right(twice, read_answer(twice, "the"))
 
@@ -230,6 +293,7 @@ def test_choices_empty_and_too_long():
     assert is_right(question, read_answer(question, "1"))
     assert not is_right(question, read_answer(question, "0"))
     assert read_answer(question, "3").problem == "choice"
+    assert read_answer(question, "²").problem == "choice"
     assert read_answer(question, "").problem == "empty"
     assert read_answer(_q("number", 5), "5" * (MAX_ANSWER + 1)).problem == "too_long"
     assert read_answer(_q("number", 5), "5" * 10_000).problem == "too_long"
@@ -269,8 +333,7 @@ def test_rooms_expire_and_hold_no_text(tmp_path):
     store = RoomStore(tmp_path / "rooms.sqlite3")
     code = store.open_room(now=1000.0)
     assert store.is_open(code, now=1000.0 + ROOM_HOURS * 3600 - 1)
-    assert not store.is_open(code, now=1000.0 + ROOM_HOURS * 3600)
-    assert not store.answer(code, "1.x", "s", True, now=1000.0 + ROOM_HOURS * 3600)
+    assert not store.answer(code, "1.x", "s", True, now=1000.0 + ROOM_HOURS * 3600)  # expired: refused
     store.answer(code, "1.x", "session-id-secret", True, now=1001.0)
     with sqlite3.connect(tmp_path / "rooms.sqlite3") as db:
         rows = db.execute("SELECT * FROM answers").fetchall()
@@ -278,6 +341,10 @@ def test_rooms_expire_and_hold_no_text(tmp_path):
     assert rows == [(code, "1.x", session_hash("session-id-secret"), 1, 1001.0)]
     store.open_room(now=1000.0 + ROOM_HOURS * 3600 + 1)  # a new room clears the expired ones and their answers
     assert store.counts(code) == ()
+    other = store.open_room(now=5000.0)
+    assert store.answer(other, "1.x", "s", True, now=5001.0)
+    assert not store.is_open(other, now=5000.0 + ROOM_HOURS * 3600)  # looking a room up clears the expired too
+    assert store.counts(other) == ()
 
 
 def test_thirty_sessions_answering_at_once(tmp_path):

@@ -44,6 +44,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "How many parameters does `W_q` hold (weights and biases) with d_model = {d}?",
         "zh": "d_model = {d} 时，`W_q` 有多少个参数（权重加偏置）？",
     },
+    "quiz.1.wq_params_no_bias": {
+        "en": "How many parameters does `W_q` hold (weights only: this layer has no biases) with d_model = {d}?",
+        "zh": "d_model = {d} 时，`W_q` 有多少个参数（只有权重：这一层没有偏置）？",
+    },
     "quiz.1.k_shape": {
         "en": "What shape does K have after `k.view({args}).transpose(1, 2)` ({kv} key/value heads for {h} query "
         "heads)?",
@@ -87,10 +91,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "quiz.2.why_scale": {"en": "Why divide the scores by √d_k?", "zh": "为什么要把分数除以 √d_k？"},
     "quiz.2.why_scale.sum": {"en": "So that each row of weights sums to 1", "zh": "让每行权重之和为 1"},
     "quiz.2.why_scale.spread": {
-        "en": "A sum of d_k products spreads about √d_k times as much as one product: unscaled, the softmax tends to "
-        "put nearly all of a row's weight on one key, where its gradients are tiny",
-        "zh": "d_k 个乘积之和的离散程度约为单个乘积的 √d_k 倍：不缩放时 softmax 往往把一行几乎全部的权重给一个键，"
-        "那里的梯度很小",
+        "en": "If q and k have independent entries of mean 0 and variance 1, q·k (a sum of d_k products) has "
+        "variance d_k; dividing by √d_k brings it back to 1. Unscaled, the softmax tends to put nearly all of a "
+        "row's weight on one key, where its gradients are tiny",
+        "zh": "若 q 和 k 的各分量相互独立、均值为 0、方差为 1，则 q·k（d_k 个乘积之和）的方差为 d_k；除以 √d_k "
+        "使方差回到 1。不缩放时 softmax 往往把一行几乎全部的权重给一个键，那里的梯度很小",
     },
     "quiz.2.why_scale.memory": {"en": "To save memory", "zh": "为了节省内存"},
     "quiz.2.why_mask": {"en": "What does the causal mask remove?", "zh": "因果掩码去掉了什么？"},
@@ -128,6 +133,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这一层在 {heads} 个头时有 {now} 个参数。改成 {doubled} 个头"
         "（d_model 不变；K/V 头较少的层保持其数目）时有多少？先回答，再用头数控件试试。",
     },
+    "quiz.4.double_heads_locked": {
+        "en": "The layer holds {now} parameters with {heads} heads. How many would it hold with {doubled} heads "
+        "(same d_model; a layer with fewer key/value heads keeps their number)?",
+        "zh": "这一层在 {heads} 个头时有 {now} 个参数。如果改成 {doubled} 个头"
+        "（d_model 不变；K/V 头较少的层保持其数目），会有多少？",
+    },
     # the model (trained here, a checkpoint)
     "quiz.model.previous_head": {
         "en": "Which head of layer {layer} puts the most weight on the previous token (averaged over the rows)?",
@@ -150,8 +161,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "这一行最大的权重 {weight} 在 {token} 上：键 {index}",
     },
     "quiz.worked.rope_what": {
-        "en": "q and k are turned by their positions, so q·k depends on the distance between them; v is not turned.",
-        "zh": "q 和 k 按各自位置旋转，因此 q·k 只取决于两者的距离；v 不旋转。",
+        "en": "q and k are turned by their positions m and n, so the angle the rotation puts between them depends "
+        "only on their offset m − n, not on where they are (q·k also depends on the two vectors); v is not turned.",
+        "zh": "q 和 k 按各自的位置 m 和 n 旋转，因此旋转在两者之间造成的角度只取决于位置差 m − n，与它们所在的位置"
+        "无关（q·k 还取决于这两个向量本身）；v 不旋转。",
     },
     "quiz.worked.why_scale": {
         "en": "Here the raw scores' standard deviation is {raw}; divided by √d_k = √{d_k} it is {scaled}. The larger "
@@ -182,6 +195,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "room.counts": {
         "en": "{question}: {answered} answered, {right} right",
         "zh": "{question}：{answered} 人作答，{right} 人答对",
+    },
+    "room.settings_note": {
+        "en": "The counts are for the questions as the learners' link asks them (its sizes and sentence): a learner "
+        "who changes a control answers other numbers under the same question.",
+        "zh": "这些计数针对学员链接（其中的尺寸和句子）所出的题目：改动了控件的学员，在同一道题下回答的是另一组数字。",
     },
     "room.none_yet": {"en": "No answers yet.", "zh": "尚无回答。"},
     "room.joined": {"en": "You answer into room `{code}`.", "zh": "你的回答计入房间 `{code}`。"},

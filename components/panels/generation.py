@@ -16,9 +16,6 @@ Every token is labelled by one rule (:func:`shown_token`): a blank token as ␣,
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import pandas as pd
 import streamlit as st
 
@@ -38,6 +35,7 @@ from mha.generation import GENERATE_MAX, SINK_THRESHOLD, Generation, sink_layers
 from mha.generation_jobs import GenerationJob, GenerationKey, key_of
 from mha.pipeline import AttentionRun
 from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
+from mha.tokens import shown_token
 
 __all__ = [
     "GENERATE_KEY",
@@ -58,33 +56,6 @@ _SHOWN = "_gen_shown"  # (key, generation) the page showed last: kept while the 
 _BUSY = "_gen_busy"  # the key the server was too busy to start
 _COST_REPEATS = 3
 _LONGEST = 512  # the longest context the cost table times (GPT-2 knows 1,024 positions; the table's point shows)
-_BLANK = "␣"  # a space, shown
-_EDGE_BLANKS = re.compile(r"^[^\S\x00-\x1f\x7f-\x9f]+|[^\S\x00-\x1f\x7f-\x9f]+$")  # spaces at the ends, not controls
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # characters that show nothing (or move the text around)
-
-
-def _shown_character(character: str) -> str:
-    """One character of a token as the panel shows it: a C0 control or DEL as its U+2400-block symbol (ESC ␛,
-    newline ␊, tab ␉), any other hidden character as its escape (``\\u200b``), a space as ␣."""
-    code = ord(character)
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ .. ␟
-    if code == 0x7F:
-        return "␡"
-    if unicodedata.category(character) in _HIDDEN:
-        return ascii(character)[1:-1]  # \x85, \u200b, \U000e0001
-    return _BLANK if character.isspace() else character
-
-
-def shown_token(token: str) -> str:
-    """A token as every label of the panel shows it (the text line, the step names, the chart's keys).
-
-    The spaces a tokenizer keeps at a word's ends (GPT-2's " sat") are left off; a token of spaces alone shows
-    each as ␣; control characters show as their symbols and other hidden characters as escapes, so no token is
-    shown empty and no two different blank or control tokens look alike.
-    """
-    trimmed = _EDGE_BLANKS.sub("", token) or token
-    return "".join(_shown_character(character) for character in trimmed)
 
 
 def new_tokens() -> int:
