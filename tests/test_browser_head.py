@@ -126,12 +126,20 @@ def test_charts_too_big_for_every_head_ask_the_server_at_once(app_url, page):
     assert console_errors(page) == []
 
 
+def open_menu(page) -> None:
+    """Unfold the sidebar's menu of the playground and its labs (folded on every page)."""
+    menu = t("nav.menu", count=14)
+    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary', has_text=menu).click()
+
+
 def test_a_pick_cut_short_by_a_visit_to_a_lab_reaches_the_server_on_the_way_back(app_url, page):
     open_picker_page(page, app_url)
     page.locator(f"{PICKER} label").nth(3).click()
     shows_head(page, 3, timeout_ms=500)
+    open_menu(page)
     page.locator('[data-testid="stSidebar"] a', has_text=t("nav.lab.scaling")).click()  # before the picker told
     page.wait_for_function("() => location.pathname.endsWith('/scaling')", timeout=30_000)
+    open_menu(page)
     page.locator('[data-testid="stSidebar"] a', has_text=t("nav.home")).click()
     drawn_charts(page)
     shows_head(page, 3, timeout_ms=10_000)  # the page kept its head ...
