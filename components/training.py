@@ -61,7 +61,7 @@ POLL_S = 0.5  # seconds between two looks at a training in progress
 CURVES_PX = 320  # each of the loss and accuracy curves, wide
 SLIDE_CURVES_PX = 190  # on a slide, in the half of the width beside the task
 CLS_ROW_PX = 44  # a review's [CLS] row, per head, on the timeline
-SLIDE_HEADS_PX = 270  # one or two heads' matrices on the timeline's slide (a short sequence's: fits under its slider)
+SLIDE_HEADS_PX = 240  # one or two heads' matrices on the timeline's slide (a short sequence's: fits under its slider)
 #: Points of held-out accuracy (10 of the 1,000 reviews) within which the reviews' model reads them as well as the
 #: bag of characters: about what another seed changes at the page's sizes (81.7-82.4 %, docs/PERFORMANCE.md).
 SEED_SPREAD = 1.0
