@@ -540,7 +540,7 @@ def _draw_cls_rows(
     keep = [k for k, token in enumerate(tokens) if token != PAD]  # a short review's [PAD] keys are masked out
     rows = weights[:, :1, keep].float().numpy()  # (H, 1, L_kept)
     text = _heatmap_text()
-    scale = heatmap.weights_scale(text.weight, "stretched", *((row, None) for row in rows))
+    scale = heatmap.weights_scale(text.weight, "stretch", *((row, None) for row in rows))
     labels = token_labels(tokens)
     figure = heatmap.Figure(
         panels=tuple(heatmap.Panel(title, row) for title, row in zip(titles, rows, strict=True)),

@@ -42,11 +42,13 @@ _MEASURE = """([chart, note]) => {
     if (!heading) return null;
     const under = heading.getBoundingClientRect().bottom;
     const charts = [...main.querySelectorAll(chart)]
-        .map((c) => c.getBoundingClientRect())
-        .filter((box) => box.height > 0 && box.top >= under - 1)
-        .sort((a, b) => a.top - b.top);
+        .map((c) => [c, c.getBoundingClientRect()])
+        .filter(([, box]) => box.height > 0 && box.top >= under - 1)
+        .sort((a, b) => a[1].top - b[1].top);
     if (!charts.length) return null;
-    const box = charts[0];
+    const [element, box] = charts[0];
+    const drawn = element.closest('.attn-heatmap');  // a canvas heatmap keeps its layout: its matrices' rows
+    const rows = drawn && drawn.attnLayout ? drawn.attnLayout.panels.map((panel) => panel.R) : null;
     const style = getComputedStyle(content);
     const inner = content.getBoundingClientRect();
     const notes = [...main.querySelectorAll(note)]
@@ -60,7 +62,7 @@ _MEASURE = """([chart, note]) => {
         top: box.top, bottom: box.bottom, left: box.left, right: box.right, height: box.height,
         contentLeft: inner.left + parseFloat(style.paddingLeft),
         contentRight: inner.right - parseFloat(style.paddingRight),
-        notes, scroll: main.scrollTop,
+        notes, scroll: main.scrollTop, rows,
     };
 }"""
 REVIEW = "质量很好，物流也快，包装完好，下次还会再来买。"
@@ -138,6 +140,9 @@ def test_every_slides_main_chart_is_whole_on_a_projector(slides_url, page, kind)
             check_whole(step, box)
         else:  # the model's and the summary's slides: their first chart starts on the screen
             assert box["top"] + 60 <= PROJECTOR["height"], (step, box)
+    if kind == "reviews":  # the timeline: each head's [CLS] row (the one a review's answer reads), not L x L squares
+        timeline = dict(boxes)["timeline"]
+        assert timeline["rows"] == [1, 1], timeline
     assert console_errors(page) == []
 
 
