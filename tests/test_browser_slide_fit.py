@@ -119,6 +119,7 @@ def check_whole(step: str, box: dict) -> None:
         assert box["notes"] == [], (step, box)
 
 
+@pytest.mark.timeout(1500)  # a guard against a hang: 10-16 slide links (and a training) on a busy machine take minutes
 @pytest.mark.parametrize("kind", list(PAGES))
 def test_every_slides_main_chart_is_whole_on_a_projector(slides_url, page, kind):
     link, slides = PAGES[kind]
