@@ -279,14 +279,17 @@ class HeatmapView {
   fitted(width) {
     // The layout for `width`; on a slide (--attn-chart-screen-fit, the px to leave under the chart) no taller than
     // the window's room below the chart's top: its rows as thin as it takes (the largest that fits, by bisection).
+    // The note under a chart whose labels were thinned ("hover for every label") counts as the chart's.
     const whole = this.layout(width);
     const room = (this.room = this.screenRoom());
-    if (!room || whole.height <= room) return whole;
-    let [low, high] = [this.data.header.layout.square ? 1 : 3, whole.ch];
-    if (this.layout(width, low).height > room) return this.layout(width, low);
+    const note = Math.ceil(13 * this.k * 1.3) + 2;
+    const fits = (L) => L.height + (L.thinned ? note : 0) <= room;
+    if (!room || fits(whole)) return whole;
+    let [low, high] = [1, whole.ch];
+    if (!fits(this.layout(width, low))) return this.layout(width, low);
     for (let i = 0; i < 12 && high - low > 0.25; i++) {
       const middle = (low + high) / 2;
-      if (this.layout(width, middle).height <= room) low = middle;
+      if (fits(this.layout(width, middle))) low = middle;
       else high = middle;
     }
     return this.layout(width, low);
