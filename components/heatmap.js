@@ -337,7 +337,7 @@ class HeatmapView {
       if (C * out.cw > room) out.cw = out.ch = Math.max(1, Math.floor(room / C));
     } else {
       const cellWidth = (k) => (room - (k - 1) * GAP_X) / k / C;
-      const wanted = cols.labels ? 10 : 1.5;
+      const wanted = cols.labels && !cap ? 10 : 1.5; // a slide's fit keeps the panels side by side (labels thinned)
       while (n > 1 && cellWidth(n) < wanted) n--;
       out.cw = cellWidth(n);
     }
