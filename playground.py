@@ -56,7 +56,9 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     else:
         heading(st, t("app.title"), level=1)
         st.markdown(t("page.intro"))
-    controls.show_url_problems(problems + view_problems)
+    link_notes = problems + view_problems
+    if not view.on:  # a slide shows them under its chart (teacher.render_slide), or alone while nothing is drawn
+        controls.show_url_problems(link_notes)
     choices = controls.current_choices()
     upload = controls.current_upload()
     config = pretrained.use_checkpoint(controls.build_config(choices))
@@ -82,6 +84,8 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             st.error(controls.source_message(error))
     if config is not None and (why := generation.cannot_generate(config, run, pretrained.generates(config))):
         st.warning(why)
+    if view.on and (waiting or run is None):
+        controls.show_url_problems(link_notes)
     if waiting:
         pass
     elif run is None:
@@ -91,7 +95,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
         canvas.load()
         if view.on:
             teacher.show_notes(view, run)
-            teacher.render_slide(view, Results(config, upload))
+            teacher.render_slide(view, Results(config, upload), link_notes)
         else:
             parts = ValueParts()
             parts.add(st, lambda results: controls.show_run_notes(results.run) or st.empty())  # a part draws one

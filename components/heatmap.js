@@ -259,6 +259,7 @@ class HeatmapView {
   }
 
   detach() {
+    clearTimeout(this.recheck);
     this.resize.disconnect();
     heads.listeners.delete(this.onHead);
   }
@@ -301,7 +302,37 @@ class HeatmapView {
     return cut + "…";
   }
 
-  layout(width) {
+  fitted(width) {
+    // The layout for `width`; on a slide (--attn-chart-screen-fit, the px to leave under the chart) no taller than
+    // the window's room below the chart's top: its rows as thin as it takes (the largest that fits, by bisection).
+    // The note under a chart whose labels were thinned ("hover for every label") counts as the chart's.
+    const whole = this.layout(width);
+    const room = (this.room = this.screenRoom());
+    const note = Math.ceil(13 * this.k * 1.3) + 2;
+    const fits = (L) => L.height + (L.thinned ? note : 0) <= room;
+    if (!room || fits(whole)) return whole;
+    let [low, high] = [1, whole.ch];
+    if (!fits(this.layout(width, low))) return this.layout(width, low);
+    for (let i = 0; i < 12 && high - low > 0.25; i++) {
+      const middle = (low + high) / 2;
+      if (fits(this.layout(width, middle))) low = middle;
+      else high = middle;
+    }
+    return this.layout(width, low);
+  }
+
+  screenRoom() {
+    // The window's height below the chart's top (in the page, whatever the scroll) less the slide's margin; 0 off a
+    // slide. A forced layout, on a slide only.
+    const margin = parseFloat(getComputedStyle(this.root).getPropertyValue("--attn-chart-screen-fit"));
+    if (!Number.isFinite(margin)) return 0;
+    const main = this.root.closest('[data-testid="stMain"]');
+    const top = this.root.getBoundingClientRect().top + (main ? main.scrollTop : 0) + window.scrollY;
+    return Math.max(120, Math.floor(window.innerHeight - top - margin));
+  }
+
+  layout(width, cap) {
+    // `cap`: the most px a row of a matrix may take (the slide's fit), else the figure's own hint
     const { header, P, R, C } = this.data;
     const hint = header.layout;
     const cols = header.cols;
@@ -309,6 +340,7 @@ class HeatmapView {
     const k = this.k;
     const out = { axes, thinned: false, k };
     out.ch = hint.square ? clamp(Math.floor(hint.height / R), 1, 44) : clamp(hint.height / R, 3, 40);
+    if (cap) out.ch = hint.square ? Math.max(1, Math.min(out.ch, Math.floor(cap))) : Math.min(out.ch, cap);
     // row axis: labels right-aligned in a gutter as wide as the widest label (or the axis title)
     out.rowFont = clamp(Math.floor(out.ch * 0.85), MIN_LABEL_PX, Math.round(13 * k));
     out.rowStep = out.ch >= MIN_LABEL_PX ? 1 : Math.ceil(MIN_LABEL_PX / out.ch);
@@ -331,7 +363,7 @@ class HeatmapView {
       if (C * out.cw > room) out.cw = out.ch = Math.max(1, Math.floor(room / C));
     } else {
       const cellWidth = (k) => (room - (k - 1) * GAP_X) / k / C;
-      const wanted = cols.labels ? 10 : 1.5;
+      const wanted = cols.labels && !cap ? 10 : 1.5; // a slide's fit keeps the panels side by side (labels thinned)
       while (n > 1 && cellWidth(n) < wanted) n--;
       out.cw = cellWidth(n);
     }
@@ -437,7 +469,7 @@ class HeatmapView {
     this.k = Number.isFinite(scale) && scale > 0 ? scale : 1;
     const { header } = this.data;
     const width = Math.max(80, this.width);
-    const L = (this.geometry = this.layout(width));
+    const L = (this.geometry = this.fitted(width));
     this.root.attnLayout = L;
     const ratio = window.devicePixelRatio || 1;
     const [pixelsWide, pixelsHigh] = [Math.round(width * ratio), Math.round(L.height * ratio)];
@@ -452,6 +484,11 @@ class HeatmapView {
     this.paint(width, ratio, 0);
     this.note.textContent = L.thinned ? header.text.hover : "";
     this.hideTip();
+    if (this.room) {
+      // on a slide: what is above the chart may still settle (or the window change): fit again if the room moved
+      clearTimeout(this.recheck);
+      this.recheck = setTimeout(() => this.root.isConnected && this.screenRoom() !== this.room && this.draw(), 400);
+    }
   }
 
   paint(width, ratio, margin) {

@@ -24,6 +24,7 @@ value is taken (parsing: :func:`components.url_params.parse_teacher_params`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -32,10 +33,11 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components import check_yourself, pretrained, training
 from components.charts import PRESENTATION_FONT_SCALE
-from components.controls import select_color_scale, show_run_notes
+from components.controls import select_color_scale, show_run_notes, show_url_problems
 from components.headings import heading
 from components.i18n import choice_labels, t
 from components.panels import Results, ValueParts, live_check, patches, step1, step2, step3, step4, summary
+from components.panels.frame import SLIDE_CHART_KEY
 from components.safe_text import markdown_table, md_escape
 from components.url_params import (
     HIDEABLE,
@@ -70,9 +72,12 @@ __all__ = [
 _STEP = "teacher_step"  # session key of the slide: no widget, Previous / Next set it
 _NAVIGATION_KEYS = {"top": ("Left", "Right"), "bottom": (None, None)}  # keyboard shortcuts: one set per page
 
+SLIDE_CHART_MARGIN_PX = 16  # under a slide's main chart, to the window's bottom edge
 #: Projector type: constant CSS only (never user text), scoped to the main area. Captions grow too (larger
 #: than a normal page's body text); ``--attn-chart-font-scale`` tells charts drawn in the page how much to
-#: enlarge their type (charts sent as specs get :func:`components.charts.scale_fonts`).
+#: enlarge their type (charts sent as specs get :func:`components.charts.scale_fonts`), and
+#: ``--attn-chart-screen-fit`` tells a slide's main chart (drawn in the ``SLIDE_CHART_KEY`` container) to fit the
+#: window's height below its top, less that margin (``heatmap.js``).
 LARGE_TYPE_CSS = f"""<style>
 [data-testid="stMainBlockContainer"] {{
   max-width: 100%; padding: 3.75rem 2.5rem 4rem; --attn-chart-font-scale: {PRESENTATION_FONT_SCALE};
@@ -86,6 +91,7 @@ LARGE_TYPE_CSS = f"""<style>
 [data-testid="stMainBlockContainer"] [data-testid="stWidgetLabel"] p {{ font-size: 1.3rem; }}
 [data-testid="stMainBlockContainer"] button p {{ font-size: 1.35rem; }}
 [data-testid="stMainBlockContainer"] [class*="st-key-teacher_slide_"] p {{ font-size: 1.9rem; font-weight: 600; }}
+[data-testid="stMainBlockContainer"] .st-key-{SLIDE_CHART_KEY} {{ --attn-chart-screen-fit: {SLIDE_CHART_MARGIN_PX}; }}
 </style>"""
 #: Scrolls the page to its top when the slide changes (Streamlit keeps the scroll position across reruns), and walks
 #: the slides with ← and → whatever has focus: Streamlit's own shortcuts skip a focused input (a head's radio) and a
@@ -302,10 +308,11 @@ def render_navigation(view: TeacherView, position: str = "top", place: DeltaGene
             _to_top(key="teacher_to_top", data={"slide": view.step}, width="content", height="content")
 
 
-def render_slide(view: TeacherView, results: Results) -> None:
+def render_slide(view: TeacherView, results: Results, link_notes: Sequence[Problem] = ()) -> None:
     """The current slide -- a pipeline step, the summary and the live check, or one about the model (its sizes and
     notes, the patches on the image, the head finder, the training timeline) -- filled at once for ``results``;
-    then the navigation again. ``view``: the presentation view (its ``step`` picks the slide)."""
+    then what the link changed (``link_notes``: under the slide, never between its heading and its chart) and the
+    navigation again. ``view``: the presentation view (its ``step`` picks the slide)."""
     parts = ValueParts(hide_picker="head" in view.hidden)
     run = results.run
     if view.step in ("1", "2"):  # the head and the colour scale side by side: a slide's height is the chart's
@@ -328,13 +335,14 @@ def render_slide(view: TeacherView, results: Results) -> None:
     elif view.step == "heads":
         pretrained.render_head_finder(run, slide=True)
     elif view.step == "timeline":
-        training.render_timeline(run)
+        training.render_timeline(run, slide=True)
     elif view.step == "room":
         check_yourself.render_room_slide(run)
     else:
         summary.render(parts)
         live_check.render(parts)
     parts.fill(results)
+    show_url_problems(list(link_notes))
     render_navigation(view, "bottom")
 
 

@@ -13,13 +13,15 @@ learner presses **Stop**.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 import pandas as pd
 import streamlit as st
 import torch
 
-from components import frames, runner, vega
+from components import canvas, frames, heatmap, runner, vega
+from components.charts import PRESENTATION_FONT_SCALE, ChartText, scale_fonts
 from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
@@ -31,7 +33,8 @@ from mha.masks import build_mask
 from mha.pipeline import AttentionRun
 from mha.sources.trained import TrainedSource
 from mha.text.baseline import BASELINE_HELD_OUT
-from mha.text.reviews import LENGTH, load_reviews
+from mha.text.reviews import LENGTH, PAD, load_reviews
+from mha.tokens import token_labels
 from mha.training.encoder import encoder_parameters
 from mha.training.loop import (
     LEARNING_RATE,
@@ -57,6 +60,8 @@ __all__ = [
 POLL_S = 0.5  # seconds between two looks at a training in progress
 CURVES_PX = 320  # each of the loss and accuracy curves, wide
 SLIDE_CURVES_PX = 190  # on a slide, in the half of the width beside the task
+CLS_ROW_PX = 44  # a review's [CLS] row, per head, on the timeline
+SLIDE_HEADS_PX = 240  # one or two heads' matrices on the timeline's slide (a short sequence's: fits under its slider)
 #: Points of held-out accuracy (10 of the 1,000 reviews) within which the reviews' model reads them as well as the
 #: bag of characters: about what another seed changes at the page's sizes (81.7-82.4 %, docs/PERFORMANCE.md).
 SEED_SPREAD = 1.0
@@ -503,20 +508,64 @@ def _draw_heads(
     ids: torch.Tensor,
     layer: int,
     mask: torch.Tensor | None,
+    slide: bool = False,
 ) -> None:
-    """One layer's heads (H, L, L) on ``ids``, titled with their labels, rows without a loss faded."""
+    """One layer's heads (H, L, L) on ``ids``, titled with their labels, rows without a loss faded; where only
+    [CLS]'s row carries a loss (a review's last layer), that row alone (:func:`_draw_cls_rows`). ``slide``: for a
+    projector (one or two heads larger, every chart's type larger)."""
     tokens = task.tokens(ids)
+    if isinstance(task, ReviewsTask) and layer == task.layers - 1:
+        _draw_cls_rows(box, weights, tokens, _head_titles(_labels(weights, task, ids, layer, mask)), layer, task)
+        return
     blocked = None if mask is None else ~mask.expand(1, *weights.shape)[0]  # (H, L, L)
     cells = frames.attention_frame(weights, blocked)
     scored = task.scored_rows(ids.unsqueeze(0), layer)[0].numpy()  # (L,)
     cells["scored"] = scored[cells["q"].to_numpy()]
     heads = weights.size(0)
     columns = min(heads, 4)
-    size = 230 if heads <= 4 else 150
+    size = SLIDE_HEADS_PX if slide and heads <= 2 else 230 if heads <= 4 else 150
     titles = _head_titles(_labels(weights, task, ids, layer, mask))
     if task.layers > 1:
         box.markdown(f"**{t('training.layer_title', layer=layer)}**")
-    vega.draw(box, heads_grid(cells, frames.tokens_frame(tokens), titles, _chart_text(), size_px=size, columns=columns))
+    spec = heads_grid(cells, frames.tokens_frame(tokens), titles, _chart_text(), size_px=size, columns=columns)
+    vega.draw(box, scale_fonts(spec, PRESENTATION_FONT_SCALE) if slide else spec)
+
+
+def _draw_cls_rows(
+    box: st.delta_generator.DeltaGenerator,
+    weights: torch.Tensor,
+    tokens: tuple[str, ...],
+    titles: list[str],
+    layer: int,
+    task: Task,
+) -> None:
+    """Each head's [CLS] row (H, L, L)[:, 0] over the review's characters, one strip per head on the weights' own
+    range (a broad row is hardly tinted on 0-1): the one row a review's answer reads, drawn on a canvas at once."""
+    keep = [k for k, token in enumerate(tokens) if token != PAD]  # a short review's [PAD] keys are masked out
+    rows = weights[:, :1, keep].float().numpy()  # (H, 1, L_kept)
+    text = _heatmap_text()
+    scale = heatmap.weights_scale(text.weight, "stretch", *((row, None) for row in rows))
+    labels = token_labels(tokens)
+    figure = heatmap.Figure(
+        panels=tuple(heatmap.Panel(title, row) for title, row in zip(titles, rows, strict=True)),
+        scales=(scale,),
+        row_title=text.query,
+        row_labels=(labels[0],),
+        col_title=text.key,
+        col_labels=tuple(labels[k] for k in keep),
+        hover_note=text.hover,
+        save_word=text.save_png,
+        columns=1,
+        height=CLS_ROW_PX,
+    )
+    if task.layers > 1:
+        box.markdown(f"**{t('training.layer_title', layer=layer)}**")
+    canvas.draw(box, figure, key=f"timeline_cls_{layer}")
+
+
+def _heatmap_text() -> ChartText:
+    """The canvas heatmap's words in the session's language."""
+    return ChartText(**{item.name: t(f"chart.{item.name}") for item in dataclasses.fields(ChartText)})
 
 
 def _difference_frame(history: TrainingHistory, layers: int) -> pd.DataFrame:
@@ -530,12 +579,13 @@ def _difference_frame(history: TrainingHistory, layers: int) -> pd.DataFrame:
     )
 
 
-def render_timeline(run: AttentionRun) -> None:
+def render_timeline(run: AttentionRun, slide: bool = False) -> None:
     """For a trained run: every layer's heads on the learner's sequence (several layers), then the timeline.
 
     The timeline: a slider over the snapshots taken during training, the heads on the sample
     sequence at that snapshot (labelled, rows without a loss faded), and the heads' difference
-    over training with the snapshot's step marked.
+    over training with the snapshot's step marked. ``slide``: laid out for a projector (the heads right under
+    the slider, what they show after them).
     """
     if run.source_kind != TRAINED:
         return
@@ -561,7 +611,9 @@ def render_timeline(run: AttentionRun) -> None:
     heading(box, t("training.timeline"))
     # an image's words (the sample image, patches), a review's (a validation review, characters), or the sequences'
     image = "_image" if task.reads_image else "_review" if isinstance(task, ReviewsTask) else ""
-    box.markdown(t(f"training.timeline_what{image}", length=LENGTH))
+    what = t(f"training.timeline_what{image}", length=LENGTH)
+    if not slide:
+        box.markdown(what)
     snapshots = history.snapshots
     options = list(range(len(snapshots)))
     if st.session_state.get("train_snapshot") not in options:
@@ -578,7 +630,9 @@ def render_timeline(run: AttentionRun) -> None:
     snapshot = snapshots[chosen]
     mask = training_mask(task, history.probe.numel())
     for layer, weights in enumerate(snapshot.weights):
-        _draw_heads(box, weights, task, history.probe, layer, mask)
+        _draw_heads(box, weights, task, history.probe, layer, mask, slide)
+    if slide:
+        box.markdown(what)
     if run.num_heads < 2:
         box.caption(t("training.difference_one_head"))
         return

@@ -84,13 +84,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "（不必等本批准确率达到目标：重要的是留出评论上的准确率）。",
     },
     "training.timeline_what_review": {
-        "en": "The heads on a validation review (the first one that fills all {length} characters) at snapshots "
-        "taken during training: move the slider from the first step to the last. Faded rows carry no loss (in the "
-        "last layer only `[CLS]`'s row, the top one, reaches the answer): nothing in training asks them to attend "
-        "anywhere in particular.",
-        "zh": "训练过程中各个快照时刻，各个头在一条验证评论（第一条填满 {length} 个字的评论）上的权重：把滑块从第一步"
-        "拖到最后一步。颜色变淡的行没有损失（在最后一层只有 `[CLS]` 那一行，即最上面一行，通向答案）："
-        "训练并不要求它们关注任何特定的位置。",
+        "en": "Each head's `[CLS]` row on a validation review (the first one that fills all {length} characters) at "
+        "snapshots taken during training: the one row whose output reaches the answer, the weights `[CLS]` gives "
+        "each character (coloured from the smallest to the largest weight shown). Move the slider from the first "
+        "step to the last.",
+        "zh": "训练过程中各个快照时刻，每个头在一条验证评论（第一条填满 {length} 个字的评论）上 `[CLS]` 那一行的权重："
+        "只有这一行的输出通向答案，它给每个字多少权重（颜色从图中最小的权重到最大的权重）。把滑块从第一步拖到最后一步。",
     },
     "training.difference_review": {
         "en": "How different are the heads? The mean total-variation distance between every two heads' weights "

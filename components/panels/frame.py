@@ -22,6 +22,7 @@ from components.panels.source_code import step_code
 from mha.pipeline import AttentionRun
 
 __all__ = [
+    "SLIDE_CHART_KEY",
     "Facts",
     "Words",
     "blocked",
@@ -33,6 +34,7 @@ __all__ = [
     "panel",
     "row_px",
     "shape",
+    "slide_chart",
     "thumbnails",
     "unscored",
 ]
@@ -47,6 +49,7 @@ STEP_LABS = {
 #: Up to this many tokens every row gets a label of its own, at least READABLE_ROW_PX tall.
 LABELLED_TOKENS = 32
 READABLE_ROW_PX = 13
+SLIDE_CHART_KEY = "slide_chart"  # the container of a slide's main chart (its style fits the chart to the screen)
 
 Facts = Callable[[Results], tuple[str, str]]  # a step's shapes and its parameters, as Markdown
 Words = Callable[[Results], str]  # a step's words that quote its layer, as Markdown
@@ -80,6 +83,12 @@ def explain(
         return
     parts.add(right, lambda results: st.markdown("\n\n".join(facts(results))))
     box.code(step_code(step), language="python")
+
+
+def slide_chart(box: DeltaGenerator) -> DeltaGenerator:
+    """The place of a slide's main chart, right under its heading: the slide's style (``SLIDE_CHART_KEY``, see
+    :data:`components.teacher.LARGE_TYPE_CSS`) fits the chart drawn there into the window's height."""
+    return box.container(key=SLIDE_CHART_KEY)
 
 
 def finish(box: DeltaGenerator, step: int, slide: bool) -> None:

@@ -10,7 +10,17 @@ import streamlit as st
 from components import check_yourself, frames, heatmap
 from components.i18n import t
 from components.panels import today
-from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
+from components.panels.frame import (
+    chart_text,
+    count,
+    explain,
+    feature_height,
+    finish,
+    panel,
+    shape,
+    slide_chart,
+    thumbnails,
+)
 from components.panels.parts import Results, ValueParts
 from components.safe_text import md_escape
 from mha.counting import layer_parameters, projection_parameters
@@ -22,15 +32,18 @@ __all__ = ["QKV_CHART", "render"]
 def render(parts: ValueParts, slide: bool = False) -> None:
     """Step 1's panel; its values (the tokens, shapes, parameters and the chart) are ``parts``.
 
-    ``slide``: laid out for a projector (teacher mode): the tokens after the chart, the code folded under it.
+    ``slide``: laid out for a projector (teacher mode): the chart right under the heading, fitted to the screen,
+    then the tokens, what the step does and its shapes; the code folded under them.
     """
     box = panel(1)
-    if not slide:  # on a slide it follows the chart: a long text would push it off the screen
-        parts.add(box, _token_line)
-    explain(box, 1, _facts, parts, slide, what=_what)
-    parts.add_head_chart(box, QKV_CHART)
     if slide:
+        parts.add_head_chart(slide_chart(box), QKV_CHART)
         parts.add(box, _token_line)
+        explain(box, 1, _facts, parts, slide, what=_what)
+    else:
+        parts.add(box, _token_line)
+        explain(box, 1, _facts, parts, slide, what=_what)
+        parts.add_head_chart(box, QKV_CHART)
     parts.add(box, _under_chart)
     if not slide:
         check_yourself.render(parts, box, "1", "1b")

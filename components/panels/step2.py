@@ -22,6 +22,7 @@ from components.panels.frame import (
     panel,
     row_px,
     shape,
+    slide_chart,
     thumbnails,
     unscored,
 )
@@ -42,11 +43,15 @@ def render(parts: ValueParts, color_scale: str = "fixed", slide: bool = False) -
     """Step 2's panel; its values (shapes, the head's chart, the notes, the grid) are ``parts``.
 
     ``color_scale``: how the weights are coloured (:data:`components.heatmap.COLOR_SCALES`). ``slide``: laid
-    out for a projector (teacher mode).
+    out for a projector (teacher mode): the head's chart right under the heading, fitted to the screen, then the rest.
     """
     box = panel(2)
-    explain(box, 2, _facts, parts, slide)
-    parts.add_head_chart(box, ScoresChart(color_scale), None if slide else check_yourself.chart_shown("2"))
+    if slide:
+        parts.add_head_chart(slide_chart(box), ScoresChart(color_scale))
+        explain(box, 2, _facts, parts, slide)
+    else:
+        explain(box, 2, _facts, parts, slide)
+        parts.add_head_chart(box, ScoresChart(color_scale), check_yourself.chart_shown("2"))
     parts.add(box, _notes)
     parts.add_fragment(box, lambda results: _grid(results.run, color_scale, slide))
     if not slide:

@@ -8,7 +8,7 @@ import torch
 
 from components import canvas, check_yourself, frames, heatmap
 from components.i18n import t
-from components.panels.frame import chart_text, explain, feature_height, finish, panel, shape, thumbnails
+from components.panels.frame import chart_text, explain, feature_height, finish, panel, shape, slide_chart, thumbnails
 from components.panels.parts import Results, ValueParts
 from mha.pipeline import AttentionRun
 from mha.row_spread import RowSpread, row_spread
@@ -18,11 +18,15 @@ __all__ = ["render", "spread_text"]
 
 
 def render(parts: ValueParts, slide: bool = False) -> None:
-    """Step 3's panel; its values (shapes, the chart, its notes) are ``parts``. ``slide``: for a projector."""
+    """Step 3's panel; its values (shapes, the chart, its notes) are ``parts``. ``slide``: for a projector (the
+    chart and its notes right under the heading, the chart fitted to the screen; then what the step does)."""
     box = panel(3)
-    explain(box, 3, _facts, parts, slide)
-    parts.add(box, _values)
-    if not slide:
+    if slide:
+        parts.add(slide_chart(box), lambda results: _values(results, slide=True))
+        explain(box, 3, _facts, parts, slide)
+    else:
+        explain(box, 3, _facts, parts, slide)
+        parts.add(box, _values)
         check_yourself.render(parts, box, "3")
     finish(box, 3, slide)
 
@@ -47,13 +51,14 @@ def _concat_shown(run: AttentionRun) -> int:
     return min(frames.feature_budget(length, d_model) // run.num_heads or 1, run.d_k)
 
 
-def _values(results: Results) -> None:
-    """The chart of the concatenated contexts; when the rows look alike, why; why ``.contiguous()``."""
+def _values(results: Results, slide: bool = False) -> None:
+    """The chart of the concatenated contexts; when the rows look alike, why; why ``.contiguous()``. How many
+    features it shows, when not all: above the chart, or under it on a slide (``slide``)."""
     run = results.run
     c = run.trace.concat
     length, d_model = len(run.tokens), run.d_model
     shown = _concat_shown(run)
-    if shown < run.d_k:
+    if shown < run.d_k and not slide:
         st.caption(t("step3.features_cut", shown=shown, d_k=run.d_k))
     columns = frames.concat_columns(d_model, run.num_heads, shown)
     title = t("step3.chart", length=length, d_model=d_model)
@@ -63,6 +68,8 @@ def _values(results: Results) -> None:
     pictures = thumbnails(run)
     figure = heatmap.concat_figure(title, matrix, labels, columns, shown, chart_text(), height, pictures)
     canvas.draw(None, figure, key="heatmap_step3")
+    if shown < run.d_k and slide:
+        st.caption(t("step3.features_cut", shown=shown, d_k=run.d_k))
     spread = row_spread(c.concat[0])
     if spread.alike:
         largest = float(run.trace.attend.weights[0].max())

@@ -6,7 +6,17 @@ import streamlit as st
 
 from components import canvas, check_yourself, frames, heatmap
 from components.i18n import t
-from components.panels.frame import chart_text, count, explain, feature_height, finish, panel, shape, thumbnails
+from components.panels.frame import (
+    chart_text,
+    count,
+    explain,
+    feature_height,
+    finish,
+    panel,
+    shape,
+    slide_chart,
+    thumbnails,
+)
 from components.panels.parts import Results, ValueParts
 from components.panels.step3 import spread_text
 from mha.counting import projection_parameters
@@ -19,12 +29,16 @@ __all__ = ["render"]
 def render(parts: ValueParts, slide: bool = False) -> None:
     """Step 4's panel; its values (shapes, parameters, the chart, its note) are ``parts``.
 
-    ``slide``: laid out for a projector (teacher mode).
+    ``slide``: laid out for a projector (teacher mode): the chart and its note right under the heading, the chart
+    fitted to the screen; then what the step does.
     """
     box = panel(4)
-    explain(box, 4, _facts, parts, slide, what=_what)
-    parts.add(box, _values)
-    if not slide:
+    if slide:
+        parts.add(slide_chart(box), lambda results: _values(results, slide=True))
+        explain(box, 4, _facts, parts, slide, what=_what)
+    else:
+        explain(box, 4, _facts, parts, slide, what=_what)
+        parts.add(box, _values)
         check_yourself.render(parts, box, "4")
     finish(box, 4, slide)
 
@@ -52,13 +66,14 @@ def _facts(results: Results) -> tuple[str, str]:
     return shapes, params
 
 
-def _values(results: Results) -> None:
-    """The output's chart and, when step 3's rows looked alike, why they still do."""
+def _values(results: Results, slide: bool = False) -> None:
+    """The output's chart and, when step 3's rows looked alike, why they still do. How many features it shows,
+    when not all: above the chart, or under it on a slide (``slide``)."""
     run = results.run
     o = run.trace.out
     length, d_model = len(run.tokens), run.d_model
     columns = frames.feature_budget(length, d_model)
-    if columns < d_model:
+    if columns < d_model and not slide:
         st.caption(t("steps.features_cut", shown=columns, total=d_model))
     parts = [(t("step4.chart", length=length, d_model=d_model), o.output[0, :, :columns])]
     labels = frames.token_labels(run.tokens)
@@ -67,5 +82,7 @@ def _values(results: Results) -> None:
         parts, labels, range(columns), chart_text(), height=height, thumbnails=thumbnails(run)
     )
     canvas.draw(None, figure, key="heatmap_step4")
+    if columns < d_model and slide:
+        st.caption(t("steps.features_cut", shown=columns, total=d_model))
     if row_spread(run.trace.concat.concat[0]).alike:
         st.markdown(t("step4.alike_note", formula=_formula(run), **spread_text(row_spread(o.output[0]))))
