@@ -26,7 +26,6 @@ from components.panels import (
     ValueParts,
     export,
     generation,
-    glance,
     live_check,
     padding,
     patches,
@@ -99,7 +98,6 @@ with one_history_entry():  # the run's writes to the link: one browser history e
         else:
             parts = ValueParts()
             parts.add(st, lambda results: controls.show_run_notes(results.run) or st.empty())  # a part draws one
-            glance.render(parts)  # every head's weights on the first screen, before the steps that build them
             parts.add_head_picker(st)
             color_scale = controls.select_color_scale()
             step1.render(parts)

@@ -1,6 +1,6 @@
-"""The playground's panels, one module each: every head's weights at a glance (``glance``), the four pipeline
-steps, what the heads look at on an image (``patches``), a causal checkpoint's generation with a KV cache
-(``generation``), the padded batch, the summary, the live check and the export.
+"""The playground's panels, one module each: the four pipeline steps, what the heads look at on an image
+(``patches``), a causal checkpoint's generation with a KV cache (``generation``), the padded batch, the summary, the
+live check and the export.
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
@@ -11,7 +11,6 @@ through the values' fragment (:mod:`components.live_controls`), a teacher's slid
 from components.panels import (
     export,
     generation,
-    glance,
     live_check,
     padding,
     patches,
@@ -28,7 +27,6 @@ __all__ = [
     "ValueParts",
     "export",
     "generation",
-    "glance",
     "live_check",
     "padding",
     "patches",
