@@ -99,7 +99,9 @@ def _project_callers() -> str | None:
     three); ``None`` when that first frame is not the project's (torch's own calls, a test's, a library's) or is a
     tutorial's code quoted as it is written (:data:`QUOTED`)."""
     frame = sys._getframe(2)
-    while frame is not None and (_in(frame, TORCH) or Path(frame.f_code.co_filename) == THIS):
+    if frame is not None and _in(frame, TORCH):
+        return None  # torch's own call (a module's parameters made by ``nn.Linear``, then moved by the source)
+    while frame is not None and Path(frame.f_code.co_filename) == THIS:
         frame = frame.f_back
     if frame is None or not any(_in(frame, folder) for folder in WATCHED) or _where(frame).split(":")[0] in QUOTED:
         return None

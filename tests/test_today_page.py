@@ -33,9 +33,12 @@ def test_a_gqa_rope_page_shows_every_shape_and_count_change():
     width = 2 * d_k
     assert f"**{2 * 64 * 64 + 2 * 64 * width + 2 * 64 + 2 * width:,}**" in text  # 2·d² + 2·d·h_kv·d_k + biases
     assert f"{64 * width + width:,}" in text  # W_k (and W_v): d·h_kv·d_k + h_kv·d_k
-    bold_row = [line for line in text.splitlines() if line.startswith("| **2 (GQA)**")]
-    assert bold_row and f"**{2 * 1 * 2 * d_k:,}**" in bold_row[0]  # this page's cache row: 2·layers·h_kv·d_k
-    assert f"| 4 (MHA) | {2 * (64 * 64 + 64):,} | {4 * 64 * 64 + 4 * 64:,} | {2 * 1 * 4 * d_k:,} |" in text
+    # two tables, parameters then the cache per token; this page's rows in bold
+    params_row, cache_row = [line for line in text.splitlines() if line.startswith("| **2 (GQA)**")]
+    assert params_row.startswith(f"| **2 (GQA)** | **{2 * (64 * width + width):,}** |")  # W_k + W_v
+    assert cache_row.startswith(f"| **2 (GQA)** | **{2 * 1 * 2 * d_k:,}** |")  # this page's cache: 2·layers·h_kv·d_k
+    assert f"| 4 (MHA) | {2 * (64 * 64 + 64):,} | {4 * 64 * 64 + 4 * 64:,} |" in text
+    assert f"| 4 (MHA) | {2 * 1 * 4 * d_k:,} |" in text
     assert any(s.value.startswith("✓ Matches PyTorch (F.scaled_dot_product_attention)") for s in at.success)
 
 

@@ -260,7 +260,7 @@ def test_the_grouped_query_exercise_says_what_rope_and_the_cache_depend_on(lang,
     kv_heads, d_k = int(LLAMA_SHAPES[name]["kv_heads"]), d_model // heads
     part = _exercise(lang, heading)
     assert f"{heads} " in part and f"{kv_heads} " in part
-    assert f"{d_model} × {kv_heads * d_k}" in part and f"{d_model} × {d_model}" in part
+    assert f"{d_model} · {kv_heads * d_k}" in part and f"{d_model} · {d_model}" in part  # numbers, not a shape
     assert f"2 · {kv_heads} · {d_k} = {kv_cache_numbers(1, kv_heads, d_k):,}" in part
     assert f"{kv_cache_numbers(1, heads, d_k):,}" in part
     assert "n − m" in part and not [phrase for phrase in wrong if phrase in part], part
