@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
-import inspect
 import platform
 import statistics
 import sys
@@ -45,7 +44,6 @@ from mha.device import available_devices
 TITLE = "GPU: the engine vs nn.MultiheadAttention and SDPA, the page's run, trainings and generation vs the CPU"
 
 NO_GPU = "no GPU here (cuda and mps unavailable): nothing measured"
-NO_TRAINING_DEVICE = "not measured: training on a device needs train(device=...)"
 OUT_OF_MEMORY = "out of memory"
 LENGTHS, QUICK_LENGTHS = (512, 1024, 2048, 4096, 8192), (16, 64)
 DTYPES = (torch.float32, torch.bfloat16)
@@ -214,13 +212,9 @@ def _trainings(device: torch.device, quick: bool) -> Table:
     import mha.training
 
     train = mha.training.train
-    takes_device = "device" in inspect.signature(train).parameters
     options: dict[str, Any] = {"max_steps": QUICK_TRAINING_STEPS} if quick else {}
     rows = []
     for task, d_model, heads in TRAININGS:
-        if not takes_device:
-            rows.append((task, device.type, NO_TRAINING_DEVICE, "", "", ""))
-            continue
         seconds, steps = {}, {}
         for side, where in _sides(device):
             seconds[side], (_, history) = time_call(
