@@ -123,7 +123,9 @@ def test_a_trained_spec_names_the_accelerator_it_trains_on(monkeypatch, resolved
     assert weight_spec_of(AttentionConfig(d_model=16, num_heads=2).__dict__).device is None  # random: anywhere
 
 
-def test_the_training_service_trains_on_the_specs_device_and_on_the_cpu_after_an_out_of_memory(monkeypatch):
+def _train_on_the_cpu_only(monkeypatch) -> list[torch.device]:
+    """The service's ``train`` runs out of memory on any accelerator and trains 2 steps on the CPU; returns the
+    devices it is asked for, in order."""
     devices = []
 
     def spy(*args, device, **kwargs):
@@ -133,6 +135,11 @@ def test_the_training_service_trains_on_the_specs_device_and_on_the_cpu_after_an
         return train(*args, device=device, **{**kwargs, "max_steps": 2})
 
     monkeypatch.setattr(service_module, "train", spy)
+    return devices
+
+
+def test_the_training_service_trains_on_the_specs_device_and_on_the_cpu_after_an_out_of_memory(monkeypatch):
+    devices = _train_on_the_cpu_only(monkeypatch)
     spec = WeightSpec(TRAINED, 16, 2, 0, task="previous", device="cuda")
     model, history = train_spec(spec, lambda *_: None, lambda: False)
     assert devices == [CUDA, CPU]
@@ -147,15 +154,7 @@ def test_a_model_trained_on_the_cpu_after_an_out_of_memory_is_the_cpus_and_answe
     """The fallen-back model names the CPU's spec (as its history names the CPU), and is kept under the spec asked
     for (its page finds it, no second out of memory) and the CPU's (a CPU page reuses it, no second training, and
     says nothing of an out of memory)."""
-    devices = []
-
-    def spy(*args, device, **kwargs):
-        devices.append(device)
-        if device.type != "cpu":
-            raise out_of_memory()
-        return train(*args, device=device, **{**kwargs, "max_steps": 2})
-
-    monkeypatch.setattr(service_module, "train", spy)
+    devices = _train_on_the_cpu_only(monkeypatch)
     service = TrainingService()
     try:
         asked = WeightSpec(TRAINED, 16, 2, 0, task="previous", device="cuda")
