@@ -378,8 +378,8 @@ class BrowserSession:
             lost.cancel()
             if self._finished in done:
                 status, finished_at = self._finished.result()
-                if changed is not None and status in FINISHED_OK:
-                    self._states[changed.id] = changed
+                if changed is not None and status in FINISHED_OK and changed.WhichOneof("value") != "trigger_value":
+                    self._states[changed.id] = changed  # a click is sent once, as the browser resets its trigger
                 errors = list(self._run_errors)
                 if status not in FINISHED_OK:
                     errors.append(f"script_finished status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
