@@ -12,6 +12,9 @@ generated text; the fragment timers the tab keeps are checked on the messages th
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from bench._browser_session import BrowserSession
@@ -98,3 +101,17 @@ def test_the_tab_keeps_the_fragment_timers_as_the_browser_does():
     assert tab.timers == {"watch": 0.5}  # the fragment's own rerun
     tab._handle(_message(new_session__page_script_hash="h", metadata__run__script_run_id="full"))
     assert tab.timers == {}
+
+
+def test_the_docs_name_the_room_mixes_that_exist_and_performance_tabulates_every_checkpoint_mix():
+    """Every ``--mix "NAME"`` the docs quote is a mix of the bench, and docs/PERFORMANCE.md's room table has a row
+    for each checkpoint mix (the lead fills its cells from ``python -m bench.room --mix NAME``)."""
+    repo = Path(__file__).resolve().parents[1]
+    names = {mix.name for mix in (*MIXES, *CHECKPOINT_MIXES)}
+    docs = [repo / "README.md", *sorted((repo / "docs").glob("*.md"))]
+    quoted = {name for doc in docs for name in re.findall(r'--mix "([^"<]+)"', doc.read_text(encoding="utf-8"))}
+    assert quoted and quoted <= names, quoted - names
+    performance = (repo / "docs" / "PERFORMANCE.md").read_text(encoding="utf-8")
+    table = performance[performance.index("| mix (`--mix`) |") :].split("\n\n")[0]
+    tabulated = {line.split("|")[1].strip().split(":")[0].split(" (")[0] for line in table.splitlines()[2:]}
+    assert tabulated == {mix.name for mix in CHECKPOINT_MIXES}, tabulated
