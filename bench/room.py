@@ -703,8 +703,8 @@ def run(quick: bool) -> list[Table]:
 
 
 def _own_think_note() -> str:
-    own = [f"{mix.name} {mix.think_s[0]:g}-{mix.think_s[1]:g} s" for mix in CHECKPOINT_MIXES if mix.think_s]
-    return "mixes that think a time of their own before each change: " + ", ".join(own) + "."
+    own = [f'"{mix.name}" {mix.think_s[0]:g}-{mix.think_s[1]:g} s' for mix in CHECKPOINT_MIXES if mix.think_s]
+    return "mixes that think a time of their own before each change: " + "; ".join(own) + "."
 
 
 def main(argv: list[str] | None = None) -> int:
