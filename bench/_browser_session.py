@@ -12,6 +12,9 @@ It does what Streamlit's frontend does, without drawing anything:
   cacheable messages by hash and answers ``ref_hash`` references from that cache (reporting the
   hashes it holds in the next rerun, as the browser's message cache does), and notes
   ``script_finished``;
+* keeps the page's fragment timers (``auto_rerun``: a fragment's ``run_every``), dropped on ``stop_auto_rerun``
+  and at every full run, and lets them fire when asked (:meth:`BrowserSession.follow_timers`), as the browser's
+  intervals do;
 * changes a control as the browser does: a ``rerun_script`` whose ``WidgetStates`` hold the value
   of *every* widget on the page with the changed one replaced (and the fragment id when the
   widget lives in a fragment);
@@ -195,6 +198,7 @@ class BrowserSession:
         self._texts: list[str] = []  # what the run in progress drew (RunResult.texts)
         self._lost = asyncio.Event()
         self.unasked_runs = 0  # runs that started when no change was in progress (see the module's docstring)
+        self.timers: dict[str, float] = {}  # the page's fragment timers (run_every): fragment id -> seconds
 
     # ------------------------------------------------------------------ opening the page
     def _fetch_page(self) -> int:
@@ -286,6 +290,13 @@ class BrowserSession:
             self._page_script_hash = message.new_session.page_script_hash
             if message.new_session.HasField("initialize"):
                 self.session_id = message.new_session.initialize.session_id
+            if not message.metadata.run.fragment_ids:  # a full run: the browser clears every fragment timer
+                self.timers.clear()
+        elif kind == "auto_rerun":
+            self.timers[message.auto_rerun.fragment_id] = message.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for fragment_id in message.stop_auto_rerun.fragment_ids:
+                self.timers.pop(fragment_id, None)
         elif kind == "delta" and message.delta.WhichOneof("type") == "new_element":
             self._element(message.delta.new_element, message.delta.fragment_id)
         elif kind == "page_info_changed":
@@ -330,12 +341,13 @@ class BrowserSession:
         if self._finished is not None and not self._finished.done():
             self._finished.set_result((status, time.perf_counter()))
 
-    def _rerun_message(self, fragment_id: str, changed: WidgetState | None) -> BackMsg:
+    def _rerun_message(self, fragment_id: str, changed: WidgetState | None, timer: bool = False) -> BackMsg:
         message = BackMsg()
         state = message.rerun_script
         state.query_string = self.query_string
         state.page_script_hash = self._page_script_hash
         state.fragment_id = fragment_id
+        state.is_auto_rerun = timer
         states = dict(self._states)
         if changed is not None:
             states[changed.id] = changed
@@ -346,9 +358,11 @@ class BrowserSession:
         state.context_info.url = f"{self.base_url}/?{self.query_string}"
         return message
 
-    async def _run(self, fragment_id: str, timeout_s: float, changed: WidgetState | None = None) -> RunResult:
-        """Send a rerun and follow it to the end of the change: through every run that ends
-        ``FINISHED_EARLY_FOR_RERUN`` to the ``script_finished`` after which the server starts no other
+    async def _run(
+        self, fragment_id: str, timeout_s: float, changed: WidgetState | None = None, timer: bool = False
+    ) -> RunResult:
+        """Send a rerun (``timer``: a fragment timer's) and follow it to the end of the change: through every run
+        that ends ``FINISHED_EARLY_FOR_RERUN`` to the ``script_finished`` after which the server starts no other
         run for it. Reconnect (and resend) if the socket drops."""
         attempts = 0
         while True:
@@ -356,7 +370,7 @@ class BrowserSession:
             self._run_errors, self._run_bytes, self._runs = [], 0, 0
             start = time.perf_counter()
             try:
-                await self._ws.send(self._rerun_message(fragment_id, changed).SerializeToString())
+                await self._ws.send(self._rerun_message(fragment_id, changed, timer).SerializeToString())
             except ConnectionClosed:
                 self._lost.set()
             lost = asyncio.ensure_future(self._lost.wait())
@@ -364,8 +378,8 @@ class BrowserSession:
             lost.cancel()
             if self._finished in done:
                 status, finished_at = self._finished.result()
-                if changed is not None and status in FINISHED_OK:
-                    self._states[changed.id] = changed
+                if changed is not None and status in FINISHED_OK and changed.WhichOneof("value") != "trigger_value":
+                    self._states[changed.id] = changed  # a click is sent once, as the browser resets its trigger
                 errors = list(self._run_errors)
                 if status not in FINISHED_OK:
                     errors.append(f"script_finished status {ForwardMsg.ScriptFinishedStatus.Name(status)}")
@@ -407,3 +421,21 @@ class BrowserSession:
         """Set the widget with user key ``key`` to ``value`` as a user would; the run it starts."""
         widget = self._widgets[self.widget_id(key)]
         return await self._run(widget.fragment_id, timeout_s, changed=_changed_value(widget, value))
+
+    async def follow_timers(self, timeout_s: float) -> RunResult | None:
+        """Let the page's fragment timers fire, one run after another as the browser's intervals would, until a run
+        leaves none (a generation in progress: its fragment looks again every half second until the page reruns
+        without it). The runs together: seconds from this call to the last run's end, their runs and errors, the
+        last run's texts; ``None`` when no timer was set. ``timeout_s`` bounds the whole."""
+        start, runs, errors, last = time.perf_counter(), 0, [], None
+        while self.timers:
+            fragment_id, interval = next(iter(self.timers.items()))
+            left = timeout_s - (time.perf_counter() - start) - interval
+            if left <= 0:
+                raise TimeoutError(f"the page's fragment timers still ran after {timeout_s:.0f} s ({runs} runs)")
+            await asyncio.sleep(interval)
+            last = await self._run(fragment_id, left, timer=True)
+            runs, errors = runs + last.runs, errors + last.errors
+        if last is None:
+            return None
+        return RunResult(time.perf_counter() - start, last.status, errors, last.received_bytes, runs, last.texts)

@@ -15,10 +15,14 @@ checkpoint's new sentence does, a short run, then the page's) to the ``script_fi
 new value, and the values the change's last run drew follow it (the head picker's heads and head, step 1's
 shapes ``Q [1, h, L, d_k]``).
 
+A change that starts a generation goes on, as the browser's timer does, through the progress fragment's reruns
+(every half second) to the page's run that shows the generated text (:meth:`BrowserSession.follow_timers`).
+
 Measured per mix and room size: the seconds from a change (the ``rerun_script`` BackMsg sent)
-to the ``script_finished`` that ends it (p50, p95, max), the seconds to open the page, errors (exceptions,
-``st.error``, a change that did not end, a change the link or the values do not show, a run the
-learner did not ask for, a page that failed to open), websocket reconnects, and the server's CPU (busy
+to the ``script_finished`` that ends it (p50, p95, max; per group of learners where a mix has groups, as the
+typers and the generators), the seconds to open the page, errors (exceptions, ``st.error``, a change that did
+not end, a change the link or the values do not show, a generation asked for and not shown, a run the learner did
+not ask for, a page that failed to open), websocket reconnects, and the server's CPU (busy
 cores, averaged over the room's time) and resident memory (peak), read with psutil; the machine's
 1-minute load average just before the room (the warm-up's included). Each room gets a fresh server,
 opened once by a warm-up tab first ("open the app 10 minutes early", docs/DEPLOY.md), in the
@@ -31,14 +35,22 @@ Mixes (:data:`MIXES`; one line each): everyone on the same link walking the same
 (the engine's caches hit), and everyone on their own seed and sentence (nothing is shared).
 Room sizes: 10, 30 and 60 always, then larger rooms until one breaks (p95 over
 :data:`TARGET_P95_S` or any error). Two setups: one server, and two replicas behind HAProxy on
-the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up). A third mix,
-:data:`CHECKPOINT_MIX`, walks a checkpoint's page: ``--mix "checkpoint page"`` builds one of GPT-2 small's
-size with random weights (``tests/tiny_checkpoint.build_gpt2``: 768 wide, 12 layers, 12 heads, GPT-2's
-vocabulary) and lists it on the server; its learners try sentences of their own. A fourth,
-:data:`CHECKPOINT_GUIDE_MIX` (``--mix "checkpoint, guide's sentence"``), walks the same page as the workshop's
-second session does (docs/WORKSHOP.md): the link's sentence, other layers and heads.
+the same cores (``deploy/run-local-cluster 2 PORT``; from 30 learners up).
 
-``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms;
+The checkpoint mixes (:data:`CHECKPOINT_MIXES`, one server, :data:`CHECKPOINT_LEARNERS` learners) walk a
+checkpoint's page; the bench builds the checkpoint their link names with random weights and lists it on the
+server (:data:`CHECKPOINTS`): one of GPT-2 small's size (:func:`build_checkpoint`: 768 wide, 12 layers,
+12 heads, GPT-2's vocabulary) or of SmolLM2-135M's (:func:`build_smollm2`: 576 wide, 30 layers, 9 query and
+3 K/V heads, RoPE, a 49,152-token vocabulary). ``"checkpoint page"``: a layer, a head, a sentence of one's own, in
+turn; ``"checkpoint, guide's sentence"``: the link's sentence, other layers and heads, as the workshop's second
+session walks it (docs/WORKSHOP.md); ``"checkpoint, own sentences"`` and ``"SmolLM2, own sentences"``: every
+change a new sentence of the learner's own, one per ~10 s (:data:`SENTENCE_THINK_S`); ``"checkpoint, 5 of 30
+generating"``: as the first of those, but one learner in six (5 of 30) generates 16 tokens after each new
+sentence (the Generate button, then the generation followed to its end); the typers' and the generators' p95
+apart.
+
+``python -m bench.room --learners 30,60 [--replicas 2] [--mix NAME]`` runs chosen rooms (a mix's own think time
+unless ``--think`` says otherwise);
 ``--url http://127.0.0.1:8501`` runs them against a server (or a proxy) that is already up.
 """
 
@@ -63,6 +75,7 @@ from urllib.parse import urlencode
 
 from bench._browser_session import BrowserSession, PageError, RunResult
 from bench.table import Table, format_table
+from components.locale.generation import MESSAGES as GENERATION_WORDS
 
 TITLE = "Room: N learners on one server, Streamlit's websocket protocol (change -> the script_finished that ends it)"
 
@@ -73,6 +86,7 @@ RAMP_S, STEADY_S = 15.0, 45.0
 QUICK_RAMP_S, QUICK_STEADY_S = 1.0, 6.0
 THINK_S = (2.0, 8.0)  # seconds a learner reads before the next change (uniform; mean 5 s)
 QUICK_THINK_S = (1.0, 3.0)  # the quick room's: several changes per learner in its few seconds
+SENTENCE_THINK_S = (8.0, 12.0)  # a new sentence of one's own about every 10 s (the sentence mixes)
 RUN_TIMEOUT_S = 30.0
 TARGET_P95_S = 1.0
 # The server runs as the container does (Dockerfile): one PyTorch thread per operation.
@@ -134,12 +148,50 @@ def own_step(learner: int, step: int) -> Step:
     return steps[step % len(steps)]
 
 
-CHECKPOINT = "bench-gpt2"  # the name the checkpoint room's server lists its checkpoint under
+CHECKPOINT = "bench-gpt2"  # the name the checkpoint rooms' server lists GPT-2 small's size under
+SMOLLM2_CHECKPOINT = "bench-smollm2"  # and SmolLM2-135M's size
+GENERATE_TOKENS = 16  # what a generating learner asks for
+GENERATE_BUTTON = "gen_start"  # the generation panel's button after a new text (components/panels/generation.py)
+GENERATED = GENERATION_WORDS["gen.text"]["en"]  # how the panel's generated text starts
 
 
 def checkpoint_link(learner: int) -> dict[str, str]:
     """The teacher's link to the checkpoint's page (the server lists it as :data:`CHECKPOINT`)."""
     return {"lang": "en", "weights": "pretrained", "checkpoint": CHECKPOINT}
+
+
+def smollm2_link(learner: int) -> dict[str, str]:
+    """The teacher's link to the SmolLM2-135M-sized checkpoint's page (listed as :data:`SMOLLM2_CHECKPOINT`)."""
+    return {**checkpoint_link(learner), "checkpoint": SMOLLM2_CHECKPOINT}
+
+
+def generates(learner: int) -> bool:
+    """Whether learner ``learner`` generates: one in six, the first included (5 of 30; 1 of 3)."""
+    return learner % 6 == 0
+
+
+def generator_link(learner: int) -> dict[str, str]:
+    """The checkpoint's link; a generating learner's asks for :data:`GENERATE_TOKENS` tokens (the page generates
+    after the link's sentence as it opens)."""
+    asks = {"generate": str(GENERATE_TOKENS)} if generates(learner) else {}
+    return {**checkpoint_link(learner), **asks}
+
+
+def sentence_step(learner: int, step: int) -> Step:
+    """A new sentence of one's own, every change."""
+    return ("tokens", own_sentence(learner, step + 1))
+
+
+def generator_step(learner: int, step: int) -> Step:
+    """A typer's new sentence; a generating learner's new sentence, then the panel's Generate button for it."""
+    if not generates(learner):
+        return sentence_step(learner, step)
+    return sentence_step(learner, step // 2) if step % 2 == 0 else (GENERATE_BUTTON, True)
+
+
+def learner_group(learner: int) -> str:
+    """The group whose changes the generation mix reports apart."""
+    return "generating" if generates(learner) else "typing"
 
 
 def checkpoint_step(learner: int, step: int) -> Step:
@@ -164,11 +216,14 @@ def checkpoint_guide_step(learner: int, step: int) -> Step:
 
 @dataclass(frozen=True)
 class Mix:
-    """What the room does: the link learner i opens, and learner i's change number k."""
+    """What the room does: the link learner i opens, and learner i's change number k; the mix's own think time
+    (``None``: the room's) and the group learner i's changes are reported in (``None``: one group)."""
 
     name: str
     link: Callable[[int], dict[str, str]]
     step: Callable[[int, int], Step]
+    think_s: tuple[float, float] | None = None
+    group: Callable[[int], str] | None = None
 
 
 # One line per mix, e.g. trained weights: Mix("trained", lambda i: {**same_link(i), "weights": "trained"}, ...).
@@ -176,11 +231,17 @@ MIXES = (
     Mix("same link", same_link, exercise_step),
     Mix("own seed and sentence", own_link, own_step),
 )
-# A checkpoint's page (its server lists the checkpoint: run() and --mix "checkpoint page" build it).
+# A checkpoint's page: the server lists the checkpoint the link names (run() and main() build it, CHECKPOINTS).
 CHECKPOINT_MIX = Mix("checkpoint page", checkpoint_link, checkpoint_step)
 # The same page walked as the workshop guide's second session walks it: layers and heads on the link's sentence.
 CHECKPOINT_GUIDE_MIX = Mix("checkpoint, guide's sentence", checkpoint_link, checkpoint_guide_step)
-CHECKPOINT_MIXES = (CHECKPOINT_MIX, CHECKPOINT_GUIDE_MIX)
+CHECKPOINT_MIXES = (
+    CHECKPOINT_MIX,
+    CHECKPOINT_GUIDE_MIX,
+    Mix("checkpoint, own sentences", checkpoint_link, sentence_step, SENTENCE_THINK_S),
+    Mix("SmolLM2, own sentences", smollm2_link, sentence_step, SENTENCE_THINK_S),
+    Mix("checkpoint, 5 of 30 generating", generator_link, generator_step, SENTENCE_THINK_S, learner_group),
+)
 
 
 @dataclass
@@ -190,6 +251,7 @@ class RoomResult:
     learners: int
     replicas: int = 1
     change_s: list[float] = field(default_factory=list)
+    group_change_s: dict[str, list[float]] = field(default_factory=dict)  # the mix's groups' changes apart
     timeline: list[tuple[float, str, float]] = field(default_factory=list)  # (at s, what, seconds)
     open_s: list[float] = field(default_factory=list)
     errors: Counter = field(default_factory=Counter)
@@ -245,8 +307,9 @@ def _values_drawn(run: RunResult) -> tuple[dict | None, tuple[int, int, int] | N
 
 
 def _check_applied(tab: BrowserSession, step: Step, run: RunResult) -> str | None:
-    """A change the page does not show: not in the link the app writes (it mirrors every control there), or the
-    values the change's last run drew do not follow it (a change that ended before the page filled its parts).
+    """A change the page does not show: not in the link the app writes (it mirrors every control there; the
+    Generate button: no generated text drawn), or the values the change's last run drew do not follow it (a
+    change that ended before the page filled its parts).
 
     The values: the head picker's heads and head (every change's last run draws the picker), and step 1's shapes
     ``Q [1, h, L, d_k]`` (every change's but a head pick's, which reruns the picker's fragment alone: the charts
@@ -255,8 +318,10 @@ def _check_applied(tab: BrowserSession, step: Step, run: RunResult) -> str | Non
     key, value = step
     if isinstance(value, dict):  # the head picker (a component): its state {"head": n}, the link's ``head``
         key, value = "head", value["head"]
-    shown = tab.url_value(key)
-    if shown != str(value):
+    if key == GENERATE_BUTTON:
+        if not any(text.startswith(GENERATED) for text in run.texts):
+            return "not generated: after the Generate button the change's last run drew no generated text"
+    elif (shown := tab.url_value(key)) != str(value):
         return f"not applied: {key}={value!r} but the URL says {shown!r}"
     picker, shapes = _values_drawn(run)
     if picker is None or (shapes is None and key != "head"):
@@ -300,7 +365,8 @@ async def learner(
                 opened = True
                 result.open_s.append(seconds)
                 result.timeline.append((time.monotonic() - result.started, "open", seconds))
-                _count_run_errors(run, result)
+                followed = await _follow_timers(tab, run, result, "open")  # a link's generation: watched, not timed
+                _count_run_errors(followed or run, result)
                 continue
             await asyncio.sleep(min(rng.uniform(*think_s), max(0.0, end_at - time.monotonic())))
             if time.monotonic() >= end_at:
@@ -315,7 +381,12 @@ async def learner(
             except PageError as error:
                 _record_error(result, str(error))
                 continue
+            run = await _follow_timers(tab, run, result, change)
+            if run is None:
+                continue
             result.change_s.append(run.seconds)
+            if mix.group is not None:
+                result.group_change_s.setdefault(mix.group(index), []).append(run.seconds)
             result.runs[run.runs] += 1
             result.timeline.append((time.monotonic() - result.started, change[0], run.seconds))
             _count_run_errors(run, result)
@@ -330,6 +401,22 @@ async def learner(
                 "run not asked for", "run not asked for: a run started after a change had ended (it ended too early)"
             )
         await tab.close()
+
+
+async def _follow_timers(tab: BrowserSession, run: RunResult, result: RoomResult, what: object) -> RunResult | None:
+    """``run`` (a change or the page's opening) followed through the page's fragment timers as the browser follows
+    it (a generation's progress, to the page's run that shows it): the whole, its seconds from ``run``'s BackMsg
+    (``None``, the error recorded: the timers still ran after :data:`RUN_TIMEOUT_S`)."""
+    try:
+        after = await tab.follow_timers(RUN_TIMEOUT_S)
+    except TimeoutError as error:
+        _record_error(result, f"run timed out: after {what}: {error}")
+        return None
+    if after is None:
+        return run
+    return RunResult(
+        run.seconds + after.seconds, after.status, run.errors + after.errors, 0, run.runs + after.runs, after.texts
+    )
 
 
 def _count_run_errors(run: RunResult, result: RoomResult) -> None:
@@ -471,9 +558,37 @@ def build_checkpoint(folder: Path) -> Path:
     return build_gpt2(folder, 768, 12, 12, 50257)
 
 
-def checkpoint_env(folder: Path) -> dict[str, str]:
-    """The server's environment for the checkpoint room: :data:`SERVER_ENV`, the checkpoint listed, offline."""
-    return {**SERVER_ENV, "ATTN_PLAYGROUND_CHECKPOINTS": f"{CHECKPOINT}={folder}", "HF_HUB_OFFLINE": "1"}
+def build_smollm2(folder: Path) -> Path:
+    """A Llama of SmolLM2-135M's sizes with random weights in ``folder`` (``tests/tiny_checkpoint.build_smollm2``:
+    576 wide, 30 layers, 9 query and 3 K/V heads, RoPE, a 49,152-token vocabulary, saved in bfloat16)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from tiny_checkpoint import build_smollm2 as build
+
+    return build(folder)
+
+
+#: The checkpoints a mix's link may name, and how the bench builds each (random weights, no network).
+CHECKPOINTS: dict[str, Callable[[Path], Path]] = {CHECKPOINT: build_checkpoint, SMOLLM2_CHECKPOINT: build_smollm2}
+
+
+def checkpoint_env(folder: Path, name: str = CHECKPOINT) -> dict[str, str]:
+    """The server's environment for a checkpoint room: :data:`SERVER_ENV`, the checkpoint in ``folder`` listed as
+    ``name``, offline."""
+    return {**SERVER_ENV, "ATTN_PLAYGROUND_CHECKPOINTS": f"{name}={folder}", "HF_HUB_OFFLINE": "1"}
+
+
+def mix_env(mix: Mix, scratch: Path) -> dict[str, str] | None:
+    """The server's environment for ``mix``: where its link names a checkpoint of :data:`CHECKPOINTS`, that
+    checkpoint listed (built under ``scratch`` the first time); else ``None`` (:data:`SERVER_ENV`)."""
+    name = mix.link(0).get("checkpoint")
+    if name is None:
+        return None
+    folder = scratch / name
+    if not folder.exists():
+        CHECKPOINTS[name](folder)
+    return checkpoint_env(folder, name)
 
 
 def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
@@ -486,6 +601,10 @@ def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
     verdict = "breaks" if result.broken else "holds"
     setup = "1 server" if result.replicas == 1 else f"{result.replicas} replicas + HAProxy"
     runs = sum(n * count for n, count in result.runs.items()) / len(changes) if changes else 0.0
+    groups = "; ".join(
+        f"{group} {_percentile(seconds, 95) * 1e3:.0f} ({len(seconds)})"
+        for group, seconds in sorted(result.group_change_s.items())
+    )
     return (
         *(
             setup,
@@ -496,6 +615,7 @@ def _row(mix: Mix, result: RoomResult) -> tuple[object, ...]:
             p(50),
             p(95),
             f"{max(changes) * 1e3:.0f}" if changes else "-",
+            groups or "-",
         ),
         *(opened, errors, result.reconnects, cores, rss),
         *(f"{result.client_cores:.2f}", f"{result.others_cores:.2f}", f"{result.load_before:.2f}", verdict),
@@ -511,6 +631,7 @@ COLUMNS = (
     "p50 ms",
     "p95 ms",
     "max ms",
+    "p95 ms by group (changes)",
     "open p95 s",
     "errors",
     "reconnects",
@@ -554,7 +675,8 @@ CHECKPOINT_LEARNERS = 30  # the checkpoint room's size (one server)
 
 def run(quick: bool) -> list[Table]:
     """One row per setup (one server; two replicas behind HAProxy on the same cores), mix and room size; then
-    the checkpoint room (one server, :data:`CHECKPOINT_LEARNERS` learners on a GPT-2 small-sized checkpoint)."""
+    the checkpoint rooms (one server, :data:`CHECKPOINT_LEARNERS` learners, one room per checkpoint mix, each mix
+    with its own think time where it has one)."""
     ramp_s, steady_s = (QUICK_RAMP_S, QUICK_STEADY_S) if quick else (RAMP_S, STEADY_S)
     think_s = QUICK_THINK_S if quick else THINK_S
     rows, errors = [], []
@@ -569,12 +691,20 @@ def run(quick: bool) -> list[Table]:
                     break
     if not quick:
         with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
-            env = checkpoint_env(build_checkpoint(Path(scratch)))
             for mix in CHECKPOINT_MIXES:
-                result = measure_room(mix, CHECKPOINT_LEARNERS, ramp_s, steady_s, env)
+                env = mix_env(mix, Path(scratch))
+                result = measure_room(mix, CHECKPOINT_LEARNERS, ramp_s, steady_s, env, think_s=mix.think_s or think_s)
                 rows.append(_row(mix, result))
                 errors += _error_notes(mix, result)
-    return [Table(TITLE, COLUMNS, tuple(rows), (*_notes(ramp_s, steady_s, think_s=think_s), *errors))]
+    notes = _notes(ramp_s, steady_s, think_s=think_s)
+    if not quick:
+        notes += (_own_think_note(),)
+    return [Table(TITLE, COLUMNS, tuple(rows), (*notes, *errors))]
+
+
+def _own_think_note() -> str:
+    own = [f'"{mix.name}" {mix.think_s[0]:g}-{mix.think_s[1]:g} s' for mix in CHECKPOINT_MIXES if mix.think_s]
+    return "mixes that think a time of their own before each change: " + "; ".join(own) + "."
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -589,7 +719,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ramp", type=float, default=RAMP_S, help="seconds over which the learners arrive")
     parser.add_argument("--seconds", type=float, default=STEADY_S, help="seconds after the last arrival")
     parser.add_argument(
-        "--think", default=f"{THINK_S[0]:g},{THINK_S[1]:g}", help="seconds a learner thinks before a change: LOW,HIGH"
+        "--think",
+        help=f"seconds a learner thinks before a change: LOW,HIGH (default: the mix's own, else "
+        f"{THINK_S[0]:g},{THINK_S[1]:g})",
     )
     parser.add_argument(
         "--server-pid", type=int, action="append", help="with --url: a server process (or proxy) to read CPU and RSS of"
@@ -601,13 +733,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeline", help="write every open and change (at, what, seconds) to this JSON file")
     args = parser.parse_args(argv)
     mix = next(m for m in (*MIXES, *CHECKPOINT_MIXES) if m.name == args.mix)
-    low, high = (float(x) for x in args.think.split(","))
-    think_s = (low, high)
+    if args.think:
+        low, high = (float(x) for x in args.think.split(","))
+        think_s = (low, high)
+    else:
+        think_s = mix.think_s or THINK_S
     env = dict(item.split("=", 1) for item in args.env) if args.env else None
     rows, errors, timelines = [], [], {}
     with tempfile.TemporaryDirectory(prefix="bench-room-checkpoint-") as scratch:
-        if mix in CHECKPOINT_MIXES and not args.url:  # its server lists a GPT-2 small-sized checkpoint built here
-            env = {**checkpoint_env(build_checkpoint(Path(scratch))), **(env or {})}
+        if not args.url and (listed := mix_env(mix, Path(scratch))) is not None:  # the checkpoint, built here
+            env = {**listed, **(env or {})}
         for learners in (int(n) for n in args.learners.split(",")):
             if args.url:
                 result = _run_loop(

@@ -14,7 +14,8 @@ ViTs and DeiTs (:func:`build_vit`) come with their image processor's settings, a
 
 Llamas and Qwen2s (:func:`build_llama`: 4 query heads sharing 2 key/value heads, rotary positions) come with a
 tokenizer trained here on :data:`CORPUS`: a Llama-2-style ``LlamaTokenizer`` that puts its BOS ``<s>`` first, or
-Qwen2's byte-level ``Qwen2Tokenizer``, which adds nothing.
+Qwen2's byte-level ``Qwen2Tokenizer``, which adds nothing. :func:`build_smollm2` builds one at SmolLM2-135M's sizes
+(random weights) for the benches.
 """
 
 from __future__ import annotations
@@ -430,3 +431,25 @@ def build_tiny_llama(folder: Path) -> Path:
 def build_tiny_qwen2(folder: Path) -> Path:
     """The tests' Qwen2: as the Llama, with q, k, v biases, rope_theta 1,000,000 and a tokenizer that adds nothing."""
     return build_llama(folder, qwen2=True)
+
+
+#: SmolLM2-135M's sizes, from ``HuggingFaceTB/SmolLM2-135M``'s config.json (``build_llama``'s arguments), with
+#: Llama's initialisation std of 0.02 (the tests' tiny Llamas draw 0.2, for heads far from uniform).
+SMOLLM2_SIZES: dict[str, object] = {
+    "hidden": 576,
+    "layers": 30,
+    "heads": 9,
+    "kv_heads": 3,
+    "vocab_size": 49152,
+    "rope_theta": 1e5,
+    "intermediate_size": 1536,
+    "tie_word_embeddings": True,
+    "initializer_range": 0.02,
+}
+
+
+def build_smollm2(folder: Path, seed: int = 0) -> Path:
+    """A Llama of SmolLM2-135M's sizes (:data:`SMOLLM2_SIZES`: 576 wide, 30 layers, 9 query and 3 key/value heads,
+    RoPE base 100,000, a 49,152-token embedding tied to the head) with random weights (``seed``) and the tokenizer
+    trained here, saved in bfloat16 as the hub's file is (loaded in float32, every weight is then in memory)."""
+    return build_llama(folder, seed=seed, save_dtype="bfloat16", **SMOLLM2_SIZES)  # type: ignore[arg-type]
