@@ -1,6 +1,7 @@
 """The playground's panels, one module each: the four pipeline steps, what the heads look at on an image
 (``patches``), a causal checkpoint's generation with a KV cache (``generation``), the padded batch, the summary, the
-live check and the export.
+live check and the export; for trained weights the training box (``training_box``: the task, its model, the
+training) and the training timeline (``timeline``).
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
@@ -19,6 +20,8 @@ from components.panels import (
     step3,
     step4,
     summary,
+    timeline,
+    training_box,
 )
 from components.panels.parts import Results, ValueParts
 
@@ -35,4 +38,6 @@ __all__ = [
     "step3",
     "step4",
     "summary",
+    "timeline",
+    "training_box",
 ]
