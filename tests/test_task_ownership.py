@@ -8,6 +8,7 @@ labs 11 and 12 do not import ``runner``, the words a task names are in the catal
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 from pathlib import Path
 
@@ -115,7 +116,8 @@ def test_the_readouts_a_query_reaches():
     ids = torch.tensor([reviews.vocab.index(c) if c in reviews.vocab else 0 for c in "好好"])
     assert reviews.readouts_at(ids, 0, reviews.layers - 1) == (0,)
     assert reviews.readouts_at(ids, 1, reviews.layers - 1) == ()
-    assert reviews.readouts_at(ids, 1, reviews.layers - 2) == (0,)  # an earlier layer (the page's has one)
+    deeper = dataclasses.replace(reviews, layers=2)  # an earlier layer (the page's model has one)
+    assert deeper.readouts_at(ids, 1, 0) == (0,) and deeper.readouts_at(ids, 1, 1) == ()
     assert reviews.readout_classes == ("negative", "positive") and make_task("previous").readout_classes is None
     previous = make_task("previous")
     targets = previous.targets(previous.parse(list("abcd")).unsqueeze(0))[0, 0]
@@ -198,13 +200,14 @@ def _fallback_script() -> None:
     import streamlit as st
 
     from components.controls import weights_made_here
+    from mha.checkpoints import checkpoint_names
     from mha.config import AttentionConfig
     from mha.sources import SourceUnavailableError
 
     def offline(spec):
-        raise SourceUnavailableError("offline", f"{spec} is offline", name="gpt2")
+        raise SourceUnavailableError("offline", f"{spec} is offline", name="gpt2", location="org/gpt2")
 
-    config = AttentionConfig(weights="pretrained")
+    config = AttentionConfig(weights="pretrained", checkpoint=checkpoint_names()[0])
     made = weights_made_here(config, offline)
     st.write(f"made={made.weights if made else None}")
     kept = weights_made_here(config, lambda spec: None)
@@ -217,4 +220,5 @@ def test_a_checkpoint_that_cannot_be_made_says_why_and_gives_random_weights():
     assert not at.exception
     shown = [m.value for m in at.markdown]
     assert "made=random" in shown and "kept=pretrained" in shown and "none=None" in shown
-    assert len(at.error) == 1
+    (error,) = at.error  # the reason, once: the config that fell back
+    assert "gpt2" in error.value and "org" in error.value

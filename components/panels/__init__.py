@@ -5,8 +5,9 @@ training) and the training timeline (``timeline``).
 
 A panel's ``render(parts, ...)`` draws what no control changes at once and hands everything else to ``parts``
 (:class:`components.panels.parts.ValueParts`), which the page fills from the run's results: the main page
-through the values' fragment (:mod:`components.live_controls`), a teacher's slide at once. ARCHITECTURE.md
-("How to add a panel") says how to add one.
+through the values' fragment (:mod:`components.live_controls`), a teacher's slide at once. The training box and
+the timeline draw a training's own numbers at once (with trained weights a live control's change runs the whole
+page: another seed or size is another training). ARCHITECTURE.md ("How to add a panel") says how to add one.
 """
 
 from components.panels import (
