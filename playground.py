@@ -34,6 +34,8 @@ from components.panels import (
     step3,
     step4,
     summary,
+    timeline,
+    training_box,
 )
 from components.url_state import one_history_entry
 from mha.config import ConfigError
@@ -70,9 +72,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
     parts = None  # the values the live controls fill (main page only)
     finder_place = None  # a checkpoint's head finder: its place among the panels, filled after the steps
     # trained weights: the task and the training (in a presentation on the model's slide only); not ready yet
-    waiting = config is not None and not training.render_training(
-        config, link_trains, shown=view.shows_model, slide=view.on
-    )
+    waiting = config is not None and not training_box.render(config, link_trains, shown=view.shows_model, slide=view.on)
     if config is not None and not waiting:
         try:
             with st.spinner(t("page.computing")):
@@ -108,7 +108,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             generation.render(parts, run, pretrained.generates(config))
             step3.render(parts)
             step4.render(parts)
-            training.render_timeline(run)
+            timeline.render(run)
             padding.render(parts)
             summary.render(parts)
             live_check.render(parts)

@@ -36,12 +36,11 @@ _MB = 2**20
 def _labels(model, history, task_name: str, text: str | None) -> list[str]:
     """``L0H1 previous token 0.98`` for every head of every layer, on the sample sequence."""
     from mha.head_labels import label_heads
-    from mha.training.model import training_mask
     from mha.training.tasks import make_task
 
     task = make_task(task_name, text)
     ids = history.probe
-    mask = training_mask(task, ids.numel())
+    mask = task.training_mask(ids.numel())
     _, weights = model.layer_inputs(ids.unsqueeze(0), mask)
     out = []
     for layer, layer_weights in enumerate(weights):

@@ -19,13 +19,13 @@ from torch import Tensor
 from components import runner
 from components.charts import PRESENTATION_FONT_SCALE, scale_fonts
 from components.checkpoints import FINDER_REQUEST, PAIRS
-from components.controls import source_message, with_random_weights
+from components.controls import weights_made_here
 from components.head_picker import move_head
 from components.headings import heading
 from components.i18n import t
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
-from mha.config import PRETRAINED, AttentionConfig
+from mha.config import PRETRAINED, AttentionConfig, WeightSpec
 from mha.head_finder import find_token, head_weights, rank_heads, rank_table
 from mha.memory import Placed
 from mha.pipeline import AttentionRun
@@ -57,13 +57,12 @@ def use_checkpoint(config: AttentionConfig | None) -> AttentionConfig | None:
     """Load the config's checkpoint (a spinner the first time); if it cannot be, say why and use random weights."""
     if config is None or config.weights != PRETRAINED:
         return config
-    try:
+
+    def load(spec: WeightSpec) -> None:
         with st.spinner(t("pretrained.loading", name=md_escape(config.pretrained_name))):
-            runner.cached_source(config.weight_spec)
-    except SourceUnavailableError as error:
-        st.error(source_message(error))
-        return with_random_weights(config)
-    return config
+            runner.cached_source(spec)
+
+    return weights_made_here(config, load)
 
 
 # ---------------------------------------------------------------- the check against the checkpoint

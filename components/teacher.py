@@ -31,12 +31,23 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import check_yourself, pretrained, training
+from components import check_yourself, pretrained
 from components.charts import PRESENTATION_FONT_SCALE
 from components.controls import select_color_scale, show_run_notes, show_url_problems
 from components.headings import heading
 from components.i18n import choice_labels, t
-from components.panels import Results, ValueParts, live_check, patches, step1, step2, step3, step4, summary
+from components.panels import (
+    Results,
+    ValueParts,
+    live_check,
+    patches,
+    step1,
+    step2,
+    step3,
+    step4,
+    summary,
+    timeline,
+)
 from components.panels.frame import SLIDE_CHART_KEY
 from components.safe_text import markdown_table, md_escape
 from components.url_params import (
@@ -335,7 +346,7 @@ def render_slide(view: TeacherView, results: Results, link_notes: Sequence[Probl
     elif view.step == "heads":
         pretrained.render_head_finder(run, slide=True)
     elif view.step == "timeline":
-        training.render_timeline(run, slide=True)
+        timeline.render(run, slide=True)
     elif view.step == "room":
         check_yourself.render_room_slide(run)
     else:
@@ -368,7 +379,7 @@ def _model_facts(run: AttentionRun) -> pd.DataFrame:
 
 def _render_model(run: AttentionRun) -> None:
     """The model slide's own part: for a checkpoint its name, sizes and notes (trained weights' task, training and
-    curves are drawn before the run, by :func:`components.training.render_training`); the run's notes for both."""
+    curves are drawn before the run, by :func:`components.panels.training_box.render`); the run's notes for both."""
     if run.source_kind == PRETRAINED:
         box = st.container(border=True)
         heading(box, t("teacher.model.title", checkpoint=md_escape(run.config.pretrained_name)))

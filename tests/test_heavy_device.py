@@ -38,7 +38,6 @@ from mha.sources import make_source
 from mha.sources.pretrained import PretrainedSource
 from mha.training import service as service_module
 from mha.training.loop import train
-from mha.training.model import build_model, training_mask
 from mha.training.service import TrainingService, train_spec
 from mha.training.tasks import make_task
 
@@ -192,9 +191,9 @@ def test_naming_the_cpu_trains_bit_for_bit_as_before():
 def test_a_trained_models_forward_makes_no_tensor_off_its_device(task, kv_heads, rope):
     """A CPU tensor made by a helper (positions, cos/sin, pixels' statistics) would meet the model's on ``meta``."""
     spec = make_task(task)
-    model = build_model(spec, 16, 2, torch.Generator().manual_seed(0), kv_heads, rope).to(META)
+    model = spec.build_model(16, 2, torch.Generator().manual_seed(0), kv_heads, rope).to(META)
     ids = spec.sample(4, torch.Generator().manual_seed(1))  # drawn on the CPU, moved after
-    inputs, mask = spec.inputs(ids).to(META), training_mask(spec, spec.length, META)
+    inputs, mask = spec.inputs(ids).to(META), spec.training_mask(spec.length, META)
     with OneDevice() as watch:
         logits = model.logits(inputs, mask)  # what a training step reads
         full, weights = model(inputs, mask)  # what the recorder and the page read
@@ -204,7 +203,7 @@ def test_a_trained_models_forward_makes_no_tensor_off_its_device(task, kv_heads,
 
 def test_the_reviews_dropout_mask_is_drawn_on_the_cpu_and_moved_to_the_models_device():
     spec = make_task("reviews")
-    model = build_model(spec, 16, 2, torch.Generator().manual_seed(0)).to(META).train()
+    model = spec.build_model(16, 2, torch.Generator().manual_seed(0)).to(META).train()
     model.dropout, model.dropout_generator = 0.1, torch.Generator().manual_seed(3)  # a CPU generator, as training's
     ids = spec.inputs(spec.sample(2, torch.Generator().manual_seed(1))).to(META)  # (2, L)
     with OneDevice() as watch:

@@ -100,7 +100,6 @@ from mha.module import MultiHeadAttention
 from mha.reference import to_torch_mha
 from mha.sources.seeded import build_model
 from mha.tokens import positional_encoding, token_labels
-from mha.training.model import build_task_model
 from mha.training.tasks import make_task
 
 TOKENS = ["the", "cat", "sat", "on", "the", "mat"]
@@ -820,7 +819,7 @@ def test_rank_correlations_match_their_textbook_values():
 def test_prediction_effects_match_a_rerun_of_the_trained_model_with_the_key_masked():
     """A two-layer task model: removing (query, key) in layer 0 and running everything after it again."""
     task = make_task("induction")
-    model = build_task_model(task, 16, 2, torch.Generator().manual_seed(0)).eval().requires_grad_(False)
+    model = task.build_model(16, 2, torch.Generator().manual_seed(0)).eval().requires_grad_(False)
     ids = task.example(torch.Generator().manual_seed(1))[:9]
     mask = causal_mask(9).view(1, 1, 9, 9)
     query, layer_index, readouts = 6, 0, (0,)

@@ -29,7 +29,7 @@ from mha.sources import make_source
 from mha.text.baseline import BASELINE_HELD_OUT, bag_of_characters
 from mha.text.reviews import CLS, DATA_FILE, LABELS, LENGTH, PAD, REVIEWS_SHA256, UNK, load_reviews, read_review
 from mha.training import train
-from mha.training.encoder import build_encoder_model, encoder_parameters
+from mha.training.reviews_model import build_reviews_model, reviews_model_parameters
 from mha.training.service import training_service
 from mha.training.tasks import make_task
 
@@ -117,8 +117,8 @@ def test_a_sentence_is_read_as_characters_cut_to_the_length_with_what_was_left_o
 # ---------------------------------------------------------------- the model
 def test_the_encoder_counts_its_parameters_ignores_pad_and_computes_cls_alone_when_training():
     task = make_task("reviews")
-    model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(0))
-    parts = encoder_parameters(len(task.vocab), task.length, 16, 2, 2, 2)
+    model = build_reviews_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(0))
+    parts = reviews_model_parameters(len(task.vocab), task.length, 16, 2, 2, 2)
     assert parts["total"] == sum(p.numel() for p in model.parameters())
     ids = task.inputs(torch.tensor([0, 1, 2, 3]))  # (4, L), [PAD] after short reviews
     assert bool((ids == 0).any())
@@ -131,13 +131,15 @@ def test_the_encoder_counts_its_parameters_ignores_pad_and_computes_cls_alone_wh
         alone, _ = model(one.view(1, -1))
         assert torch.allclose(alone[0], full[0], atol=1e-5)
         change = torch.zeros(3, one.numel(), 16)
-        assert torch.allclose(model.changed_logits(one, None, 1, change)[0, 0], alone[0, 0, 0], atol=1e-5)
+        assert torch.allclose(
+            model.changed_logits(one.view(1, -1), None, 1, change, 0)[0, 0], alone[0, 0, 0], atol=1e-5
+        )
 
 
 def test_the_logits_are_the_readout_of_cls_after_every_block_computed_here_step_by_step():
     """Pre-Norm blocks composed here from the model's parts, [PAD] keys blocked here, the readout of position 0."""
     task = make_task("reviews")
-    model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(1)).double()
+    model = build_reviews_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(1)).double()
     ids = task.inputs(torch.tensor([5, 6, 7]))  # (3, L), [PAD] after short reviews
     assert bool((ids == task.vocab.index(PAD)).any())
     keep = (ids != task.vocab.index(PAD))[:, None, None, :]  # (B, 1, 1, L)
@@ -159,12 +161,12 @@ def test_the_rows_marked_as_scored_are_those_the_answer_depends_on(layer):
     """A row reaches the answer exactly when the logits' gradient with respect to that row of the layer's attention
     output is not zero: in the last layer [CLS]'s alone, in the first every row but a [PAD]'s."""
     task = dataclasses.replace(make_task("reviews"), layers=2)  # a last layer and an earlier one (the page has one)
-    model = build_encoder_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(2)).double()
+    model = build_reviews_model(len(task.vocab), task.length, 16, 2, 2, 2, torch.Generator().manual_seed(2)).double()
     index = next(i for i in load_reviews().splits["train"].tolist() if len(load_reviews().texts[i]) < LENGTH - 5)
     ids = task.inputs(torch.tensor(index))  # (L,), [PAD] at the end
     change = torch.zeros(1, ids.numel(), 16, dtype=torch.float64, requires_grad=True)
     with torch.enable_grad():
-        model.changed_logits(ids, None, layer, change).sum().backward()
+        model.changed_logits(ids.view(1, -1), None, layer, change, 0).sum().backward()
     reaches = change.grad[0].abs().sum(dim=-1) > 0  # (L,)
     assert torch.equal(task.scored_rows(torch.tensor([index]), layer)[0], reaches)
     assert torch.equal(task.scored_rows(ids.view(1, -1), layer)[0], reaches)
@@ -423,11 +425,11 @@ def test_lab_11_measures_the_reviews_prediction_at_cls(short_trainings):
 def test_the_model_is_set_against_the_bag_in_words_chosen_from_the_two_accuracies(accuracy, kind, reviews):
     from types import SimpleNamespace
 
-    from components.training import SEED_SPREAD, _versus_bag
+    from components.panels.training_box import SEED_SPREAD, versus_baseline
 
     assert BASELINE_HELD_OUT == 0.822 and SEED_SPREAD == 1.0  # the numbers the cases above are worked from
     numbers = {"accuracy": f"{100 * accuracy:.1f}", "baseline": "82.2", "reviews": f"{reviews:,}", "sequences": "1,000"}
-    said = _versus_bag(SimpleNamespace(accuracy=accuracy, sequences=1000))
+    said = versus_baseline(SimpleNamespace(accuracy=accuracy, sequences=1000), BASELINE_HELD_OUT)
     assert said == t(f"training.versus_bag_{kind}", **numbers)
     assert ("not better" in said) == (kind == "same") and ("adds over counting" in said) == (kind == "above")
 

@@ -367,10 +367,10 @@ def _seconds_measured() -> dict[str, list[float]]:
     [("previous", "sequence"), ("induction", "sequence"), ("digits", "digits"), ("reviews", "reviews")],
 )
 def test_the_train_box_quotes_the_time_measured_for_its_task(task, kind):
-    from components.training import _training_time
+    from components.training import spec_task
 
     spec = trained_spec(64, 2, 0, task=task, patch=2 if task == "digits" else None)
-    assert _training_time(spec) == kind
+    assert spec_task(spec).page_words.ask == f"training.ask.{kind}"
     measured = _seconds_measured()[kind]
     assert measured, kind  # the table is still there
     low, high = re.search(r"about (\d+)(?: to (\d+))? seconds", t(f"training.ask.{kind}")).groups(default="")
@@ -381,13 +381,13 @@ def test_the_train_box_quotes_the_time_measured_for_its_task(task, kind):
 
 @pytest.mark.parametrize(("task", "steps"), [("reviews", 300), ("digits", 350), ("previous", None)])
 def test_the_progress_bar_counts_the_tasks_own_schedule(task, steps):
-    from components.training import _progress_bar
+    from components.panels.training_box import progress_bar
     from mha.training.service import Progress
 
     spec = trained_spec(64, 2, 0, task=task, patch=2 if task == "digits" else None)
     cap = LIMITS.train_steps_max
     for step in (150, steps or cap):
-        fraction, line = _progress_bar(Progress("running", 0, step, cap, (0.5,), (0.75,)), spec)
+        fraction, line = progress_bar(Progress("running", 0, step, cap, (0.5,), (0.75,)), spec)
         assert fraction == pytest.approx(step / (steps or cap))
         assert line.startswith(
             f"Training: step {step} of {steps} ·" if steps else f"Training: step {step} of at most {cap} ·"

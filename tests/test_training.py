@@ -16,7 +16,6 @@ from mha.head_labels import label_heads
 from mha.module import MultiHeadAttention
 from mha.training import loop, train
 from mha.training.loop import EVAL_SEQUENCES, SHARPEN_STEPS, SNAPSHOTS_MAX, TrainingStoppedError, head_difference
-from mha.training.model import build_task_model, training_mask
 from mha.training.tasks import (
     DIGITS,
     HELD_OUT_MAX,
@@ -133,10 +132,10 @@ def test_task_sizes_and_masks():
 # ---------------------------------------------------------------- the model
 def test_the_model_is_the_projects_attention_with_embeddings_and_readouts():
     task = make_task("induction")
-    model = build_task_model(task, 32, 4, torch.Generator().manual_seed(0))
+    model = task.build_model(32, 4, torch.Generator().manual_seed(0))
     assert [type(layer) for layer in model.layers] == [MultiHeadAttention, MultiHeadAttention]
     ids = _sample("induction", batch=3)
-    mask = training_mask(task, task.length)
+    mask = task.training_mask(task.length)
     logits, weights = model(ids, mask)
     assert logits.shape == (3, 1, 12, len(SYMBOLS))
     assert [w.shape for w in weights] == [(3, 4, 12, 12)] * 2
@@ -148,8 +147,8 @@ def test_the_model_is_the_projects_attention_with_embeddings_and_readouts():
 
 def test_building_a_model_never_touches_the_global_rng():
     state = torch.random.get_rng_state()
-    first = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
-    second = build_task_model(make_task("previous"), 16, 2, torch.Generator().manual_seed(5))
+    first = make_task("previous").build_model(16, 2, torch.Generator().manual_seed(5))
+    second = make_task("previous").build_model(16, 2, torch.Generator().manual_seed(5))
     assert torch.equal(torch.random.get_rng_state(), state)
     for name, tensor in first.state_dict().items():  # a seed draws the same bits: exactly
         assert torch.equal(tensor, second.state_dict()[name]), name
@@ -176,7 +175,7 @@ def test_head_difference_is_the_mean_total_variation_between_heads():
 def _labels(model, history, name: str, layer: int = 0):
     task = make_task(name)
     ids = history.probe
-    mask = training_mask(task, ids.numel())
+    mask = task.training_mask(ids.numel())
     _, weights = model.layer_inputs(ids.unsqueeze(0), mask)
     rows = task.scored_rows(ids.unsqueeze(0), layer)[0]
     return label_heads(weights[layer][0], mask, task.relations(ids, layer), rows)
@@ -299,7 +298,7 @@ def test_unscrambles_accuracy_is_measured_on_orders_no_training_batch_contained(
     assert (history.evaluation, history.sequences, history.evaluated) == ("held_out", 30, 30 * 5)
     # the reported accuracy, computed again here on the held-out orders alone
     ids = task.evaluation_sequences(0, torch.Generator())  # (30, 10)
-    logits, _ = model(ids, training_mask(task, ids.size(1)))
+    logits, _ = model(ids, task.training_mask(ids.size(1)))
     right = (logits.argmax(dim=-1)[:, 0, 5:] == task.targets(ids)[:, 0, 5:]).float().mean()
     assert history.accuracy == pytest.approx(float(right), abs=0.5 / history.evaluated)
 

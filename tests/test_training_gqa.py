@@ -21,10 +21,11 @@ from mha.config import ROPE_BASE, AttentionConfig, WeightSpec
 from mha.module import MultiHeadAttention
 from mha.training import service as service_module
 from mha.training import train
-from mha.training.model import TaskModel, build_model, build_task_model, task_model_parameters
+from mha.training.classifier import POSITION_STD
+from mha.training.digits_model import DigitsModel, digits_model_parameters
+from mha.training.model import TaskModel
 from mha.training.service import train_spec
 from mha.training.tasks import make_task
-from mha.training.vit import POSITION_STD, PatchModel, patch_model_parameters
 from mha.vision.samples import DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD, DIGIT_SIZE
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
@@ -89,15 +90,15 @@ def _assert_draws(model: torch.nn.Module, draws: dict[str, torch.Tensor]) -> Non
 
 @pytest.mark.parametrize("name", ["previous_and_first", "induction"])
 def test_without_the_options_a_text_model_draws_what_it_drew_before(name):
-    model = build_task_model(make_task(name), 16, 2, _generator(3))
+    model = make_task(name).build_model(16, 2, _generator(3))
     _assert_draws(model, _old_task_model_draws(name, 16, _generator(3)))
-    named = build_task_model(make_task(name), 16, 2, _generator(3), num_kv_heads=2, rope_base=None)
+    named = make_task(name).build_model(16, 2, _generator(3), num_kv_heads=2, rope_base=None)
     _assert_draws(named, _old_task_model_draws(name, 16, _generator(3)))  # as many K/V heads as heads: the same
 
 
 @pytest.mark.parametrize("patch", [2, 4])
 def test_without_the_options_the_digits_model_draws_what_it_drew_before(patch):
-    model = build_model(make_task("digits", patch=patch), 16, 2, _generator(5))
+    model = make_task("digits", patch=patch).build_model(16, 2, _generator(5))
     _assert_draws(model, _old_patch_model_draws(patch, 16, _generator(5)))
 
 
@@ -105,7 +106,7 @@ def test_the_options_change_the_draws():
     """The old draws are not what every model draws: one K/V head or RoPE gives other parameters."""
     old = _old_task_model_draws("previous", 16, _generator(3))
     for options in ({"num_kv_heads": 1}, {"rope_base": ROPE_BASE}):
-        model = build_task_model(make_task("previous"), 16, 2, _generator(3), **options)
+        model = make_task("previous").build_model(16, 2, _generator(3), **options)
         state = model.state_dict()
         assert sorted(state) != sorted(old) or any(
             state[k].shape != v.shape or not torch.equal(state[k], v) for k, v in old.items()
@@ -128,7 +129,7 @@ def test_every_trained_layer_has_the_smaller_w_k_and_w_v(name, heads, kv_heads):
 
 def test_a_rope_text_model_has_no_position_embedding_and_reads_order_from_the_rotation():
     task = make_task("previous")
-    model = build_task_model(task, 16, 2, _generator(0), rope_base=ROPE_BASE)
+    model = task.build_model(16, 2, _generator(0), rope_base=ROPE_BASE)
     assert model.position_embedding is None
     assert not [name for name, _ in model.named_parameters() if "position" in name]
     ids = task.sample(2, _generator(1))  # (2, L)
@@ -137,13 +138,13 @@ def test_a_rope_text_model_has_no_position_embedding_and_reads_order_from_the_ro
         _, (weights,) = model(ids)
         _, (flipped,) = model(ids.flip(1))  # the same tokens in reverse: only the rotation tells them apart
     assert (weights - flipped.flip(-1).flip(-2)).abs().max() > 1e-3
-    plain = build_task_model(task, 16, 2, _generator(0))
+    plain = task.build_model(16, 2, _generator(0))
     assert plain.position_embedding is not None and plain.position_embedding.weight.shape == (task.length, 16)
 
 
 def test_a_rope_digits_model_has_no_position_embedding():
-    model = build_model(make_task("digits"), 16, 2, _generator(0), num_kv_heads=1, rope_base=ROPE_BASE)
-    assert isinstance(model, PatchModel) and model.position_embedding is None
+    model = make_task("digits").build_model(16, 2, _generator(0), num_kv_heads=1, rope_base=ROPE_BASE)
+    assert isinstance(model, DigitsModel) and model.position_embedding is None
     assert not [name for name, _ in model.named_parameters() if "position" in name]
     images = make_task("digits").inputs(torch.arange(3))  # (3, 1, 8, 8)
     with torch.no_grad():
@@ -157,12 +158,12 @@ def test_the_parameter_counts_are_what_the_models_hold(heads, kv_heads, rope):
     base = ROPE_BASE if rope else None
     for name in ("previous_and_first", "induction"):
         task = make_task(name)
-        model = build_task_model(task, 32, heads, _generator(0), kv_heads, base)
-        counts = task_model_parameters(task, 32, heads, kv_heads, rope)
+        model = task.build_model(32, heads, _generator(0), kv_heads, base)
+        counts = task.model_parameters(32, heads, kv_heads, rope)
         assert counts["total"] == sum(p.numel() for p in model.parameters()), name
         assert counts["attention"] == sum(p.numel() for p in model.layers[0].parameters())
-    model = build_model(make_task("digits"), 32, heads, _generator(0), kv_heads, base)
-    counts = patch_model_parameters(1, DIGIT_SIZE, 2, 32, heads, 2, 10, kv_heads, rope)
+    model = make_task("digits").build_model(32, heads, _generator(0), kv_heads, base)
+    counts = digits_model_parameters(1, DIGIT_SIZE, 2, 32, heads, 2, 10, kv_heads, rope)
     assert counts["total"] == sum(p.numel() for p in model.parameters())
     assert counts["positions"] == (0 if rope else 17 * 32)
     assert (model.pixel_mean, model.pixel_std) == (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
@@ -245,7 +246,7 @@ def test_a_trained_page_with_one_kv_head_and_rope_trains_that_model_and_says_so(
     assert t("training.gqa_note", group=2, heads=2, kv_heads=1) in [c.value for c in at.caption]
     line = _model_line(at)
     assert t("training.model_heads", heads=2, kv_heads=1) in line and t("training.model_rope") in line
-    total = task_model_parameters(make_task("previous"), 64, 2, 1, rope=True)["total"]
+    total = make_task("previous").model_parameters(64, 2, 1, rope=True)["total"]
     assert f"**{total:,}**" in line
 
 

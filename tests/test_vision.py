@@ -52,10 +52,9 @@ from mha.sources.seeded import build_model as build_seeded_layer
 from mha.sources.trained import TrainedSource
 from mha.training import loop, train
 from mha.training import service as service_module
-from mha.training.model import build_model
+from mha.training.digits_model import DigitsModel, digits_model_parameters
 from mha.training.service import TrainedModel
 from mha.training.tasks import DigitsTask, make_task
-from mha.training.vit import PatchModel, patch_model_parameters
 from mha.vision.analysis import (
     attention_rollout,
     cls_map,
@@ -407,9 +406,9 @@ def test_an_upload_is_named_by_its_files_sha256_and_equal_uploads_are_one_cache_
 def test_the_vit_counts_its_parameters_as_the_formula_says():
     for patch in (2, 4):
         task = make_task("digits", patch=patch)
-        model = build_model(task, 32, 4, torch.Generator().manual_seed(0))
-        assert isinstance(model, PatchModel) and [type(m) for m in model.layers] == [MultiHeadAttention] * 2
-        counts = patch_model_parameters(1, 8, patch, 32, 4, 2, 10)
+        model = task.build_model(32, 4, torch.Generator().manual_seed(0))
+        assert isinstance(model, DigitsModel) and [type(m) for m in model.layers] == [MultiHeadAttention] * 2
+        counts = digits_model_parameters(1, 8, patch, 32, 4, 2, 10)
         assert counts["total"] == sum(p.numel() for p in model.parameters())
         assert counts["patch_embedding"] == sum(p.numel() for p in model.patch_embedding.parameters())
         assert counts["positions"] == model.position_embedding.numel() == task.length * 32
@@ -418,7 +417,7 @@ def test_the_vit_counts_its_parameters_as_the_formula_says():
 
 def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
     task = make_task("digits")
-    model = build_model(task, 16, 2, torch.Generator().manual_seed(0))
+    model = task.build_model(16, 2, torch.Generator().manual_seed(0))
     images = task.inputs(torch.tensor([0, 5, 9]))  # (3, 1, 8, 8)
     xs, weights = model.layer_inputs(images)
     assert [x.shape for x in xs] == [(3, 17, 16)] * 3 and [w.shape for w in weights] == [(3, 2, 17, 17)] * 2
@@ -432,10 +431,10 @@ def test_the_vit_is_pre_norm_and_reads_its_answer_from_cls():
 
 
 def test_a_training_step_computes_cls_alone_in_the_last_block_and_gets_the_same_logits_and_gradients():
-    """``PatchModel.logits`` (a training step's) leaves out the last block's other rows: nothing else reaches the
+    """``DigitsModel.logits`` (a training step's) leaves out the last block's other rows: nothing else reaches the
     readout, so the logits and every parameter's gradient are the full forward pass's, to float32 rounding."""
     task = make_task("digits")
-    model = build_model(task, 32, 4, torch.Generator().manual_seed(2))
+    model = task.build_model(32, 4, torch.Generator().manual_seed(2))
     images = task.inputs(torch.arange(6))
     full, _ = model(images)
     short = model.logits(images)

@@ -26,7 +26,7 @@ sample (``image``), the patch size where the learner chooses it (``patch``), and
 
 from components.controls.choices import current_choices, reads_image, session_sizes
 from components.controls.color_scale import select_color_scale
-from components.controls.config_build import build_config, error_message, source_message, with_random_weights
+from components.controls.config_build import build_config, error_message, source_message, weights_made_here
 from components.controls.keys import (
     D_MODEL_PRESETS,
     EXAMPLES,
@@ -70,5 +70,5 @@ __all__ = [
     "show_url_problems",
     "source_message",
     "sync_url",
-    "with_random_weights",
+    "weights_made_here",
 ]

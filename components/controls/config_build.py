@@ -4,6 +4,7 @@ replaced by random weights."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -12,7 +13,7 @@ from components.controls.keys import Choices, nearest_divisors
 from components.i18n import t
 from components.locale import CATALOG
 from components.safe_text import md_escape
-from mha.config import PRETRAINED, RANDOM, AttentionConfig, ConfigError
+from mha.config import PRETRAINED, RANDOM, AttentionConfig, ConfigError, WeightSpec
 from mha.sources import SourceUnavailableError
 
 
@@ -45,25 +46,32 @@ def build_config(choices: Choices) -> AttentionConfig | None:
     """Validate the choices; show the problem with ``st.error``; the config when it can run.
 
     A weight source that cannot be made here (a checkpoint offline, say) is reported and the
-    page goes on with random weights.
+    page goes on with random weights (:func:`weights_made_here`).
     """
     try:
         config = AttentionConfig(**choices)
     except ConfigError as error:
         st.error(error_message(error))
         return None
-    if config.weights == PRETRAINED:
-        try:
-            runner.cached_sizes(config.weight_spec)
-        except SourceUnavailableError as error:
-            st.error(source_message(error))
-            return with_random_weights(config)
-    return config
+    return weights_made_here(config, runner.cached_sizes)
 
 
-def with_random_weights(config: AttentionConfig) -> AttentionConfig | None:
-    """``config`` with random weights (its source cannot be made here), or ``None`` with the reason shown where the
-    learner's own sizes or text do not run either."""
+def weights_made_here(config: AttentionConfig | None, make: Callable[[WeightSpec], object]) -> AttentionConfig | None:
+    """``config`` when its weights can be made here, else the reason shown and ``config`` with random weights.
+
+    The one rule for a checkpoint that cannot be made here (the page's config, its loading, the labs' session
+    layer): ``make(config.weight_spec)`` (its sizes, or the loaded source) raises
+    :class:`~mha.sources.SourceUnavailableError`; other weights are not asked. ``None`` stays ``None``, and so
+    does a config whose own sizes or text do not run with random weights either (the reason shown).
+    """
+    if config is None or config.weights != PRETRAINED:
+        return config
+    try:
+        make(config.weight_spec)
+    except SourceUnavailableError as error:
+        st.error(source_message(error))
+    else:
+        return config
     try:
         return dataclasses.replace(config, weights=RANDOM)
     except ConfigError as error:  # the learner's own sizes or text do not run either

@@ -32,7 +32,7 @@ from mha.checkpoints import any_checkpoint_cap_mb
 from mha.config import DOMAINS, IMAGE_TASKS, LIMITS, PRETRAINED, RANDOM, TRAINED
 from mha.text.reviews import LENGTH
 from mha.tokens import tokenize
-from mha.training.tasks import task_mask
+from mha.training.tasks import reads_characters, task_mask
 
 
 def _apply_preset() -> None:
@@ -252,13 +252,13 @@ def _render_text_controls(hidden: frozenset[str], changed: Changed) -> None:
         )
     checkpoints.render_example_buttons(st, dict(EXAMPLES))
     training.render_examples_link(st)
-    reviews = st.session_state["weights"] == TRAINED and st.session_state["task"] == "reviews"
-    if reviews:
+    characters = st.session_state["weights"] == TRAINED and reads_characters(st.session_state["task"])
+    if characters:  # the reviews
         _render_review_examples(changed)
     if st.session_state["weights"] == PRETRAINED:  # a checkpoint cuts the text with its own tokenizer
         st.caption(t("controls.tokenizer_checkpoint"))
         return
-    if reviews:  # the reviews model reads characters whatever the tokenizer says
+    if characters:  # the model reads characters whatever the tokenizer says
         st.caption(t("controls.tokenizer_reviews", length=LENGTH))
         st.caption(t("controls.review_count", count=len("".join(text.split())), length=LENGTH))  # as read_review
         return

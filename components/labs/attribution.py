@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 import torch
 
-from components import cache, runner
+from components import cache
 from components.chart_style import FONT_SIZE
 from components.i18n import t
 from components.labs.charts import WIDTH_BUDGET_PX
 from components.labs.common import lab_header, show_chart, table_height
-from components.labs.session_layer import session_run, show_layer_caption
+from components.labs.session_layer import (
+    Prediction,
+    answer_at_cls,
+    layer_run,
+    session_run,
+    show_layer_caption,
+    trained_prediction,
+)
 from components.safe_text import md_escape
 from mha.config import PRETRAINED, RANDOM, TRAINED, AttentionConfig
 from mha.experiments.attribution import (
@@ -24,69 +29,31 @@ from mha.experiments.attribution import (
     disagreements,
     kendall_tau,
     key_measures,
-    prediction_effects,
     spearman,
 )
 from mha.pipeline import AttentionRun
-from mha.sources.trained import TrainedSource
-from mha.text.reviews import LABELS
 from mha.tokens import token_labels
-from mha.training.tasks import IGNORE, ReviewsTask
 
-__all__ = ["Prediction", "head_frame", "key_frame", "measure_bars", "render"]
+__all__ = ["head_frame", "key_frame", "measure_bars", "render"]
 
 LAYER = -1  # the head selector's value for "all heads together"
 MEASURES = ("weight", "norm", "effect")
 MEASURE_COLORS = {"weight": "#2563eb", "norm": "#c2410c", "effect": "#16a34a"}
 
 
-@dataclass(frozen=True)
-class Prediction:
-    """A trained model's prediction at the query and what removing each key does to it (see ``prediction_effects``)."""
-
-    readouts: tuple[str, ...]  # names of the task's outputs scored at the query
-    predicted: tuple[str, ...]  # the token each predicts, nothing removed (a class: its name, see ``classes``)
-    probability: tuple[float, ...]
-    largest_drop: tuple[float, ...]  # per key: the largest fall of a predicted token's probability
-    flips: tuple[bool, ...]  # per key: a prediction changes
-    classes: bool = False  # ``predicted`` names classes (``training.class.<name>``), not tokens
-
-
 @cache.results(max_entries=32)
 def _measures(config: AttentionConfig, query: int) -> KeyMeasures:
-    run = runner.cached_run(config)
+    run = layer_run(config)
     return key_measures(run.model, run.x, run.mask, query)
 
 
 @cache.results(max_entries=32)
 def _prediction(config: AttentionConfig, query: int, head: int, ablation: str) -> Prediction | None:
-    """The trained model's prediction at ``query`` and each key's effect on it; ``None`` where the task scores
-    no output there, or reads an image (its prediction is not rerun on the patches here)."""
-    run = runner.cached_run(config)
-    source = runner.cached_source(config.weight_spec)
-    if not isinstance(source, TrainedSource) or source.task.reads_image:
-        return None
-    ids, _ = source.sequence(config)
-    reviews = isinstance(source.task, ReviewsTask)
-    if reviews:  # read at [CLS]: a query's row reaches it there, or through a later layer
-        scored = (0,) if query == 0 or run.layer < run.num_layers - 1 else ()
-    else:
-        targets = source.task.targets(ids.unsqueeze(0))[0, :, query]  # (R,)
-        scored = tuple(r for r in range(targets.numel()) if int(targets[r]) != IGNORE)
-    if not scored:
-        return None
+    """The trained model's answer that ``query``'s row reaches and each key's effect on it (the session layer's
+    :func:`~components.labs.session_layer.trained_prediction`); ``None`` where there is none to show."""
+    run = layer_run(config)
     deltas = ablation_deltas(run.model, run.x, run.mask, query, None if head == LAYER else head, ablation)
-    model = source.model(run.device.device, config.dtype)
-    effects = prediction_effects(model, ids, run.mask, run.layer, query, deltas, scored)
-    names = LABELS if reviews else source.task.vocab
-    return Prediction(
-        readouts=tuple(source.task.outputs[r] for r in scored),
-        predicted=tuple(names[int(effects.predicted[r])] for r in scored),
-        probability=tuple(float(effects.probability[r]) for r in scored),
-        largest_drop=tuple(float(v) for v in effects.largest_drop),
-        flips=tuple(bool(v) for v in effects.any_flip),
-        classes=reviews,
-    )
+    return trained_prediction(config, query, deltas)
 
 
 def _shares(values: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
@@ -190,16 +157,11 @@ def _measure_names(ablation: str) -> dict[str, str]:
     }
 
 
-def _reads_cls(run: AttentionRun) -> bool:
-    """Whether the run's trained model reads its answer at [CLS] from text (the reviews)."""
-    return run.source_kind == TRAINED and run.config.task == "reviews"
-
-
-def _choose(run: AttentionRun, labels: list[str]) -> tuple[int, int, str]:
+def _choose(config: AttentionConfig, run: AttentionRun, labels: list[str]) -> tuple[int, int, str]:
     """The query, the head (``LAYER`` for all) and the ablation, from widgets that survive a change of layer."""
     length, heads = len(run.tokens), run.num_heads
-    if st.session_state.get("attribution_query") not in range(length):  # the reviews' answer is read at [CLS]
-        st.session_state["attribution_query"] = 0 if _reads_cls(run) else length - 1
+    if st.session_state.get("attribution_query") not in range(length):  # a classifier's answer is read at [CLS]
+        st.session_state["attribution_query"] = 0 if answer_at_cls(config) else length - 1
     if st.session_state.get("attribution_head") not in range(-1, heads):
         st.session_state["attribution_head"] = LAYER
     left, middle, right = st.columns([2, 2, 3])
@@ -289,7 +251,7 @@ def _render_heads(measures: KeyMeasures, labels: list[str]) -> None:
     st.caption(t("lab.attribution.heads_caption") + " " + t("lab.common.heads_from_zero"))
 
 
-def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None:
+def _render_prediction(config: AttentionConfig, run: AttentionRun, prediction: Prediction | None) -> None:
     if run.source_kind == RANDOM:
         st.info(t("lab.attribution.no_prediction_random"))
     elif run.source_kind == PRETRAINED:
@@ -297,7 +259,8 @@ def _render_prediction(run: AttentionRun, prediction: Prediction | None) -> None
     elif run.image is not None:
         st.info(t("lab.attribution.no_prediction_image"))
     elif prediction is None:
-        st.info(t("lab.attribution.no_prediction_cls" if _reads_cls(run) else "lab.attribution.no_prediction_here"))
+        at_cls = answer_at_cls(config)
+        st.info(t("lab.attribution.no_prediction_cls" if at_cls else "lab.attribution.no_prediction_here"))
     else:
 
         def word(p: str) -> str:
@@ -337,7 +300,7 @@ def render() -> None:
     config, run = session
     show_layer_caption(run)
     labels = token_labels(run.tokens)
-    query, head, ablation = _choose(run, labels)
+    query, head, ablation = _choose(config, run, labels)
     measures = _measures(config, query)
     if int(measures.allowed.sum()) < 2:
         st.warning(t("lab.attribution.too_few_keys", token=md_escape(labels[query])))
@@ -349,7 +312,7 @@ def render() -> None:
     show_chart(measure_bars(frame, names, t("lab.common.key"), t("lab.attribution.share")))
     st.caption(t("lab.attribution.chart_caption_layer" if head == LAYER else "lab.attribution.chart_caption_head"))
     _render_agreement(frame, names)
-    _render_prediction(run, prediction)
+    _render_prediction(config, run, prediction)
     _render_table(frame, names, prediction)
 
     st.subheader(t("lab.attribution.heads_title"))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import cache, runner
+from components import cache
 from components.i18n import t
 from components.labs.common import format_bytes, lab_header, table_height
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
-from components.labs.session_layer import session_run, show_layer_caption
+from components.labs.session_layer import layer_run, session_run, show_layer_caption
 from components.safe_text import md_escape
 from mha.config import AttentionConfig
 from mha.experiments.onnx_export import TIMING_LENGTHS, TOLERANCE, GraphNode, LengthCheck
@@ -34,14 +34,14 @@ output, weights = session.run(None, {"x": x.numpy(), "keep": keep.numpy()})"""
 @cache.results(max_entries=4)
 def _checked(config: AttentionConfig) -> tuple[ExportReport, bytes]:
     """The export of the run's layer and its checks (a child process; cached and shared per layer and input)."""
-    run = runner.cached_run(config)
+    run = layer_run(config)
     return check_export_isolated(run.model, run.x)
 
 
 @cache.results(ttl=600, max_entries=8)
 def timing_frame(config: AttentionConfig, repeats: int) -> Measured[pd.DataFrame]:
     """Both runtimes' times per length (columns ``L, runtime, ms, ms_low, ms_high``), kept only when they pass."""
-    run = runner.cached_run(config)
+    run = layer_run(config)
     steady = time_isolated(run.model, list(TIMING_LENGTHS), repeats)
     rows = [
         {"L": row.length, "runtime": name, "ms": timing.median_s * 1e3, "ms_low": timing.low_s * 1e3,

@@ -31,8 +31,7 @@ from torch import Tensor
 
 from mha.functional import apply_mask, default_scale, masked_softmax
 from mha.module import MultiHeadAttention
-from mha.training.encoder import EncoderModel
-from mha.training.model import TaskModel
+from mha.training.model import Model
 
 __all__ = [
     "ABLATIONS",
@@ -223,7 +222,7 @@ class PredictionEffects:
 
 
 def prediction_effects(
-    task_model: TaskModel | EncoderModel,
+    task_model: Model,
     ids: Tensor,
     mask: Tensor | None,
     layer: int,
@@ -235,11 +234,11 @@ def prediction_effects(
 
     The change is exact: removing key j for one query changes only that query's row of that layer's output, by
     ``deltas[j]`` (:func:`ablation_deltas`); everything after it (the residual, later layers, the readouts) is
-    computed again, one batch row per key. An :class:`~mha.training.encoder.EncoderModel` (the reviews) reads its
-    one readout at [CLS], whatever the query: its prediction is at [CLS] (R = 1).
+    computed again, one batch row per key (the model's ``changed_logits``). A Pre-Norm classifier (the reviews) reads
+    its one readout at [CLS], whatever the query: its prediction is at [CLS] (R = 1).
 
     Args:
-        task_model: the trained model (``mha.training.model.TaskModel``, or the reviews' ``EncoderModel``).
+        task_model: the trained model (a task's, :meth:`mha.training.tasks.Task.build_model`).
         ids: the token ids, shape (L,).
         mask: the keep-mask every layer ran with, broadcastable to (1, H, L, L), or ``None``.
         layer: the attention layer the keys are removed from.
@@ -254,15 +253,8 @@ def prediction_effects(
     param = next(task_model.parameters())
     change = torch.zeros(length + 1, length, deltas.size(-1), dtype=param.dtype, device=param.device)  # (1 + L, L, D)
     change[1:, query] = deltas.to(change)  # row 0: nothing removed; row 1 + j: key j removed
-    with torch.inference_mode():
-        if isinstance(task_model, EncoderModel):
-            logits = task_model.changed_logits(ids.to(param.device), mask, layer, change)  # (1 + L, 1, C): at [CLS]
-        else:
-            x = task_model.embed(ids.view(1, -1).to(param.device)).expand(length + 1, -1, -1)  # (1 + L, L, D)
-            for index, attention in enumerate(task_model.layers):
-                out, _ = attention(x, x, x, mask)  # (1 + L, L, D)
-                x = x + (out + change if index == layer else out)
-            logits = torch.stack([readout(x[:, query]) for readout in task_model.readouts], dim=1)  # (1 + L, R, C)
+    with torch.inference_mode():  # (1 + L, R, C) at the query; a classifier's (1 + L, 1, C) at [CLS]
+        logits = task_model.changed_logits(ids.view(1, -1).to(param.device), mask, layer, change, query)
     probabilities = torch.softmax(logits.cpu().double(), dim=-1)  # (1 + L, R, C): float64 on the CPU
     predicted = probabilities[0].argmax(dim=-1)  # (R,)
     picked = probabilities.gather(-1, predicted.view(1, -1, 1).expand(length + 1, -1, 1)).squeeze(-1)  # (1 + L, R)

@@ -23,12 +23,13 @@ import torch
 from torch import Tensor
 
 from mha.config import TRAINED, AttentionConfig, ConfigError, WeightSpec
+from mha.experiments.attribution import PredictionEffects, prediction_effects
 from mha.masks import build_mask
 from mha.sources.base import ImageAttention, Note, SourceInputs
-from mha.text.reviews import LABELS, LENGTH, read_review
+from mha.text.reviews import LENGTH, read_review
 from mha.training.model import Model
 from mha.training.service import TrainedModel, training_service
-from mha.training.tasks import DigitsTask, ReviewsTask, Task, make_task
+from mha.training.tasks import Task, make_task
 from mha.vision.images import as_digit
 from mha.vision.patches import PatchedImage
 from mha.vision.samples import sample_image, sample_label
@@ -74,7 +75,7 @@ class TrainedSource:
     def sequence(self, config: AttentionConfig) -> tuple[Tensor, tuple[Note, ...]]:
         """The ids (L,) to show: the learner's tokens when the task reads them, else the sample, with notes."""
         task = self.task
-        if isinstance(task, ReviewsTask):
+        if task.reads_characters:
             return self._review(config)
         if task.name == "unscramble":
             return self.trained.history.probe, (Note("trained_unscramble", {"words": len(task.vocab) - 1}),)
@@ -140,7 +141,7 @@ class TrainedSource:
         Raises:
             ValueError: a text task's source.
         """
-        if not isinstance(self.task, DigitsTask):
+        if not self.task.reads_image:
             raise ValueError(f"task {self.task.name} reads no image")
         self._check_layer(config)
         digit = as_digit(image)  # (1, 8, 8)
@@ -150,7 +151,7 @@ class TrainedSource:
         mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
         with torch.inference_mode():
             xs, weights = model.layer_inputs(pixels, mask)  # (1, L, D) per layer, then the readout's input
-            probabilities = model.readout(xs[-1][0, 0]).softmax(dim=-1)  # [CLS]'s (D,) -> (K,)
+            probabilities = model.probabilities(xs[-1])[0]  # [CLS]'s (K,)
         predicted = int(probabilities.argmax())
         share = f"{100 * float(probabilities[predicted]):.0f}"
         if label is None:
@@ -173,6 +174,37 @@ class TrainedSource:
             image=ImageAttention(PatchedImage(digit.float().cpu(), self.task.patch), tuple(weights), rows),
         )
 
+    def key_effects(
+        self,
+        config: AttentionConfig,
+        mask: Tensor | None,
+        query: int,
+        deltas: Tensor,
+        device: torch.device,
+    ) -> PredictionEffects | None:
+        """The model's answer that ``query``'s row of layer ``config.layer`` reaches, and what removing each key
+        does to it (lab 11: :func:`~mha.experiments.attribution.prediction_effects`).
+
+        Args:
+            config: the page's config (its tokens, layer and number type).
+            mask: the keep-mask the run's layers ran with, on ``device``.
+            query: the query whose row the keys are removed from.
+            deltas: (L, D) the change of that row of the layer's output for each removed key.
+            device: the run's device.
+
+        Returns:
+            ``None`` where the task reads an image (its prediction is not run again on the patches here) or scores
+            no answer that this row reaches (:meth:`~mha.training.tasks.Task.readouts_at`).
+        """
+        if self.task.reads_image:
+            return None
+        ids, _ = self.sequence(config)
+        readouts = self.task.readouts_at(ids, query, config.layer)
+        if not readouts:
+            return None
+        model = self.model(device, config.dtype)
+        return prediction_effects(model, ids, mask, config.layer, query, deltas, readouts)
+
     def _check_layer(self, config: AttentionConfig) -> None:
         """Raise :class:`ConfigError` for a layer this task's model does not have."""
         if not 0 <= config.layer < self.num_layers:
@@ -193,10 +225,10 @@ class TrainedSource:
         mask = build_mask(config.mask_type, tokens, window=config.window, device=device)
         with torch.inference_mode():
             xs, _ = model.layer_inputs(ids.unsqueeze(0).to(device), mask)  # (1, L, D) per layer
-        if isinstance(self.task, ReviewsTask):  # the verdict first: the model's forward on the sentence, this mask
+        if self.task.readout_classes is not None:  # the verdict first: the model's forward on the sentence, this mask
             with torch.inference_mode():
-                probabilities = model.readout(xs[-1][0, 0]).softmax(dim=-1)  # [CLS]'s (D,) -> (K,)
-            label = LABELS[int(probabilities.argmax())]
+                probabilities = model.probabilities(xs[-1])[0]  # [CLS]'s (K,)
+            label = self.task.readout_classes[int(probabilities.argmax())]
             percent = f"{100 * float(probabilities.max()):.0f}"
             notes = (Note(f"trained_review_{label}", {"percent": percent}), self._review_rows(config.layer), *notes)
         if self.task.mask != config.mask_type:  # "trained_mask_causal" or "trained_mask_none"

@@ -1,8 +1,12 @@
 """Training the scratch attention on small tasks, so that its heads learn something (pure PyTorch).
 
-- :mod:`mha.training.tasks` -- the tasks: deterministic data, targets, the relations heads should learn;
-- :mod:`mha.training.model` -- embeddings + ``x + MultiHeadAttention(x)`` layers + linear readouts;
-- :mod:`mha.training.vit` -- the ``digits`` task's small Vision Transformer around the same attention;
+- :mod:`mha.training.tasks` -- the tasks: deterministic data, targets, the relations heads should learn, each
+  task's model and what the page says of it;
+- :mod:`mha.training.model` -- the sequence tasks' model: embeddings + ``x + MultiHeadAttention(x)`` layers + linear
+  readouts;
+- :mod:`mha.training.classifier` -- the Pre-Norm classifier with a readout from [CLS], around the same attention;
+  :mod:`mha.training.digits_model` (the digits' patches) and :mod:`mha.training.reviews_model` (the reviews'
+  characters) are it with their own embeddings;
 - :mod:`mha.training.loop` -- ``train(task, d_model, num_heads, seed) -> (model, history)``;
 - :mod:`mha.training.service` -- one process-wide service: each model trained once, shared, a few at a time.
 

@@ -36,7 +36,7 @@ from torch.nn import functional as F
 
 from mha.config import LIMITS
 from mha.memory import CPU, OutOfMemory
-from mha.training.model import Model, build_model, training_mask
+from mha.training.model import Model
 from mha.training.tasks import IGNORE, Recipe, Task, make_task
 
 __all__ = [
@@ -152,7 +152,7 @@ def evaluate(model: Model, task: Task, sequences: Tensor, device: torch.device =
     """The share of right predictions of ``task``'s outputs on ``sequences`` ((N, L) ids; digits and reviews: (N,)
     indices into their data, on the CPU), and how many predictions; ``model`` is on ``device``."""
     right = scored = 0
-    attention_mask = training_mask(task, task.length, device)
+    attention_mask = task.training_mask(task.length, device)
     with torch.no_grad():
         for ids in sequences.split(BATCH_SIZE):  # (≤ BATCH_SIZE, L) (digits: (≤ BATCH_SIZE,))
             targets = task.targets(ids).to(device)
@@ -170,7 +170,7 @@ class _Recorder:
     def __init__(self, task: Task, probe: Tensor, device: torch.device = CPU) -> None:
         self.task, self.probe = task, probe  # (P, L) ids (digits: (P,) image indices), on the CPU
         self.inputs = task.inputs(probe).to(device)  # the model's input for the probe
-        self.mask = training_mask(task, task.length, device)
+        self.mask = task.training_mask(task.length, device)
         self.rows = [task.scored_rows(probe, layer).to(device) for layer in range(task.layers)]  # per layer (P, L)
         self.steps: list[int] = []
         self.difference: list[list[float]] = [[] for _ in range(task.layers)]
@@ -227,7 +227,7 @@ def train(
         patch: the digits' patch size (2 or 4).
         num_kv_heads: every attention layer's key/value heads, dividing ``num_heads`` (default ``num_heads``).
         rope_base: every attention layer rotates q and k by position (RoPE) with this base, and the model has no
-            learned position embedding (:mod:`mha.training.model`, :mod:`mha.training.vit`); ``None``: learned
+            learned position embedding (:mod:`mha.training.model`, :mod:`mha.training.classifier`); ``None``: learned
             positions, no rotation.
         max_steps: the cap (default ``LIMITS.train_steps_max``), sharpening included.
         target_accuracy: the batch accuracy that ends the first phase (on a fixed schedule: its step is recorded).
@@ -305,7 +305,7 @@ def _train(
     start = time.perf_counter()
     task = spec.name
     cap = LIMITS.train_steps_max if max_steps is None else max_steps
-    model = build_model(spec, d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base).to(device)
+    model = spec.build_model(d_model, num_heads, _generator(seed, task, "init"), num_kv_heads, rope_base).to(device)
     if spec.recipe.dropout:  # the reviews' encoder: dropout on its embeddings while training, a private mask
         model.dropout, model.dropout_generator = spec.recipe.dropout, _generator(seed, task, "dropout")
     data = _generator(seed, task, "data")
@@ -313,7 +313,7 @@ def _train(
     example = spec.example(probe_generator).unsqueeze(0)  # (1, L): the sequence the page shows (digits: (1,))
     probe = torch.cat([example, spec.sample(PROBE_SEQUENCES - 1, probe_generator)])  # (P, L) (digits: (P,))
     recorder = _Recorder(spec, probe, device)
-    mask = training_mask(spec, spec.length, device)
+    mask = spec.training_mask(spec.length, device)
     recipe = spec.recipe
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
     losses: list[float] = []

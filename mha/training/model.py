@@ -1,4 +1,5 @@
-"""The small model around the project's own ``MultiHeadAttention``: embeddings, ``x + MHA(x)`` layers, readouts.
+"""The sequence tasks' model around the project's own ``MultiHeadAttention``: embeddings, ``x + MHA(x)`` layers,
+readouts.
 
 Shape legend: B batch, L sequence length, D = d_model, H heads, Hkv key/value heads, R readouts, C classes.
 
@@ -23,20 +24,12 @@ import math
 import torch
 from torch import Tensor, nn
 
-from mha.masks import causal_mask
 from mha.module import MultiHeadAttention
-from mha.text.reviews import PAD
-from mha.training.encoder import EncoderModel, build_encoder_model
-from mha.training.tasks import DigitsTask, ReviewsTask, Task
-from mha.training.vit import PatchModel, attention_parameters, build_patch_model
-from mha.vision.samples import DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD, DIGIT_SIZE
+from mha.training.classifier import attention_parameters
+from mha.training.digits_model import DigitsModel
+from mha.training.reviews_model import ReviewsModel
 
-__all__ = ["Model", "TaskModel", "build_model", "build_task_model", "task_model_parameters", "training_mask"]
-
-
-def training_mask(task: Task, length: int, device: torch.device | str | None = None) -> Tensor | None:
-    """The keep-mask the task trains with, (1, 1, L, L), or ``None``."""
-    return causal_mask(length, device=device) if task.mask == "causal" else None
+__all__ = ["Model", "TaskModel", "build_task_model", "task_model_parameters"]
 
 
 class TaskModel(nn.Module):
@@ -108,16 +101,32 @@ class TaskModel(nn.Module):
         """(B, L) ids -> logits (B, R, L, C), as :meth:`forward` gives them (what a training step reads)."""
         return self(ids, mask)[0]
 
+    def changed_logits(self, ids: Tensor, mask: Tensor | None, layer: int, change: Tensor, query: int) -> Tensor:
+        """The logits at ``query`` with layer ``layer``'s output changed by ``change``, one run per row of it.
+
+        Shape:
+            ids (1, L); change (N, L, D), added to that layer's output (N copies of the sequence) -> (N, R, C).
+        """
+        x = self.embed(ids).expand(change.size(0), -1, -1)  # (N, L, D)
+        for index, attention in enumerate(self.layers):
+            out, _ = attention(x, x, x, mask)  # (N, L, D)
+            x = x + (out + change if index == layer else out)
+        return torch.stack([readout(x[:, query]) for readout in self.readouts], dim=1)  # R x (N, C) -> (N, R, C)
+
 
 def build_task_model(
-    task: Task,
+    vocab_size: int,
+    length: int,
     d_model: int,
     num_heads: int,
+    layers: int,
+    readouts: int,
+    classes: int,
     generator: torch.Generator,
     num_kv_heads: int | None = None,
     rope_base: float | None = None,
 ) -> TaskModel:
-    """A :class:`TaskModel` for ``task`` with parameters drawn from ``generator`` alone.
+    """A :class:`TaskModel` (its arguments as the class's) with parameters drawn from ``generator`` alone.
 
     Embeddings ~ N(0, 1) and linear layers ~ U(-1/sqrt(D), 1/sqrt(D)), the ``nn.Embedding`` and
     ``nn.Linear`` defaults, drawn in a fixed order: the token embedding, the position embedding (none with
@@ -125,17 +134,7 @@ def build_task_model(
     Without ``num_kv_heads`` and ``rope_base`` these are the draws of the model before either option existed.
     """
     with torch.device("meta"):
-        model = TaskModel(
-            len(task.vocab),
-            task.length,
-            d_model,
-            num_heads,
-            task.layers,
-            len(task.outputs),
-            task.classes,
-            num_kv_heads=num_kv_heads,
-            rope_base=rope_base,
-        )
+        model = TaskModel(vocab_size, length, d_model, num_heads, layers, readouts, classes, num_kv_heads, rope_base)
     model = model.to_empty(device="cpu")
     bound = 1.0 / math.sqrt(d_model)
     with torch.no_grad():
@@ -150,58 +149,32 @@ def build_task_model(
 
 
 def task_model_parameters(
-    task: Task, d_model: int, num_heads: int, num_kv_heads: int | None = None, rope: bool = False
+    vocab_size: int,
+    length: int,
+    d_model: int,
+    num_heads: int,
+    layers: int,
+    readouts: int,
+    classes: int,
+    num_kv_heads: int | None = None,
+    rope: bool = False,
 ) -> dict[str, int]:
-    """A text task's model's parameters by part, counted by formula (the tests check them against ``numel``).
+    """A :class:`TaskModel`'s parameters by part, counted by formula (the tests check them against ``numel``).
 
     Keys: ``tokens`` (vocabulary · D), ``positions`` (L · D; 0 with RoPE), ``attention`` (per layer,
-    :func:`~mha.training.vit.attention_parameters`), ``readouts`` (R · (D · C + C)), ``total``.
+    :func:`~mha.training.classifier.attention_parameters`), ``readouts`` (R · (D · C + C)), ``total``.
     """
     parts = {
-        "tokens": len(task.vocab) * d_model,
-        "positions": 0 if rope else task.length * d_model,
+        "tokens": vocab_size * d_model,
+        "positions": 0 if rope else length * d_model,
         "attention": attention_parameters(d_model, num_heads, num_kv_heads),
-        "readouts": len(task.outputs) * (d_model + 1) * task.classes,
+        "readouts": readouts * (d_model + 1) * classes,
     }
-    parts["total"] = parts["tokens"] + parts["positions"] + task.layers * parts["attention"] + parts["readouts"]
+    parts["total"] = parts["tokens"] + parts["positions"] + layers * parts["attention"] + parts["readouts"]
     return parts
 
 
-#: A model of a task: token embeddings and attention layers (text), a small ViT (digits), or a small encoder with a
-#: readout from [CLS] (reviews).
-Model = TaskModel | PatchModel | EncoderModel
-
-
-def build_model(
-    task: Task,
-    d_model: int,
-    num_heads: int,
-    generator: torch.Generator,
-    num_kv_heads: int | None = None,
-    rope_base: float | None = None,
-) -> Model:
-    """The model for ``task`` (a :class:`PatchModel` for the digits, an :class:`EncoderModel` for the reviews),
-    parameters drawn from ``generator`` alone; ``num_kv_heads`` and ``rope_base`` go to every attention layer (see
-    the module docstring)."""
-    if isinstance(task, DigitsTask):
-        pixels = (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
-        return build_patch_model(
-            1,
-            DIGIT_SIZE,
-            task.patch,
-            d_model,
-            num_heads,
-            task.layers,
-            task.classes,
-            generator,
-            pixels,
-            num_kv_heads=num_kv_heads,
-            rope_base=rope_base,
-        )
-    if isinstance(task, ReviewsTask):
-        vocab = len(task.vocab)
-        pad = task.vocab.index(PAD)
-        return build_encoder_model(
-            vocab, task.length, d_model, num_heads, task.layers, task.classes, generator, pad, num_kv_heads, rope_base
-        )
-    return build_task_model(task, d_model, num_heads, generator, num_kv_heads, rope_base)
+#: A model of a task: token embeddings and attention layers (the sequence tasks), or the Pre-Norm classifier over
+#: the digits' patches or the reviews' characters (:mod:`mha.training.classifier`). A task builds its own
+#: (:meth:`mha.training.tasks.Task.build_model`).
+Model = TaskModel | DigitsModel | ReviewsModel

@@ -39,15 +39,30 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import torch
 from torch import Tensor
 
-from mha.head_labels import induction_relation, induction_sources
+from mha.head_labels import HeadLabel, induction_relation, induction_sources, label_heads
+from mha.masks import causal_mask
+from mha.text.baseline import BASELINE_HELD_OUT
 from mha.text.reviews import LABELS, LENGTH, PAD, load_reviews
 from mha.tokens import tokenize
+from mha.training.classifier import MLP_RATIO
+from mha.training.digits_model import build_digits_model, digits_model_parameters
+from mha.training.model import Model, build_task_model, task_model_parameters
+from mha.training.reviews_model import build_reviews_model, reviews_model_parameters
+from mha.vision.analysis import patch_head_labels
 from mha.vision.patches import patch_tokens
-from mha.vision.samples import DEFAULT_IMAGE, DIGIT_LEVELS, DIGIT_SIZE, load_digits
+from mha.vision.samples import (
+    DEFAULT_IMAGE,
+    DIGIT_LEVELS,
+    DIGIT_PIXEL_MEAN,
+    DIGIT_PIXEL_STD,
+    DIGIT_SIZE,
+    load_digits,
+)
 
 __all__ = [
     "DIGITS",
@@ -56,10 +71,13 @@ __all__ = [
     "TASK_LAYERS",
     "TASK_MASKS",
     "DigitsTask",
+    "Message",
+    "PageWords",
     "Recipe",
     "ReviewsTask",
     "Task",
     "make_task",
+    "reads_characters",
     "task_layers",
     "task_mask",
 ]
@@ -115,12 +133,48 @@ class Recipe:
 
 
 @dataclass(frozen=True)
+class Message:
+    """Words the page shows, as a message key of ``components/locale`` and its parameters (a parameter that is a
+    :class:`Message` is translated first)."""
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """The message keys the training box and the timeline say a task with (``components/locale``)."""
+
+    ask: str = "training.ask.sequence"  # before training: how long it takes (docs/PERFORMANCE.md's tables)
+    schedule: str | None = None  # a fixed schedule's line after training (none: a target ends it)
+    sample: str = "training.timeline_what"  # what the timeline's sample is
+    difference: str = "training.difference"  # what the heads' difference over training shows
+
+
+@dataclass(frozen=True)
 class Task:
-    """A task: its vocabulary, sequence length, training mask, readouts and rules.
+    """A task: its vocabulary, sequence length, training mask, readouts and rules, its model and what the page
+    says of it.
 
     Subclasses define :meth:`sample` (random sequences) and :meth:`targets` (the rule);
-    :meth:`relations` names the content patterns a head may learn beyond the positional ones.
+    :meth:`relations` names the content patterns a head may learn beyond the positional ones. A task builds its
+    model (:meth:`build_model`) and counts its parameters (:meth:`model_parameters`); the page and lab 11 ask it
+    what its readout answers (:meth:`readouts_at`, :attr:`readout_classes`) and which words describe it.
     """
+
+    #: The learner's sentence is read as characters, whatever the tokenizer (the reviews).
+    reads_characters: ClassVar[bool] = False
+    #: The one answer is read at [CLS] (the digits, the reviews): a query's row reaches it there or through a later
+    #: layer.
+    answer_at_cls: ClassVar[bool] = False
+    #: The names of the classes the readout answers with where they are words (message ``training.class.<name>``);
+    #: ``None``: it answers with the task's tokens (:attr:`vocab`).
+    readout_classes: ClassVar[tuple[str, ...] | None] = None
+    #: The held-out accuracy of the baseline the task's accuracy is compared with (``None``: none).
+    baseline: ClassVar[float | None] = None
+    #: The sequence tasks show an example's inputs and targets in a table (:meth:`example_text`).
+    shows_targets: ClassVar[bool] = True
+    page_words: ClassVar[PageWords] = PageWords()
 
     name: str
     vocab: tuple[str, ...]  # id -> token
@@ -218,6 +272,86 @@ class Task:
         if parsed is None and len(tokens) == 1:
             parsed = self.parse(list(tokens[0]))
         return parsed
+
+    def training_mask(self, length: int, device: torch.device | str | None = None) -> Tensor | None:
+        """The keep-mask the task trains with on ``length`` tokens, (1, 1, L, L), or ``None``."""
+        return causal_mask(length, device=device) if self.mask == "causal" else None
+
+    def build_model(
+        self,
+        d_model: int,
+        num_heads: int,
+        generator: torch.Generator,
+        num_kv_heads: int | None = None,
+        rope_base: float | None = None,
+    ) -> Model:
+        """The task's model, its parameters drawn from ``generator`` alone (here token embeddings and ``x + MHA(x)``
+        layers, :func:`~mha.training.model.build_task_model`); ``num_kv_heads`` and ``rope_base`` go to every
+        attention layer."""
+        sizes = (len(self.vocab), self.length, d_model, num_heads, self.layers, len(self.outputs), self.classes)
+        return build_task_model(*sizes, generator, num_kv_heads, rope_base)
+
+    def model_parameters(
+        self, d_model: int, num_heads: int, num_kv_heads: int | None = None, rope: bool = False
+    ) -> dict[str, int]:
+        """The model's parameters by part, counted by formula (:func:`~mha.training.model.task_model_parameters`)."""
+        sizes = (len(self.vocab), self.length, d_model, num_heads, self.layers, len(self.outputs), self.classes)
+        return task_model_parameters(*sizes, num_kv_heads, rope)
+
+    def model_words(self, d_model: int, num_heads: int, num_kv_heads: int, rope: bool) -> Message:
+        """The model's line under the task: its parts, sizes, parameter counts and recipe."""
+        counts = self.model_parameters(d_model, num_heads, num_kv_heads, rope)
+        positions = (
+            Message("training.model_rope")
+            if rope
+            else Message("training.model_positions", {"length": self.length, "d": d_model})
+        )
+        return Message(
+            "training.model",
+            {
+                "vocab": len(self.vocab),
+                "positions": positions,
+                "d": d_model,
+                "layers": self.layers,
+                "heads": _heads_words(num_heads, num_kv_heads),
+                "attention": f"{counts['attention']:,}",
+                "readouts": len(self.outputs),
+                "classes": self.classes,
+                "total": f"{counts['total']:,}",
+                "lr": f"{self.recipe.learning_rate:g}",
+                "batch": self.batch,
+            },
+        )
+
+    def explanation(self) -> Message:
+        """The task in words, above its model's line."""
+        return Message(f"training.task.{self.name}")
+
+    def result_numbers(self) -> dict[str, str | int]:
+        """Numbers the line after training quotes beyond the history's (unscramble: its orders and words)."""
+        return {}
+
+    def readouts_at(self, ids: Tensor, query: int, layer: int) -> tuple[int, ...]:
+        """The readouts whose answer a change of ``query``'s row in ``layer`` can reach on ``ids`` (L,) and that the
+        task scores: here those with a target at ``query``."""
+        targets = self.targets(ids.unsqueeze(0))[0, :, query]  # (R,)
+        return tuple(r for r in range(targets.numel()) if int(targets[r]) != IGNORE)
+
+    def head_labels(self, weights: Tensor, ids: Tensor, layer: int, mask: Tensor | None) -> tuple[HeadLabel, ...]:
+        """Each head's label on ``ids`` in ``layer`` (weights (H, L, L)): the positional relations and the task's
+        own, over the rows the loss looked at."""
+        rows = self.scored_rows(ids.unsqueeze(0), layer)[0]
+        return label_heads(weights, mask, self.relations(ids, layer), rows)
+
+    def shows_cls_row_only(self, layer: int) -> bool:
+        """Whether the timeline draws ``layer``'s [CLS] row alone (the one row its loss reads, where the whole
+        matrix is too long to read)."""
+        return False
+
+
+def _heads_words(num_heads: int, num_kv_heads: int) -> Message:
+    """The attention layers' heads: query heads (h) and key/value heads (h_kv)."""
+    return Message("training.model_heads", {"heads": num_heads, "kv_heads": num_kv_heads})
 
 
 def _uniform_symbols(batch: int, length: int, generator: torch.Generator) -> Tensor:
@@ -400,6 +534,29 @@ class UnscrambleTask(Task):
         keys = torch.arange(ids.numel(), device=ids.device)
         return {"shuffled position": (keys.view(1, -1) == target.view(-1, 1)) & (target.view(-1, 1) >= 0)}
 
+    def result_numbers(self) -> dict[str, str | int]:
+        """The sentence's orders and words (the accuracy is on orders set aside from them)."""
+        return {"orders": f"{self.orders:,}", "words": self.words}
+
+    def parse(self, tokens: Sequence[str]) -> Tensor | None:
+        return None
+
+    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
+        return None
+
+
+@dataclass(frozen=True)
+class ClassifierTask(Task):
+    """A task whose model is the Pre-Norm classifier (:mod:`mha.training.classifier`): one answer, a class, read
+    at [CLS]; ids index the task's data (B,), whose inputs the model reads (:meth:`Task.inputs`)."""
+
+    answer_at_cls: ClassVar[bool] = True
+    shows_targets: ClassVar[bool] = False
+
+    def readouts_at(self, ids: Tensor, query: int, layer: int) -> tuple[int, ...]:
+        """The one readout, read at [CLS]: reached by [CLS]'s row in the last layer, by any row in an earlier one."""
+        return (0,) if query == 0 or layer < self.layers - 1 else ()
+
     def parse(self, tokens: Sequence[str]) -> Tensor | None:
         return None
 
@@ -414,7 +571,7 @@ DIGITS_RECIPE = Recipe(learning_rate=5e-3, weight_decay=0.1, warmup_steps=20, st
 
 
 @dataclass(frozen=True)
-class DigitsTask(Task):
+class DigitsTask(ClassifierTask):
     """Which digit an 8 × 8 image shows; the model reads it cut into ``patch`` × ``patch`` patches.
 
     Ids are images' indices into :func:`~mha.vision.samples.load_digits`, (B,); the tokens are
@@ -424,6 +581,13 @@ class DigitsTask(Task):
     """
 
     patch: int = 2
+
+    page_words: ClassVar[PageWords] = PageWords(
+        ask="training.ask.digits",
+        schedule="training.fixed_schedule",
+        sample="training.timeline_what_image",
+        difference="training.difference_image",
+    )
 
     @property
     def reads_image(self) -> bool:
@@ -469,11 +633,65 @@ class DigitsTask(Task):
         """[CLS] and the patches' grid cells (``r0c0`` ...), whatever the image."""
         return patch_tokens(self.grid, self.grid)
 
-    def parse(self, tokens: Sequence[str]) -> Tensor | None:
-        return None
+    def build_model(
+        self,
+        d_model: int,
+        num_heads: int,
+        generator: torch.Generator,
+        num_kv_heads: int | None = None,
+        rope_base: float | None = None,
+    ) -> Model:
+        """A small ViT over the digits' patches (:mod:`mha.training.digits_model`), standardising with the
+        training images' pixel mean and deviation."""
+        pixels = (DIGIT_PIXEL_MEAN, DIGIT_PIXEL_STD)
+        sizes = (1, DIGIT_SIZE, self.patch, d_model, num_heads, self.layers, self.classes)
+        return build_digits_model(*sizes, generator, pixels, num_kv_heads, rope_base)
 
-    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
-        return None
+    def model_parameters(
+        self, d_model: int, num_heads: int, num_kv_heads: int | None = None, rope: bool = False
+    ) -> dict[str, int]:
+        sizes = (1, DIGIT_SIZE, self.patch, d_model, num_heads, self.layers, self.classes)
+        return digits_model_parameters(*sizes, num_kv_heads, rope)
+
+    def model_words(self, d_model: int, num_heads: int, num_kv_heads: int, rope: bool) -> Message:
+        counts = self.model_parameters(d_model, num_heads, num_kv_heads, rope)
+        recipe = self.recipe
+        positions = (
+            Message("training.model_digits_rope", {"tokens": self.length})
+            if rope
+            else Message(
+                "training.model_digits_positions", {"tokens": self.length, "positions": f"{counts['positions']:,}"}
+            )
+        )
+        return Message(
+            "training.model_digits",
+            {
+                "pixels": self.patch * self.patch,
+                "d": d_model,
+                "embedding": f"{counts['patch_embedding']:,}",
+                "positions": positions,
+                "heads": _heads_words(num_heads, num_kv_heads),
+                "layers": self.layers,
+                "attention": f"{counts['attention']:,}",
+                "hidden": MLP_RATIO * d_model,
+                "total": f"{counts['total']:,}",
+                "lr": f"{recipe.learning_rate:g}",
+                "decay": f"{recipe.weight_decay:g}",
+                "warmup": recipe.warmup_steps,
+                "steps": recipe.steps,
+                "batch": self.batch,
+                "train": f"{load_digits().train.numel():,}",
+            },
+        )
+
+    def explanation(self) -> Message:
+        held_out = f"{load_digits().held_out.numel():,}"
+        return Message("training.task.digits", {"patches": self.length - 1, "patch": self.patch, "held_out": held_out})
+
+    def head_labels(self, weights: Tensor, ids: Tensor, layer: int, mask: Tensor | None) -> tuple[HeadLabel, ...]:
+        """Each head's label among the patch grid's relations, not the sequence's."""
+        rows = self.scored_rows(ids.unsqueeze(0), layer)[0]
+        return patch_head_labels(weights, mask, rows, (self.grid, self.grid))
 
 
 #: How the reviews train (chosen on the validation split, 96 characters, one block, seeds 0-2: 79.9 % mean without
@@ -485,7 +703,7 @@ REVIEWS_RECIPE = Recipe(learning_rate=3e-3, weight_decay=0.1, warmup_steps=20, s
 
 
 @dataclass(frozen=True)
-class ReviewsTask(Task):
+class ReviewsTask(ClassifierTask):
     """Whether a Chinese review is positive or negative; the model reads its characters after [CLS].
 
     Ids are indices into :func:`~mha.text.reviews.load_reviews`, (B,); the model reads their characters' ids
@@ -494,6 +712,16 @@ class ReviewsTask(Task):
     characters (the training split's vocabulary), ``outputs`` the one readout, class k is ``LABELS[k]``.
     A learner's sentence is read by :func:`~mha.text.reviews.read_review` (characters, whatever the tokenizer).
     """
+
+    reads_characters: ClassVar[bool] = True
+    readout_classes: ClassVar[tuple[str, ...] | None] = LABELS
+    baseline: ClassVar[float | None] = BASELINE_HELD_OUT
+    page_words: ClassVar[PageWords] = PageWords(
+        ask="training.ask.reviews",
+        schedule="training.fixed_schedule_reviews",
+        sample="training.timeline_what_review",
+        difference="training.difference_review",
+    )
 
     def sample(self, batch: int, generator: torch.Generator) -> Tensor:
         train = load_reviews().splits["train"]
@@ -537,11 +765,77 @@ class ReviewsTask(Task):
         ids = load_reviews().ids[int(ids)] if ids.dim() == 0 else ids
         return tuple(self.vocab[i] for i in ids.tolist())
 
-    def parse(self, tokens: Sequence[str]) -> Tensor | None:
-        return None
+    def build_model(
+        self,
+        d_model: int,
+        num_heads: int,
+        generator: torch.Generator,
+        num_kv_heads: int | None = None,
+        rope_base: float | None = None,
+    ) -> Model:
+        """A small Pre-Norm encoder over the characters (:mod:`mha.training.reviews_model`), [PAD] keys blocked."""
+        sizes = (len(self.vocab), self.length, d_model, num_heads, self.layers, self.classes)
+        return build_reviews_model(*sizes, generator, self.vocab.index(PAD), num_kv_heads, rope_base)
 
-    def read_text(self, text: str, tokenizer: str) -> Tensor | None:
-        return None
+    def model_parameters(
+        self, d_model: int, num_heads: int, num_kv_heads: int | None = None, rope: bool = False
+    ) -> dict[str, int]:
+        sizes = (len(self.vocab), self.length, d_model, num_heads, self.layers, self.classes)
+        return reviews_model_parameters(*sizes, num_kv_heads, rope)
+
+    def model_words(self, d_model: int, num_heads: int, num_kv_heads: int, rope: bool) -> Message:
+        counts = self.model_parameters(d_model, num_heads, num_kv_heads, rope)
+        recipe = self.recipe
+        positions = (
+            Message("training.model_rope")
+            if rope
+            else Message("training.model_reviews_positions", {"length": self.length, "d": d_model})
+        )
+        return Message(
+            "training.model_reviews",
+            {
+                "vocab": f"{len(self.vocab):,}",
+                "d": d_model,
+                "positions": positions,
+                "layers": self.layers,
+                "heads": _heads_words(num_heads, num_kv_heads),
+                "attention": f"{counts['attention']:,}",
+                "hidden": MLP_RATIO * d_model,
+                "total": f"{counts['total']:,}",
+                "steps": recipe.steps,
+                "lr": f"{recipe.learning_rate:g}",
+                "warmup": recipe.warmup_steps,
+                "decay": f"{recipe.weight_decay:g}",
+                "batch": self.batch,
+            },
+        )
+
+    def explanation(self) -> Message:
+        sizes = {name: f"{ids.numel():,}" for name, ids in load_reviews().splits.items()}
+        characters = f"{len(self.vocab) - 3:,}"  # without [PAD], [CLS] and [UNK]
+        return Message("training.task.reviews", {"length": LENGTH, "vocab": characters, **sizes})
+
+    def shows_cls_row_only(self, layer: int) -> bool:
+        """In the last layer: only [CLS]'s row reaches the answer, and a review's whole matrix is too long to read."""
+        return layer == self.layers - 1
+
+
+#: Each task's class, by name.
+TASK_CLASSES: dict[str, type[Task]] = {
+    "previous": PreviousTask,
+    "previous_and_first": PreviousAndFirstTask,
+    "previous_and_last_digit": PreviousAndLastDigitTask,
+    "induction": InductionTask,
+    "unscramble": UnscrambleTask,
+    "digits": DigitsTask,
+    "reviews": ReviewsTask,
+}
+
+
+def reads_characters(name: str) -> bool:
+    """Whether task ``name`` reads the learner's sentence as characters whatever the tokenizer (before a config
+    validates: no task is made)."""
+    return name in TASK_CLASSES and TASK_CLASSES[name].reads_characters
 
 
 def make_task(name: str, text: str | None = None, patch: int = 2) -> Task:
