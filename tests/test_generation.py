@@ -152,7 +152,9 @@ def test_its_three_parts_run_by_hand_make_generates_steps(listed):
     layer, length = 1, encoded.inputs["input_ids"].size(1)
     generation = generate(checkpoint, encoded, layer, 4)
     decoder = CheckpointDecoder(checkpoint, CPU)
-    follower = LayerFollower(checkpoint, decoder.base_model, checkpoint.layer_model(layer, CPU, "float32"), layer, 8)
+    follower = LayerFollower(
+        checkpoint, decoder.base_model, checkpoint.layer_model(layer, CPU, "float32"), layer, length + 4
+    )
     fed = encoded.inputs["input_ids"]  # (1, L): the prompt, then each token chosen
     for step in generation.steps:
         start = 0 if step.index == 0 else length + step.index - 1

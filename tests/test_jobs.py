@@ -76,9 +76,11 @@ def test_a_key_asked_twice_is_one_job_and_its_result_is_kept_for_everyone(servic
 def test_jobs_wait_in_line_know_their_place_and_a_full_line_refuses():
     service = Gated(max_running=1, max_waiting=2)
     try:
-        running, second, third = (service.request(key) for key in (1, 2, 3))
-        assert isinstance(running, GatedJob) and isinstance(second, GatedJob) and isinstance(third, GatedJob)
-        _running(running)
+        running = service.request(1)
+        assert isinstance(running, GatedJob)
+        _running(running)  # out of the line
+        second, third = service.request(2), service.request(3)
+        assert isinstance(second, GatedJob) and isinstance(third, GatedJob)
         assert [service.place(job) for job in (running, second, third)] == [0, 1, 2]
         assert (second.state, third.state) == (QUEUED, QUEUED)
         assert service.request(4) is None  # two wait already
