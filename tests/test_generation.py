@@ -140,8 +140,8 @@ def test_greedy_tokens_and_every_steps_weights_are_the_checkpoints_own(listed, n
             shares = torch.stack([a[0, :, -1, 0].mean() for a in attentions])  # (layers,)
             torch.testing.assert_close(step.first_token_share, shares, rtol=0, atol=1e-6)
         assert generation.max_abs_weights <= CHECKPOINT_TOLERANCE
-    assert generation.cache == KVCacheSize(layers, kv_heads, d_k, torch.float32)
-    assert generation.cache.bytes_per_token == 2 * layers * kv_heads * d_k * 4
+    assert generation.cache_size == KVCacheSize(layers, kv_heads, d_k, torch.float32)
+    assert generation.cache_size.bytes_per_token == 2 * layers * kv_heads * d_k * 4
 
 
 def test_its_three_parts_run_by_hand_make_generates_steps(listed):
@@ -360,8 +360,8 @@ def test_the_cache_bytes_per_token_count_every_layer_in_float32(listed):
     config = checkpoint.model.config
     head_dim = config.hidden_size // config.num_attention_heads
     one_layer = KVCache(1, config.num_key_value_heads, 1, head_dim)  # one position of one layer, float32
-    assert generation.cache.bytes_per_token == config.num_hidden_layers * (one_layer.k.nbytes + one_layer.v.nbytes)
+    assert generation.cache_size.bytes_per_token == config.num_hidden_layers * (one_layer.k.nbytes + one_layer.v.nbytes)
     saved = json.loads((listed["qwen2"] / "config.json").read_text())  # the sizes as the checkpoint's files give them
     layers, kv_heads = saved["num_hidden_layers"], saved["num_key_value_heads"]
     d_k = saved.get("head_dim") or saved["hidden_size"] // saved["num_attention_heads"]
-    assert generation.cache.bytes_per_token == 2 * layers * kv_heads * d_k * 4  # K and V, float32
+    assert generation.cache_size.bytes_per_token == 2 * layers * kv_heads * d_k * 4  # K and V, float32

@@ -142,7 +142,7 @@ def _text(generation: Generation) -> None:
 
 def _cost(config: AttentionConfig, generation: Generation) -> None:
     st.markdown(f"**{t('gen.cost_title')}**")
-    size = generation.cache
+    size = generation.cache_size
     st.markdown(
         t(
             "gen.cost",

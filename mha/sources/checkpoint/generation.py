@@ -101,7 +101,7 @@ class Generation:
     """A greedy generation: the prompt, the tokens chosen and, per step, the shown layer's row of weights.
 
     ``stopped``: the stop event was set midway (``steps`` holds the steps so far); ``ended_at_eos``: the last new
-    token is the end-of-text token, which ended it (at or before ``requested`` tokens). ``cache``: the sizes of the
+    token is the end-of-text token, which ended it (at or before ``requested`` tokens). ``cache_size``: the sizes of the
     checkpoint's whole key/value cache per token (every layer, at the language model's dtype). ``device``: the type of
     the device it ran on (``"cuda"``, ``"mps"``, ``"cpu"``); ``out_of_memory``: the run's device ran out of memory, so
     it ran on the CPU (:mod:`mha.memory`).
@@ -117,7 +117,7 @@ class Generation:
     requested: int
     stopped: bool
     ended_at_eos: bool
-    cache: KVCacheSize
+    cache_size: KVCacheSize
     device: str = "cpu"
     out_of_memory: OutOfMemory | None = None
 
@@ -341,7 +341,7 @@ def generate(
         requested=new_tokens,
         stopped=stopped,
         ended_at_eos=bool(chosen) and chosen[-1] in decoder.eos,
-        cache=KVCacheSize(
+        cache_size=KVCacheSize(
             sizes.num_layers,
             sizes.num_kv_heads or sizes.num_heads,
             sizes.d_model // sizes.num_heads,
