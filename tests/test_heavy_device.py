@@ -166,7 +166,7 @@ def test_a_model_trained_on_the_cpu_after_an_out_of_memory_is_the_cpus_and_answe
         assert service.finished(asked) is found
         on_the_cpu = service.result(cpu, timeout=120)
         assert on_the_cpu.model is found.model and on_the_cpu.spec == cpu and on_the_cpu.history.out_of_memory is None
-        assert service.trainings_started == 1 and devices == [CUDA, CPU]
+        assert service.started == 1 and devices == [CUDA, CPU]
     finally:
         service.shutdown()
 
