@@ -89,9 +89,9 @@ def _their_tokens(name: str, folder: Path, new_tokens: int) -> list[str]:
     return list(checkpoint.display_tokens([int(i) for i in ids]))
 
 
-@pytest.mark.parametrize(("name", "heads", "kv_heads", "d_k"), [("gpt2", 4, 4, 8), ("llama", 4, 2, 8)])
+@pytest.mark.parametrize(("name", "layers", "heads", "kv_heads", "d_k"), [("gpt2", 3, 4, 4, 8), ("llama", 2, 4, 2, 8)])
 def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_the_cache(
-    listed, name, heads, kv_heads, d_k
+    listed, name, layers, heads, kv_heads, d_k
 ):
     at = finished_page(weights="pretrained", checkpoint=name, tokens=PROMPT, generate="4")
     assert not at.error, [e.value for e in at.error]
@@ -118,6 +118,9 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
     lengths = [int(line.split("|")[1].strip().replace(",", "")) for line in cost[0].splitlines()[2:]]
     assert lengths == [prompt_length + 4, 4 * (prompt_length + 4), 16 * (prompt_length + 4)]
+    numbers = 2 * layers * kv_heads * d_k  # K and V of every layer's K/V heads, per token
+    (price,) = [m.value for m in at.markdown if m.value.startswith("Without a cache")]
+    assert f"2 · {layers} · {kv_heads} · {d_k} = {numbers:,} numbers per token × 4 bytes (float32)" in price
 
 
 def test_generate_goes_from_the_link_to_its_control_and_back(listed):
