@@ -29,8 +29,8 @@ from pathlib import Path
 import torch
 
 from bench.table import Table, format_table
+from mha.counting import KVCacheSize
 from mha.experiments.decode_cost import step_times
-from mha.kv_cache import cache_bytes_per_token
 from mha.module import MultiHeadAttention
 
 TITLE = "Generation with a KV cache and without: per token time (whole model) and one layer's decoding step"
@@ -113,7 +113,7 @@ def run(quick: bool) -> list[Table]:
             cached, recompute = _per_token_ms(folder, prompt, new_tokens, rounds)
             loads.append(os.getloadavg()[0])
             _, hidden, layers, heads, kv_heads, _, _ = MODELS[name]
-            per_token = cache_bytes_per_token(layers, kv_heads, hidden // heads, 4)
+            per_token = KVCacheSize(layers, kv_heads, hidden // heads, torch.float32).bytes_per_token
             model_rows.append(
                 (
                     name,

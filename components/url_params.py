@@ -32,7 +32,7 @@ from components.heatmap import COLOR_SCALES
 from mha.checkpoints import any_checkpoint_cap_mb, is_hub_id
 from mha.config import DOMAINS, LIMITS, PRETRAINED, RANDOM, TRAINED, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
-from mha.generation import GENERATE_MAX
+from mha.sources.checkpoint.generation import GENERATE_MAX
 from mha.tokens import tokenize
 
 __all__ = [
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: The page's view, mirrored in the link beside the config: the head steps 1 and 2 show, the colour scale, the new
-#: tokens a causal checkpoint generates (0: none; ``mha.generation.GENERATE_MAX`` at most).
+#: tokens a causal checkpoint generates (0: none; ``mha.sources.checkpoint.generation.GENERATE_MAX`` at most).
 VIEW_DOMAINS: dict[str, Domain] = {
     "head": Domain("int", 0, LIMITS.num_heads_max - 1),
     "color_scale": Domain("choice", choices=lambda: COLOR_SCALES),

@@ -1,4 +1,4 @@
-"""What each pipeline step costs: parameters, FLOPs and the bytes of the score tensor.
+"""What each pipeline step costs: parameters, FLOPs and the bytes of the score tensor; what a KV cache keeps.
 
 FLOPs count the matrix multiplications (one multiply-add = 2 FLOPs), the part that
 dominates; the softmax and the bias additions are a few operations per element
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import nn
 
 __all__ = [
+    "KVCacheSize",
     "StepCost",
     "count_parameters",
     "kv_cache_numbers",
@@ -47,8 +49,34 @@ def layer_parameters(d_model: int, kv_width: int | None = None, bias: bool = Tru
 
 
 def kv_cache_numbers(layers: int, kv_heads: int, d_k: int) -> int:
-    """Numbers a KV cache keeps per token: K and V, in every layer, for every key/value head: 2·layers·h_kv·d_k."""
+    """Numbers a KV cache keeps per token: K and V, in every layer, for every key/value head: 2·layers·h_kv·d_k
+    (the one formula of a cache's size: :class:`KVCacheSize` and :class:`~mha.kv_cache.KVCache` read it)."""
     return 2 * layers * kv_heads * d_k
+
+
+@dataclass(frozen=True)
+class KVCacheSize:
+    """The sizes of a model's key/value cache (``layers`` of ``kv_heads`` heads of ``d_k`` numbers, stored as
+    ``dtype``) and what it keeps per token."""
+
+    layers: int
+    kv_heads: int
+    d_k: int
+    dtype: torch.dtype = torch.float32
+
+    @property
+    def numbers_per_token(self) -> int:
+        """2·layers·h_kv·d_k (:func:`kv_cache_numbers`)."""
+        return kv_cache_numbers(self.layers, self.kv_heads, self.d_k)
+
+    @property
+    def bytes_per_token(self) -> int:
+        """The numbers per token times the dtype's bytes per number."""
+        return self.numbers_per_token * self.dtype.itemsize
+
+    def bytes_for(self, tokens: int) -> int:
+        """The cache's bytes holding ``tokens`` positions."""
+        return tokens * self.bytes_per_token
 
 
 def total_parameters(d_model: int, bias: bool = True) -> int:

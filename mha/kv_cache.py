@@ -18,22 +18,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-__all__ = ["KVCache", "cache_bytes_per_token"]
+from mha.counting import KVCacheSize
 
-
-def cache_bytes_per_token(layers: int, kv_heads: int, d_k: int, itemsize: int) -> int:
-    """Bytes a model's cache grows by per token: a key and a value (2) of ``kv_heads · d_k`` numbers in every layer.
-
-    Args:
-        layers: the model's layers (each keeps its own cache).
-        kv_heads: key/value heads per layer (Hkv; as many as the query heads without grouped-query attention).
-        d_k: each head's size Dh.
-        itemsize: bytes per number (4 for float32, 2 for bfloat16).
-
-    Returns:
-        ``2 · layers · kv_heads · d_k · itemsize``.
-    """
-    return 2 * layers * kv_heads * d_k * itemsize
+__all__ = ["KVCache"]
 
 
 class KVCache(nn.Module):
@@ -84,9 +71,10 @@ class KVCache(nn.Module):
 
     @property
     def nbytes_per_token(self) -> int:
-        """Bytes one position takes in this layer's cache: a key and a value of Hkv · Dh numbers each."""
+        """Bytes one position takes in this layer's cache: a key and a value of Hkv · Dh numbers each
+        (:class:`~mha.counting.KVCacheSize` of one layer at the buffers' dtype)."""
         _, kv_heads, _, d_k = self.k.shape
-        return cache_bytes_per_token(1, kv_heads, d_k, self.k.element_size())
+        return KVCacheSize(1, kv_heads, d_k, self.k.dtype).bytes_per_token
 
     def update(self, start: int, k: Tensor, v: Tensor) -> tuple[Tensor, Tensor]:
         """Write the keys and values of positions ``start .. start+n-1``; return every filled position's.

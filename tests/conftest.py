@@ -32,6 +32,7 @@ from local_app import REPO as REPO
 from local_app import wait_for_app as wait_for_app
 from network_guard import install as guard_the_network
 
+from mha import jobs
 from mha.config import TRAINED, WeightSpec, weight_spec_of
 from mha.device import TEST_DEVICE_ENV, available_devices, resolve_device
 from mha.training import service as service_module
@@ -357,7 +358,7 @@ def short_trainings(monkeypatch):
     """A fresh training service (and empty page caches) whose trainings are short; all stopped afterwards."""
     short = ShortTrainer()
     service = TrainingService(trainer=short)
-    monkeypatch.setattr(service_module, "_SERVICE", service)
+    monkeypatch.setitem(jobs._SERVICES, service_module.SERVICE_NAME, service)
     st.cache_resource.clear()
     yield short
     for gate in short.gates.values():

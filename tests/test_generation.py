@@ -7,23 +7,31 @@ forward's attention block output, the weights in its files.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import torch
 
 from mha.config import AttentionConfig, WeightSpec
-from mha.generation import (
+from mha.counting import KVCacheSize
+from mha.kv_cache import KVCache
+from mha.memory import CPU
+from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
+from mha.sources.checkpoint.generation import (
     GENERATE_MAX,
+    CheckpointDecoder,
     DecodeStep,
     Generation,
+    LayerFollower,
     first_token_shares,
     generate,
+    record,
     sink_layers,
     sink_shares,
 )
-from mha.kv_cache import KVCache
-from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
 from mha.sources.pretrained import PretrainedSource, load_checkpoint
 
 CAUSAL = ["gpt2", "llama", "qwen2"]
@@ -132,7 +140,48 @@ def test_greedy_tokens_and_every_steps_weights_are_the_checkpoints_own(listed, n
             shares = torch.stack([a[0, :, -1, 0].mean() for a in attentions])  # (layers,)
             torch.testing.assert_close(step.first_token_share, shares, rtol=0, atol=1e-6)
         assert generation.max_abs_weights <= CHECKPOINT_TOLERANCE
-    assert generation.cache_bytes_per_token == 2 * layers * kv_heads * d_k * 4
+    assert generation.cache_size == KVCacheSize(layers, kv_heads, d_k, torch.float32)
+    assert generation.cache_size.bytes_per_token == 2 * layers * kv_heads * d_k * 4
+
+
+def test_its_three_parts_run_by_hand_make_generates_steps(listed):
+    """The checkpoint decodes one token, our layer follows through its cache, the step is recorded: run one after
+    the other by hand, they give generate's steps, each forward at the positions after the last."""
+    checkpoint = load_checkpoint("llama")
+    encoded = checkpoint.encode(PROMPT)
+    layer, length = 1, encoded.inputs["input_ids"].size(1)
+    generation = generate(checkpoint, encoded, layer, 4)
+    decoder = CheckpointDecoder(checkpoint, CPU)
+    follower = LayerFollower(
+        checkpoint, decoder.base_model, checkpoint.layer_model(layer, CPU, "float32"), layer, length + 4
+    )
+    fed = encoded.inputs["input_ids"]  # (1, L): the prompt, then each token chosen
+    for step in generation.steps:
+        start = 0 if step.index == 0 else length + step.index - 1
+        decoded = decoder.decode(fed)
+        assert (decoded.start, decoded.fed, decoded.position) == (start, fed.size(1), step.position)
+        assert decoded.token_id == step.token_id and decoder.length == step.position + 1
+        trace = follower.follow(decoded)
+        assert trace.appended == tuple(range(start, step.position + 1)) and follower.cache.length == step.length
+        made = record(step.index, step.token, decoded, trace, layer, 0.0)
+        for name in ("weights", "checkpoint_weights", "first_token_share"):
+            torch.testing.assert_close(getattr(made, name), getattr(step, name), rtol=0, atol=0)
+        assert (made.q_shape, made.cache_shape, made.max_abs_weights) == (
+            step.q_shape,
+            step.cache_shape,
+            step.max_abs_weights,
+        )
+        fed = torch.tensor([[decoded.token_id]])  # (1, 1)
+
+
+@pytest.mark.parametrize(
+    "first",
+    ["mha.sources.checkpoint.generation", "mha.sources.checkpoint.generation_service", "mha.sources.checkpoint.source"],
+)
+def test_the_generation_modules_import_first_in_a_fresh_process(first):
+    """No import cycle between the generation and the checkpoint source, whichever a process imports first."""
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", f"import {first}"], cwd=root, check=True, timeout=120)
 
 
 @pytest.mark.parametrize("name", CAUSAL)
@@ -261,7 +310,7 @@ def _step(index: int, attentions: list[torch.Tensor]) -> DecodeStep:
 
 def _generation(steps: list[DecodeStep]) -> Generation:
     return Generation("built", 0, ("a",), (0,), ("x",) * len(steps), (0,) * len(steps), tuple(steps), len(steps),
-                      False, False, 0)  # fmt: skip
+                      False, False, KVCacheSize(3, 2, 2))  # fmt: skip
 
 
 def test_a_layer_whose_rows_put_most_weight_on_the_first_token_is_named_a_sink():
@@ -311,8 +360,8 @@ def test_the_cache_bytes_per_token_count_every_layer_in_float32(listed):
     config = checkpoint.model.config
     head_dim = config.hidden_size // config.num_attention_heads
     one_layer = KVCache(1, config.num_key_value_heads, 1, head_dim)  # one position of one layer, float32
-    assert generation.cache_bytes_per_token == config.num_hidden_layers * (one_layer.k.nbytes + one_layer.v.nbytes)
+    assert generation.cache_size.bytes_per_token == config.num_hidden_layers * (one_layer.k.nbytes + one_layer.v.nbytes)
     saved = json.loads((listed["qwen2"] / "config.json").read_text())  # the sizes as the checkpoint's files give them
     layers, kv_heads = saved["num_hidden_layers"], saved["num_key_value_heads"]
     d_k = saved.get("head_dim") or saved["hidden_size"] // saved["num_attention_heads"]
-    assert generation.cache_bytes_per_token == 2 * layers * kv_heads * d_k * 4  # K and V, float32
+    assert generation.cache_size.bytes_per_token == 2 * layers * kv_heads * d_k * 4  # K and V, float32

@@ -18,20 +18,32 @@ from streamlit.testing.v1 import AppTest
 from components.i18n import t
 from components.panels.generation import shown_token
 from components.safe_text import md_escape
+from mha import jobs
 from mha.config import AttentionConfig
-from mha.generation import GENERATE_MAX, Generation
-from mha.generation_jobs import GenerationService, key_of
+from mha.counting import KVCacheSize
+from mha.sources.checkpoint.generation import GENERATE_MAX, Generation
+from mha.sources.checkpoint.generation_service import GenerationService, key_of
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 PROMPT = "the cat sat on the mat"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_service(monkeypatch):
-    """Each test its own generation service: no result or running job of another test."""
+def _use(monkeypatch, service: GenerationService) -> None:
+    """The page's generations run in ``service`` for this test (the process's own afterwards)."""
     import components.generating as generating
 
-    monkeypatch.setattr(generating, "_SERVICE", None)
+    monkeypatch.setitem(jobs._SERVICES, generating.SERVICE_NAME, service)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_service(monkeypatch):
+    """Each test its own generation service: no result or running job of another test; stopped afterwards."""
+    import components.generating as generating
+
+    service = GenerationService(generating.generate)
+    _use(monkeypatch, service)
+    yield
+    service.shutdown()
 
 
 @pytest.fixture
@@ -77,9 +89,9 @@ def _their_tokens(name: str, folder: Path, new_tokens: int) -> list[str]:
     return list(checkpoint.display_tokens([int(i) for i in ids]))
 
 
-@pytest.mark.parametrize(("name", "heads", "kv_heads", "d_k"), [("gpt2", 4, 4, 8), ("llama", 4, 2, 8)])
+@pytest.mark.parametrize(("name", "layers", "heads", "kv_heads", "d_k"), [("gpt2", 3, 4, 4, 8), ("llama", 2, 4, 2, 8)])
 def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_the_cache(
-    listed, name, heads, kv_heads, d_k
+    listed, name, layers, heads, kv_heads, d_k
 ):
     at = finished_page(weights="pretrained", checkpoint=name, tokens=PROMPT, generate="4")
     assert not at.error, [e.value for e in at.error]
@@ -106,6 +118,9 @@ def test_the_page_writes_what_the_checkpoint_writes_and_shows_each_step_against_
     assert len(cost) == 1 and len(cost[0].splitlines()) == 2 + 3  # header, rule, three lengths
     lengths = [int(line.split("|")[1].strip().replace(",", "")) for line in cost[0].splitlines()[2:]]
     assert lengths == [prompt_length + 4, 4 * (prompt_length + 4), 16 * (prompt_length + 4)]
+    numbers = 2 * layers * kv_heads * d_k  # K and V of every layer's K/V heads, per token
+    (price,) = [m.value for m in at.markdown if m.value.startswith("Without a cache")]
+    assert f"2 · {layers} · {kv_heads} · {d_k} = {numbers:,} numbers per token × 4 bytes (float32)" in price
 
 
 def test_generate_goes_from_the_link_to_its_control_and_back(listed):
@@ -154,9 +169,25 @@ def test_a_huge_generate_on_a_random_page_leaves_the_used_value_in_the_link():
     assert at.query_params["generate"] == str(GENERATE_MAX)  # the link says what the page used
 
 
+def test_the_panel_only_draws_its_controller_asks_and_times():
+    """The panel imports neither the page's cached engine calls nor the caches, and keeps no session key of its own:
+    components.generating starts, stops and times for it."""
+    import ast
+
+    import components.panels.generation as panel
+
+    tree = ast.parse(Path(panel.__file__).read_text(encoding="utf-8"))
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert not {"components.runner", "components.cache"} & modules and not {"runner", "cache"} & names
+    texts = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    assert not [text for text in texts if text.startswith("_gen")]
+
+
 # ---------------------------------------------------------------- the service
 def _made(config: AttentionConfig, steps: int, stopped: bool) -> Generation:
-    return Generation("c", 0, ("a",), (0,), ("x",) * steps, (0,) * steps, ("step",) * steps, 3, stopped, False, 4)  # type: ignore[arg-type]
+    return Generation("c", 0, ("a",), (0,), ("x",) * steps, (0,) * steps, ("step",) * steps, 3, stopped, False,  # type: ignore[arg-type]
+                      KVCacheSize(1, 1, 1))  # fmt: skip
 
 
 def test_the_service_runs_at_most_its_cap_keeps_results_and_stops_on_request():
@@ -230,12 +261,11 @@ def test_a_failed_generation_is_reported_not_raised():
 
 
 def test_the_page_says_a_generation_failed_and_offers_it_again(listed, monkeypatch):
-    import components.generating as generating
 
     def failing(config, new_tokens, stop, progress):
         raise RuntimeError("out of memory")
 
-    monkeypatch.setattr(generating, "_SERVICE", GenerationService(failing))
+    _use(monkeypatch, GenerationService(failing))
     at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate="3")
     deadline = time.monotonic() + 30
     while not at.error and time.monotonic() < deadline:
@@ -260,9 +290,9 @@ def test_stop_on_the_page_ends_the_generation_and_draws_the_steps_made(listed, m
                 held.set()
                 stop.wait(60)  # until the test has clicked Stop: the generation ends before its next step
 
-        return generating._generate(config, new_tokens, stop, step)
+        return generating.generate(config, new_tokens, stop, step)
 
-    monkeypatch.setattr(generating, "_SERVICE", GenerationService(held_after_two))
+    _use(monkeypatch, GenerationService(held_after_two))
     at = open_page(weights="pretrained", checkpoint="gpt2", tokens=PROMPT, generate=str(requested))
     assert held.wait(60)
     (stop,) = [b for b in at.button if b.key == "gen_stop"]
@@ -323,7 +353,7 @@ def test_a_token_is_labelled_visibly(token, shown):
 def _step(index: int, token: str, length: int, first_share: float = 0.5):
     """A real decoding step of a one-head layer over ``length`` cached keys, even weights, ``first_share`` on token 0
     in each of two layers."""
-    from mha.generation import DecodeStep
+    from mha.sources.checkpoint.generation import DecodeStep
 
     even = torch.full((1, length), 1.0 / length)  # (H, t)
     shares = torch.full((2,), first_share)  # (layers,)
@@ -335,7 +365,8 @@ def _made_of(lengths: tuple[int, ...], tokens: tuple[str, ...], first_share: flo
         _step(i, token, length, first_share) for i, (token, length) in enumerate(zip(tokens, lengths, strict=True))
     )
     prompt = ("a",) * lengths[0]
-    return Generation("c", 0, prompt, (0,) * len(prompt), tokens, (0,) * len(tokens), steps, 4, False, False, 4)
+    return Generation("c", 0, prompt, (0,) * len(prompt), tokens, (0,) * len(tokens), steps, 4, False, False,
+                      KVCacheSize(2, 1, 4))  # fmt: skip
 
 
 def _text_and_sinks_app(generation) -> None:  # a script of its own: no annotation from this module

@@ -31,10 +31,12 @@ import components.runner as runner
 import mha.config as config_module
 from components.i18n import t
 from components.safe_text import md_escape
+from mha import jobs
 from mha.config import PRETRAINED, ROPE_BASE, TRAINED, AttentionConfig, WeightSpec, weight_spec_of
 from mha.device import DeviceChoice
 from mha.memory import CPU, OutOfMemory, is_out_of_memory, megabytes, on_device_or_cpu
 from mha.sources import make_source
+from mha.sources.checkpoint.generation_service import GenerationService
 from mha.sources.pretrained import PretrainedSource
 from mha.training import service as service_module
 from mha.training.loop import train
@@ -163,7 +165,7 @@ def test_a_model_trained_on_the_cpu_after_an_out_of_memory_is_the_cpus_and_answe
         assert service.finished(asked) is found
         on_the_cpu = service.result(cpu, timeout=120)
         assert on_the_cpu.model is found.model and on_the_cpu.spec == cpu and on_the_cpu.history.out_of_memory is None
-        assert service.trainings_started == 1 and devices == [CUDA, CPU]
+        assert service.started == 1 and devices == [CUDA, CPU]
     finally:
         service.shutdown()
 
@@ -309,7 +311,7 @@ def test_a_generation_that_runs_out_of_memory_generates_on_the_cpu_and_says_so(l
             raise out_of_memory()
         return real_generate(self, config, new_tokens, stop, progress, device)
 
-    monkeypatch.setattr(generating, "_SERVICE", None)
+    monkeypatch.setitem(jobs._SERVICES, generating.SERVICE_NAME, GenerationService(generating.generate))
     monkeypatch.setattr(generating, "resolve_device", lambda choice: DeviceChoice(META))
     monkeypatch.setattr(PretrainedSource, "generate", generate)
     at = open_page({"weights": "pretrained", "checkpoint": "gpt2", "tokens": "the cat sat", "generate": "2"})
@@ -334,7 +336,7 @@ def test_a_training_that_runs_out_of_memory_trains_on_the_cpu_and_the_page_says_
     monkeypatch.setattr(config_module, "resolve_device", lambda choice: DeviceChoice(META))  # specs name "meta"
     monkeypatch.setattr(service_module, "train", short)
     service = TrainingService()
-    monkeypatch.setattr(service_module, "_SERVICE", service)
+    monkeypatch.setitem(jobs._SERVICES, service_module.SERVICE_NAME, service)
     st.cache_resource.clear()
     link = {"weights": "trained", "task": "previous", "d_model": "16", "num_heads": "2", "tokens": "3 1 4 1 5"}
     try:

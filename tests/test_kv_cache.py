@@ -6,8 +6,9 @@ import pytest
 import torch
 
 from mha import MultiHeadAttention
+from mha.counting import KVCacheSize, kv_cache_numbers
 from mha.experiments.decode_cost import step_calls, step_times
-from mha.kv_cache import KVCache, cache_bytes_per_token
+from mha.kv_cache import KVCache
 from mha.masks import causal_mask
 
 D_MODEL, HEADS, LENGTH = 16, 4, 7
@@ -105,15 +106,19 @@ def test_bytes_per_token_are_what_the_buffers_hold_per_position(dtype):
     cache = KVCache(batch, kv_heads, max_length, d_k, dtype=dtype)
     held = cache.k.numel() * cache.k.element_size() + cache.v.numel() * cache.v.element_size()
     assert cache.nbytes_per_token == held // max_length
+    size = KVCacheSize(1, kv_heads, d_k, dtype)
+    assert size.bytes_for(max_length) == held  # the buffers' bytes, every position filled
+    assert size.numbers_per_token == (cache.k.numel() + cache.v.numel()) // max_length
     layers = 5
-    assert cache_bytes_per_token(layers, kv_heads, d_k, cache.k.element_size()) == layers * held // max_length
+    assert KVCacheSize(layers, kv_heads, d_k, dtype).bytes_per_token == layers * held // max_length
 
 
 def test_grouped_query_attention_divides_the_cache_by_its_groups():
     """Qwen2.5-0.5B's sizes (bench/pretrained.py: 24 layers, 14 query / 2 K/V heads, d_k 64; bf16): 12 KiB against
     84 KiB."""
-    assert cache_bytes_per_token(24, 2, 64, 2) == 12 * 1024
-    assert cache_bytes_per_token(24, 14, 64, 2) == 84 * 1024
+    assert KVCacheSize(24, 2, 64, torch.bfloat16).bytes_per_token == 12 * 1024
+    assert KVCacheSize(24, 14, 64, torch.bfloat16).bytes_per_token == 84 * 1024
+    assert KVCacheSize(24, 2, 64).numbers_per_token == kv_cache_numbers(24, 2, 64) == 6 * 1024  # float32 by default
 
 
 def test_a_cache_for_a_layer_takes_its_heads_size_dtype_and_device():

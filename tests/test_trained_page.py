@@ -158,7 +158,7 @@ def test_two_sessions_opening_one_link_share_one_training(trainer):
     for at in (first, second):
         at.run()
         assert not at.exception and "**accuracy" in texts(at)
-    assert trainer.started == [SPEC] and service.trainings_started == 1
+    assert trainer.started == [SPEC] and service.started == 1
 
 
 def test_stop_stops_the_training_and_train_starts_it_again(trainer):

@@ -13,6 +13,7 @@ import torch
 from conftest import trained_spec
 from tolerances import FLOAT32
 
+from mha import jobs
 from mha.config import LIMITS, TRAINED, AttentionConfig, ConfigError
 from mha.pipeline import run_attention
 from mha.reference import compare_with_torch
@@ -121,7 +122,7 @@ def test_make_source_trains_through_the_shared_service(monkeypatch):
         calls.append(spec)
         return train(spec.task, spec.d_model, spec.num_heads, spec.seed, max_steps=2, device=spec.device or "cpu")
 
-    monkeypatch.setattr(service_module, "_SERVICE", TrainingService(trainer=short))
+    monkeypatch.setitem(jobs._SERVICES, service_module.SERVICE_NAME, TrainingService(trainer=short))
     spec = trained().weight_spec
     first, second = make_source(spec), make_source(spec)
     assert isinstance(first, TrainedSource) and first.trained is second.trained and calls == [spec]

@@ -71,7 +71,7 @@ def test_two_sessions_asking_for_one_model_share_one_training(gated):
     _wait(lambda: service.progress(first).step >= 3)
     trainer.gate(spec()).set()
     assert first.finished.wait(5)
-    assert trainer.started == [spec()] and service.trainings_started == 1
+    assert trainer.started == [spec()] and service.started == 1
     finished = service.request(spec(), "session-c")  # a third session gets the model itself
     assert isinstance(finished, TrainedModel) and finished.model == ("model", spec())
     assert service.finished(spec()) is finished and service.job(spec()) is None
@@ -136,7 +136,7 @@ def test_finished_models_are_kept_most_recent_first():
     service.result(spec(1))  # used: now the most recent
     service.result(spec(3))
     assert service.finished(spec(2)) is None and service.finished(spec(1)) is not None
-    assert service.trainings_started == 4
+    assert service.started == 4
 
 
 def test_threads_asking_for_the_same_model_at_once_train_it_once():
@@ -157,6 +157,6 @@ def test_threads_asking_for_the_same_model_at_once_train_it_once():
     for thread in threads:
         thread.join(180)
     assert len(results) == 4 and all(result is results[0] for result in results)
-    assert service.trainings_started == 1
+    assert service.started == 1
     reference, _ = train("previous", 16, 2, 0, max_steps=20)
     assert_same_training(results[0].model, reference)  # the shared model is the training's

@@ -103,12 +103,12 @@ MESSAGES: dict[str, dict[str, str]] = {
     "gen.cost": {
         "en": "Without a cache every step recomputes the keys and values of the whole text, O(t²) work per step "
         "for this layer's scores; with it a step computes one query row against the t cached keys, O(t). The price "
-        "is memory: 2 · layers · h_kv · d_k = 2 · {layers} · {kv} · {d_k} = {numbers} numbers per token × 4 bytes "
-        "(float32) = {bytes} per token; {total} for this text's {t} tokens. One step of this layer, timed here "
+        "is memory: 2 · layers · h_kv · d_k = 2 · {layers} · {kv} · {d_k} = {numbers} numbers per token × {itemsize} "
+        "bytes ({dtype}) = {bytes} per token; {total} for this text's {t} tokens. One step of this layer, timed here "
         "(its float32 copy on the CPU):",
         "zh": "没有缓存时，每一步都要重新计算整段文本的键和值，这一层的打分每步是 O(t²) 的工作量；有缓存时，每一步只用"
         "一行查询对 t 个缓存的键计算，O(t)。代价是内存：每个词元 2 · 层数 · h_kv · d_k = 2 · {layers} · {kv} · "
-        "{d_k} = {numbers} 个数 × 4 字节（float32）= 每个词元 {bytes}；这段文本的 {t} 个词元共 {total}。"
+        "{d_k} = {numbers} 个数 × {itemsize} 字节（{dtype}）= 每个词元 {bytes}；这段文本的 {t} 个词元共 {total}。"
         "这里实测的这一层的一步（它在 CPU 上的 float32 副本）：",
     },
     "gen.cost.t": {"en": "t (tokens so far)", "zh": "t（已有词元数）"},

@@ -7,7 +7,7 @@ At context length t a decoder needs the new token's output row. With a cache (:c
 holding the t - 1 earlier positions' keys and values) that is :meth:`~mha.module.MultiHeadAttention.forward_step`
 with n = 1: one row projected, one query row against t keys. Without one it recomputes the layer over all t
 positions under the causal mask and keeps the last row: t rows projected and a (t, t) score matrix. Both give the
-same row (:func:`step_calls`); the cache costs t · 2 · Hkv · Dh numbers of memory.
+same row (:func:`step_calls`); the cache costs t · 2 · Hkv · Dh numbers of memory (:class:`~mha.counting.KVCacheSize`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from mha.counting import KVCacheSize
 from mha.experiments.timing import time_calls
 from mha.kv_cache import KVCache
 from mha.masks import causal_mask
@@ -91,7 +92,6 @@ def step_times(model: MultiHeadAttention, lengths: Sequence[int], repeats: int) 
     for length in lengths:
         cached, recompute = step_calls(model, length)
         with_cache, without = time_calls([cached, recompute], repeats)
-        itemsize = model.W_k.weight.element_size()
-        cache_bytes = 2 * length * model.num_kv_heads * model.d_k * itemsize  # K and V: (1, Hkv, t, Dh) each
-        rows.append(StepTime(length, with_cache.median_s * 1e3, without.median_s * 1e3, cache_bytes))
+        cache = KVCacheSize(1, model.num_kv_heads, model.d_k, model.W_k.weight.dtype)  # this layer's cache
+        rows.append(StepTime(length, with_cache.median_s * 1e3, without.median_s * 1e3, cache.bytes_for(length)))
     return rows

@@ -1,4 +1,5 @@
-"""One training service per process: every finished model shared, each trained once, a few at a time.
+"""One training service per process (a :class:`~mha.jobs.JobService`): every finished model shared, each trained
+once, a few at a time.
 
 Sessions ask for a model by its :class:`~mha.config.WeightSpec`. A finished model is kept
 (the most recent :data:`CACHE_SIZE`) and handed to every session that asks; a session
@@ -6,7 +7,7 @@ asking for a model already in training joins that training instead of starting a
 at most ``LIMITS.train_concurrent`` trainings run at once and the others wait in line,
 first come first served, each knowing its place. A session may stop watching; a training
 nobody watches any more stops (a script waiting in :meth:`TrainingService.result` counts
-as a watcher until it has its model). Stopped and failed trainings keep nothing.
+as a watcher until it has its model). Stopped and failed trainings keep no model.
 
 Training is a pure function of the spec (see :mod:`mha.training.loop`), so which session
 triggers it, and when, does not change the weights. The spec names the accelerator it trains on (``device``; none:
@@ -19,16 +20,15 @@ CPU finds the same weights, its history without the out of memory).
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 
 from mha.config import LIMITS, TRAINED, WeightSpec
+from mha.jobs import Job, JobService, shared_service
 from mha.memory import on_device_or_cpu
 from mha.training.loop import TrainingHistory, TrainingStoppedError, train
 from mha.training.model import Model
@@ -36,6 +36,7 @@ from mha.training.tasks import task_layers
 
 __all__ = [
     "CACHE_SIZE",
+    "SERVICE_NAME",
     "Progress",
     "TrainedModel",
     "TrainingJob",
@@ -118,22 +119,19 @@ def trained_spec_of(spec: WeightSpec, history: TrainingHistory) -> WeightSpec:
     return spec
 
 
-@dataclass
-class TrainingJob:
-    """One training of one spec; the sessions that watch it share it."""
+@dataclass(eq=False)
+class TrainingJob(Job[WeightSpec, TrainedModel]):
+    """One training of one spec (its key); the sessions that watch it share it."""
 
-    spec: WeightSpec
     max_steps: int
-    watchers: set[str] = field(default_factory=set)
-    state: str = "queued"
     step: int = 0
     losses: list[float] = field(default_factory=list)
     accuracies: list[float] = field(default_factory=list)
-    error: str = ""
-    result: TrainedModel | None = None
-    finished: threading.Event = field(default_factory=threading.Event)
-    stop: threading.Event = field(default_factory=threading.Event)
-    thread: threading.Thread | None = None
+
+    @property
+    def spec(self) -> WeightSpec:
+        """The spec trained: the job's key."""
+        return self.key
 
     def record(self, step: int, loss: float, accuracy: float) -> None:
         """The trainer's per-step callback. A step not after the last one is a training begun again (on the CPU, after
@@ -146,8 +144,8 @@ class TrainingJob:
         self.step = step
 
 
-class TrainingService:
-    """Trains models for specs in background threads (see the module docstring).
+class TrainingService(JobService[WeightSpec, TrainedModel, TrainingJob]):
+    """Trains models for specs in background threads (see the module docstring and :mod:`mha.jobs`).
 
     Args:
         max_running: trainings at once (default ``LIMITS.train_concurrent``).
@@ -155,67 +153,24 @@ class TrainingService:
         trainer: what trains one spec (tests pass a slow or counting one).
     """
 
-    def __init__(self, max_running: int | None = None, cache_size: int = CACHE_SIZE, trainer: Trainer = train_spec):
-        self.max_running = LIMITS.train_concurrent if max_running is None else max_running
-        self.cache_size = cache_size
-        self._trainer = trainer
-        self._lock = threading.Condition()
-        self._finished: OrderedDict[WeightSpec, TrainedModel] = OrderedDict()
-        self._jobs: dict[WeightSpec, TrainingJob] = {}  # queued or running
-        self._line: list[TrainingJob] = []  # queued, first come first
-        self._running = 0
-        self.trainings_started = 0  # how many trainings began (tests: two sessions, one training)
+    stopped_errors = (TrainingStoppedError,)
 
-    # ---------------------------------------------------------------- asking
-    def finished(self, spec: WeightSpec) -> TrainedModel | None:
-        """The finished model for ``spec``, or ``None``."""
-        with self._lock:
-            found = self._finished.get(spec)
-            if found is not None:
-                self._finished.move_to_end(spec)
-            return found
+    def __init__(self, max_running: int | None = None, cache_size: int = CACHE_SIZE, trainer: Trainer = train_spec):
+        super().__init__(LIMITS.train_concurrent if max_running is None else max_running, cache_size)
+        self._trainer = trainer
 
     def request(self, spec: WeightSpec, watcher: str) -> TrainingJob | TrainedModel:
         """The finished model, or the training of ``spec`` (joined or started, in line) that ``watcher`` now watches."""
-        with self._lock:
-            found = self._finished.get(spec)
-            if found is not None:
-                self._finished.move_to_end(spec)
-                return found
-            job = self._jobs.get(spec)
-            if job is None or job.stop.is_set():  # a training being stopped is not joined: a new one starts
-                job = TrainingJob(spec, LIMITS.train_steps_max)
-                self._jobs[spec] = job
-                self._line.append(job)
-                job.thread = threading.Thread(target=self._run, args=(job,), name=f"train-{spec.task}", daemon=True)
-                job.thread.start()
-            job.watchers.add(watcher)
-            return job
-
-    def job(self, spec: WeightSpec) -> TrainingJob | None:
-        """The queued or running training of ``spec``, if any (one that is being stopped does not count)."""
-        with self._lock:
-            job = self._jobs.get(spec)
-            return None if job is None or job.stop.is_set() else job
+        found = self._request(spec, lambda: TrainingJob(spec, LIMITS.train_steps_max), watcher)
+        assert found is not None  # no limit on the trainings waiting
+        return found
 
     def progress(self, job: TrainingJob) -> Progress:
         """A copy of ``job``'s progress, with its place in line."""
         with self._lock:
-            place = self._line.index(job) + 1 if job in self._line else 0
             return Progress(
-                job.state, place, job.step, job.max_steps, tuple(job.losses), tuple(job.accuracies), job.error
+                job.state, self.place(job), job.step, job.max_steps, tuple(job.losses), tuple(job.accuracies), job.error
             )
-
-    def leave(self, job: TrainingJob, watcher: str) -> None:
-        """``watcher`` stops watching ``job``; with nobody left watching, the training stops."""
-        with self._lock:
-            job.watchers.discard(watcher)
-            if job.watchers or job.finished.is_set():
-                return
-            job.stop.set()
-            if job in self._line:  # never started: leave the line at once
-                self._line.remove(job)
-                self._end(job, "stopped")
 
     def result(self, spec: WeightSpec, timeout: float | None = None) -> TrainedModel:
         """The finished model for ``spec``, training it (or waiting for its training) first.
@@ -236,76 +191,28 @@ class TrainingService:
             raise RuntimeError(f"training {spec} {found.state}: {found.error}")
         return found.result
 
-    def shutdown(self, timeout: float = 10.0) -> None:
-        """Stop every training and wait for their threads (at exit: torch must not be torn down under them)."""
-        with self._lock:
-            jobs = list(self._jobs.values())
-            for job in jobs:
-                job.watchers.clear()
-                job.stop.set()
-                if job in self._line:
-                    self._line.remove(job)
-                    self._end(job, "stopped")
-        for job in jobs:
-            if job.thread is not None:
-                job.thread.join(timeout)
+    def _work(self, job: TrainingJob) -> TrainedModel:
+        model, history = self._trainer(job.key, job.record, job.stop.is_set)
+        return TrainedModel(trained_spec_of(job.key, history), model, history)
 
-    # ---------------------------------------------------------------- the worker
-    def _run(self, job: TrainingJob) -> None:
-        with self._lock:
-            while job.state == "queued" and (self._line[0] is not job or self._running >= self.max_running):
-                self._lock.wait()
-            if job.state != "queued":  # left the line before its turn
-                return
-            self._line.remove(job)
-            self._running += 1
-            job.state = "running"
-            self.trainings_started += 1
-            self._lock.notify_all()
-        try:
-            model, history = self._trainer(job.spec, job.record, job.stop.is_set)
-        except TrainingStoppedError:
-            self._finish(job, "stopped")
-        except Exception as error:  # a failed training is reported to its watchers, never raised in a thread
-            job.error = f"{type(error).__name__}: {error}"
-            self._finish(job, "failed")
-        else:
-            job.result = TrainedModel(trained_spec_of(job.spec, history), model, history)
-            self._finish(job, "done")
-
-    def _finish(self, job: TrainingJob, state: str) -> None:
-        with self._lock:
-            self._running -= 1
-            if job.result is not None:
-                kept = {job.spec: job.result}  # under the spec asked for; where it trained on the CPU instead, the
-                if job.result.spec != job.spec:  # CPU's spec too, for a page on the CPU (which ran out of nothing)
-                    history = dataclasses.replace(job.result.history, out_of_memory=None)
-                    kept[job.result.spec] = dataclasses.replace(job.result, history=history)
-                for spec, result in kept.items():
-                    self._finished[spec] = result
-                    self._finished.move_to_end(spec)
-                while len(self._finished) > self.cache_size:
-                    self._finished.popitem(last=False)
-            self._end(job, state)
-
-    def _end(self, job: TrainingJob, state: str) -> None:
-        """Close ``job`` (hold the lock): its state, out of the active jobs, its watchers woken."""
-        job.state = state
-        if self._jobs.get(job.spec) is job:
-            del self._jobs[job.spec]
-        job.finished.set()
-        self._lock.notify_all()
+    def _kept(self, job: TrainingJob) -> dict[WeightSpec, TrainedModel]:
+        """Under the spec asked for; where it trained on the CPU instead, under the CPU's spec too, for a page on the
+        CPU (which ran out of nothing)."""
+        result = job.result
+        if result is None:
+            return {}
+        kept = {job.key: result}
+        if result.spec != job.key:
+            kept[result.spec] = dataclasses.replace(
+                result, history=dataclasses.replace(result.history, out_of_memory=None)
+            )
+        return kept
 
 
-_SERVICE: TrainingService | None = None
-_SERVICE_LOCK = threading.Lock()
+#: The training service's name among the process's services (:func:`mha.jobs.shared_service`).
+SERVICE_NAME = "training"
 
 
 def training_service() -> TrainingService:
     """The process's training service (made on first use)."""
-    global _SERVICE
-    with _SERVICE_LOCK:
-        if _SERVICE is None:
-            _SERVICE = TrainingService()
-            atexit.register(_SERVICE.shutdown)
-        return _SERVICE
+    return shared_service(SERVICE_NAME, TrainingService)

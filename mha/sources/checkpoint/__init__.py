@@ -8,6 +8,8 @@
 * :mod:`.loader` -- loading, once per process, at most ``MAX_LOADED`` kept (least recently used first out);
 * :mod:`.notes` -- the notes a run shows about its tokens and its family;
 * :mod:`.check` -- our layer against the checkpoint's own attention weights and block output;
+* :mod:`.generation` -- a causal checkpoint's greedy generation, our layer following it through its KV cache;
+  :mod:`.generation_service` -- generations in the background (:mod:`mha.jobs`);
 * :mod:`.source` -- :class:`~mha.sources.checkpoint.source.PretrainedSource`, what the pipeline asks.
 
 What differs between architectures is its family's (:mod:`mha.sources.families`, found by ``config.json``'s

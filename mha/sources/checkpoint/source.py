@@ -6,7 +6,7 @@ points: :meth:`~PretrainedSource.prepare` (the page's run), :meth:`~PretrainedSo
 (a run on any image), :meth:`~PretrainedSource.attention_maps` and
 :meth:`~PretrainedSource.induction_maps` (every head of every layer, for the head finder and the head
 patterns), :meth:`~PretrainedSource.compare` (the check, :mod:`mha.sources.checkpoint.check`) and
-:meth:`~PretrainedSource.generate` (a causal checkpoint's greedy generation, :mod:`mha.generation`).
+:meth:`~PretrainedSource.generate` (a causal checkpoint's greedy generation, :mod:`.generation`).
 
 A causal checkpoint runs every layer under its causal mask: the source says so
 (``SourceInputs.causal``) and the pipeline runs the layer under the causal mask whatever the page's
@@ -19,18 +19,14 @@ runs as a "what if", and the check then says it does not apply.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import threading
+from collections.abc import Callable
 
 import torch
 from torch import Tensor
 
-if TYPE_CHECKING:
-    import threading
-    from collections.abc import Callable
-
 from mha.checkpoints import checkpoint_names
 from mha.config import LIMITS, PRETRAINED, AttentionConfig, ConfigError, WeightSpec
-from mha.generation import Generation, generate
 from mha.head_labels import induction_relation
 from mha.head_patterns import RepeatedSequence, repeated_sequence
 from mha.memory import CPU, megabytes
@@ -38,6 +34,7 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import IMAGE, SourceInputs
 from mha.sources.checkpoint import check
 from mha.sources.checkpoint.check import CheckpointCheck
+from mha.sources.checkpoint.generation import Generation, generate
 from mha.sources.checkpoint.image import ImageCheckpoint
 from mha.sources.checkpoint.loaded import Checkpoint, Encoded
 from mha.sources.checkpoint.loader import load_checkpoint
@@ -265,13 +262,13 @@ class PretrainedSource:
         device: torch.device = CPU,
     ) -> Generation:
         """Greedy generation of ``new_tokens`` tokens after ``config.tokens``, ``config.layer`` followed by our layer
-        (float32) and its own key/value cache (:func:`mha.generation.generate`), all on ``device``.
+        (float32) and its own key/value cache (:func:`~mha.sources.checkpoint.generation.generate`), all on ``device``.
 
         Args:
             config: its ``tokens`` (the prompt, cut by the checkpoint's tokenizer, with the tokenizer's prefix such
                 as a BOS or ``[CLS]`` but without its suffix: a GPT-2 with a BERT tokenizer goes on from the text's
                 last token, not from a ``[SEP]``) and ``layer``.
-            new_tokens: 1 .. :data:`mha.generation.GENERATE_MAX`.
+            new_tokens: 1 .. :data:`~mha.sources.checkpoint.generation.GENERATE_MAX`.
             stop: set from another thread, it ends the generation before its next step.
             progress: called ``progress(done, new_tokens)`` after each step.
             device: where the checkpoint and our layer run (the run's device).
