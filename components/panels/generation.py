@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import cache, frames, vega
+from components import cache, check_yourself, frames, vega
 from components.generating import generation_service
 from components.headings import heading
 from components.i18n import t
@@ -105,6 +105,7 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
             return
     parts.add(box, _summary)
     parts.add_fragment(box, lambda results: _steps(results.config))
+    check_yourself.render_generation(parts, box, lambda config: _shown(key_of(config, new_tokens())))
 
 
 def _request(key: GenerationKey, config: AttentionConfig) -> GenerationJob | None:
