@@ -75,7 +75,7 @@ _DRAWN = "_check_chart_drawn"  # session: step -> whether its chart was drawn in
 #: The steps whose chart holds a question's answer, and that question: the learner may answer before seeing it.
 PREDICTED = {"2": "check_2_top_key"}
 PREDICT_KEY = "predict_{step}"  # the per-step switch (off by default)
-_QID = re.compile(r"(1|1b|2|3|4|gen|model|trained|lab[1-9][0-9]?)\.[a-z_]{1,32}")
+_QID = re.compile(r"(1|1b|2|3|4|gen|model|lab[1-9][0-9]?)\.[a-z_]{1,32}")
 _MAX_LINK_IDS = 64
 
 

@@ -46,7 +46,9 @@ __all__ = [
     "relation_shares",
 ]
 
-#: The steps that ask, in page order ("model": trained or a checkpoint; "trained": the trained model's timeline).
+#: The parts that ask, in page order: the steps, "model" (trained weights or a checkpoint, drawn with step 2's) and
+#: "trained" (a model trained here, drawn beside its timeline; its questions are the model's: step "model" in their
+#: keys, ``check_model_<name>``).
 STEPS = ("1", "1b", "2", "model", "3", "4", "trained")
 MAX_ANSWER = 200  # characters; a longer answer is refused unread
 
@@ -541,7 +543,7 @@ def _relation_questions(run: AttentionRun) -> list[Question]:
     best = int(torch.argmax(head_shares).item())
     asked = [
         Question(
-            "trained",
+            "model",
             "relation_key",
             NUMBER,  # a position: a task's tokens are digits, which the token reader would take for positions
             "quiz.trained.relation_key",
@@ -564,7 +566,7 @@ def _relation_questions(run: AttentionRun) -> list[Question]:
     if name != "previous token" and run.num_heads > 1:
         asked.append(
             Question(
-                "trained",
+                "model",
                 "relation_head",
                 NUMBER,
                 "quiz.trained.relation_head",
@@ -584,7 +586,7 @@ def _faded_question(run: AttentionRun) -> Question | None:
     faded = [i for i, scored in enumerate(run.scored_rows.tolist()) if not scored]
     shown = ", ".join(map(str, faded[:12])) + (", …" if len(faded) > 12 else "")
     return Question(
-        "trained",
+        "model",
         "faded",
         CHOICE,
         "quiz.trained.faded",
@@ -602,7 +604,7 @@ def _prediction(run: AttentionRun) -> Question | None:
         if note.code in ("trained_digit", "trained_image"):
             predicted = int(note.params["predicted"])  # type: ignore[call-overload]
             return Question(
-                "trained",
+                "model",
                 "prediction",
                 NUMBER,
                 "quiz.trained.digit",
@@ -614,7 +616,7 @@ def _prediction(run: AttentionRun) -> Question | None:
         if note.code in ("trained_review_negative", "trained_review_positive"):
             label = note.code.removeprefix("trained_review_")
             return Question(
-                "trained",
+                "model",
                 "prediction",
                 CHOICE,
                 "quiz.trained.review",
@@ -634,7 +636,7 @@ def _cls_top(run: AttentionRun) -> Question:
     key = int(torch.argmax(weights[head, 0]).item())
     tokens = run.tokens
     return Question(
-        "trained",
+        "model",
         "cls_top",
         TOKEN,
         "quiz.trained.cls_top",
@@ -651,7 +653,7 @@ def _patches(run: AttentionRun) -> Question:
     patch = run.config.patch or 2
     side = DIGIT_SIZE // patch
     return Question(
-        "trained",
+        "model",
         "patches",
         NUMBER,
         "quiz.trained.patches",

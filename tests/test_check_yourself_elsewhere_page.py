@@ -62,20 +62,20 @@ def trained_page(lang: str) -> AppTest:
 
 def test_a_trained_page_asks_about_its_task_in_english(short_trainings):
     at = trained_page("en")
-    assert {"check_trained_relation_key", "check_trained_relation_head", "check_trained_faded"} <= check_keys(
-        at, "check_trained_"
+    assert {"check_model_relation_key", "check_model_relation_head", "check_model_faded"} <= check_keys(
+        at, "check_model_"
     )
-    label = at.text_input(key="check_trained_relation_key").label
+    label = at.text_input(key="check_model_relation_key").label
     assert "first token" in label and "row 4" in label  # 3 1 4 1 5: the last row's first token is key 0
-    at.text_input(key="check_trained_relation_key").input("3").run()
+    at.text_input(key="check_model_relation_key").input("3").run()
     (wrong,) = [v for v in verdicts(at) if v.startswith("✗")]
     assert wrong.endswith("key 0")
-    at.text_input(key="check_trained_relation_key").input("0").run()
+    at.text_input(key="check_model_relation_key").input("0").run()
     assert "✓ Right." in verdicts(at) and not [v for v in verdicts(at) if v.startswith("✗")]
-    at.radio(key="check_trained_faded").set_value(1).run()  # the loss never looked at row 0
+    at.radio(key="check_model_faded").set_value(1).run()  # the loss never looked at row 0
     assert verdicts(at).count("✓ Right.") == 2
     assert any("in all: 2 of" in c.value for c in at.caption)
-    at.text_input(key="check_trained_relation_head").input("first").run()
+    at.text_input(key="check_model_relation_head").input("first").run()
     assert any("could not read that as a number" in w.value.lower() for w in at.warning) and not at.exception
 
 
@@ -83,10 +83,10 @@ def test_a_trained_page_asks_in_chinese_with_no_english_left(short_trainings):
     at = trained_page("zh")
     use_language("zh")
     try:
-        assert "第一个词元" in at.text_input(key="check_trained_relation_key").label
-        at.text_input(key="check_trained_relation_key").input("2").run()
-        at.text_input(key="check_trained_relation_head").input("0").run()
-        at.radio(key="check_trained_faded").set_value(0).run()
+        assert "第一个词元" in at.text_input(key="check_model_relation_key").label
+        at.text_input(key="check_model_relation_key").input("2").run()
+        at.text_input(key="check_model_relation_head").input("0").run()
+        at.radio(key="check_model_faded").set_value(0).run()
     finally:
         use_language(None)
     assert [v for v in verdicts(at) if v.startswith("✗ 不对")]

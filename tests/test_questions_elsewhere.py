@@ -54,7 +54,7 @@ def listed(tiny_gpt2, tiny_llama, tiny_qwen2, tiny_checkpoint, monkeypatch):
 
 def _hf_attentions(name: str, tokens: str, new_tokens: int):
     """The checkpoint's own greedy generation with its attentions per step (transformers' ``generate``)."""
-    from mha.sources.checkpoint.loaded import load_checkpoint
+    from mha.sources.pretrained import load_checkpoint
 
     checkpoint = load_checkpoint(name)
     with torch.inference_mode():
@@ -72,8 +72,7 @@ def _hf_attentions(name: str, tokens: str, new_tokens: int):
     [("gpt2", 0, 3, PROMPT), ("gpt2", 1, 6, "a dog ran to the park"), ("llama", 0, 4, PROMPT), ("qwen2", 1, 2, PROMPT)],
 )
 def test_the_generations_answers_are_its_own(listed, name, layer, new, text):
-    from mha.sources.checkpoint.loaded import load_checkpoint
-    from mha.sources.pretrained import PretrainedSource
+    from mha.sources.pretrained import PretrainedSource, load_checkpoint
 
     config = AttentionConfig(weights="pretrained", checkpoint=name, tokens=text, layer=layer)
     run = run_attention(config)
