@@ -144,6 +144,7 @@ def reshape_questions(tokens: Sequence[str], d_model: int, num_heads: int) -> tu
             token,
             "quiz.worked.lab3.source",
             (
+                ("head", head),
                 ("flat", head * length),
                 ("h", num_heads),
                 ("piece", piece),
