@@ -12,8 +12,9 @@ A room (``room=CODE`` in a learner's link) receives each verdict (right or wrong
 the rest are refused before the store is touched. A teacher's slide ``step=room`` opens a room and shows its counts.
 
 The same machinery asks elsewhere: the generation panel's questions (:func:`render_generation`, built from the
-generation it shows, :mod:`mha.generation_questions`), a trained model's beside its timeline (:func:`render_run`)
-and a lab's (:func:`render_lab`, from the lab's own numbers, :mod:`mha.lab_questions`).
+generation it shows, :mod:`mha.generation_questions`), a model trained here (the part ``trained``, a box of its own
+after step 4's, above the model's timeline) and a lab's (:func:`render_lab`, from the lab's own numbers,
+:mod:`mha.lab_questions`).
 
 Predict, then see: where a step's chart holds a question's answer (:data:`PREDICTED`), a switch (off by default)
 hides the chart until that question is answered.
@@ -56,7 +57,6 @@ __all__ = [
     "render_generation",
     "render_lab",
     "render_room_slide",
-    "render_run",
 ]
 
 LINK_KEY = "checked"  # the link's list of question ids answered right
@@ -126,14 +126,6 @@ def render_generation(
     parts.add_fragment(box, lambda results: _questions((GEN,), results))
 
 
-def render_run(box: DeltaGenerator, run: AttentionRun, *steps: str, shown: bool = True) -> None:
-    """Draw the questions of ``steps`` on ``run`` in ``box`` now (a panel drawn in every full run, outside the
-    values' parts: the trained model's timeline); nothing where ``shown`` is false (a slide) or no step asks."""
-    if shown:
-        with box:
-            _run_questions(steps, run)
-
-
 def render_lab(lab: str, questions: Sequence[Question]) -> None:
     """Draw a lab's questions (built from the lab's own numbers, :mod:`mha.lab_questions`) as a fragment: an
     answer redraws only them. The lab's progress counts its own questions."""
@@ -189,17 +181,10 @@ def _generation_questions(results: Results) -> tuple[Question, ...]:
 def _questions(steps: tuple[str, ...], results: Results) -> None:
     run = results.run
     asked = [q for step in steps for q in (_generation_questions(results) if step == GEN else questions_of(step, run))]
-    if not asked:  # a part writes at least one element (a generation not shown yet)
+    if not asked:  # a part writes at least one element (a generation not shown yet, weights not trained here)
         st.empty()
         return
     _draw(asked, (*all_questions(run), *_generation_questions(results)), steps)
-
-
-@st.fragment
-def _run_questions(steps: tuple[str, ...], run: AttentionRun) -> None:
-    asked = [q for step in steps for q in questions_of(step, run)]
-    if asked:
-        _draw(asked, all_questions(run), steps)
 
 
 @st.fragment

@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from components import canvas, check_yourself, frames, heatmap, runner, vega
+from components import canvas, frames, heatmap, runner, vega
 from components.charts import PRESENTATION_FONT_SCALE, ChartText, scale_fonts
 from components.headings import heading
 from components.i18n import t
@@ -607,7 +607,6 @@ def render_timeline(run: AttentionRun, slide: bool = False) -> None:
         shown_mask = None if mask is None else mask.cpu()
         for layer, layer_weights in enumerate(weights):
             _draw_heads(box, layer_weights[0].cpu(), task, ids, layer, shown_mask)
-    check_yourself.render_run(st.container(), run, "trained", shown=not slide)
     box = st.container(border=True)
     heading(box, t("training.timeline"))
     # an image's words (the sample image, patches), a review's (a validation review, characters), or the sequences'
