@@ -203,9 +203,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "任务的规则“{relation}”：从第 {row} 行（{token}）出发，它指向哪个键？（写它的位置，0 .. {last}）",
     },
     "quiz.worked.relation_key": {
-        "en": "The rule points at {token}; head {head}, which reads that rule most, puts {weight} of the row's "
-        "weight there: key {index}",
-        "zh": "规则指向 {token}；最常读取这条规则的头 {head} 在那里放了这一行 {weight} 的权重：键 {index}",
+        "en": "The rule points at the token “{token}” in position {index}; head {head}, which reads the rule most, "
+        "puts {weight} of the row's weight there: key {index}",
+        "zh": "规则指向位置 {index} 上的词元“{token}”；最常读取这条规则的头 {head} 在那里放了这一行 {weight} 的权重："
+        "键 {index}",
     },
     "quiz.trained.relation_head": {
         "en": "On this trained model, which head of layer {layer} puts the most weight on “{relation}” (averaged "
