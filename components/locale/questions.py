@@ -162,9 +162,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "quiz.gen.top_key": {
         "en": "At the last step (step {step}), which of the t = {t} cached keys does head {head} weigh most? (its "
-        "index or its text; the step chart shows it)",
+        "index or its text; the step chart shows it with the slider on step {step})",
         "zh": "在最后一步（第 {step} 步），头 {head} 在 t = {t} 个缓存的键中权重最大的是哪个？（写序号或文字；"
-        "这一步的图可以看到）",
+        "滑块移到第 {step} 步时，这一步的图可以看到）",
     },
     "quiz.gen.cache_bytes": {
         "en": "How many bytes would the whole KV cache (every layer) take in bfloat16, 2 bytes a number, for this "
