@@ -11,6 +11,11 @@ A room (``room=CODE`` in a learner's link) receives each verdict (right or wrong
 :class:`mha.room_store.RoomStore`; a session sends at most :data:`FLOOD_ANSWERS` in :data:`FLOOD_SECONDS` seconds,
 the rest are refused before the store is touched. A teacher's slide ``step=room`` opens a room and shows its counts.
 
+The same machinery asks elsewhere: the generation panel's questions (:func:`render_generation`, built from the
+generation it shows, :mod:`mha.generation_questions`), a model trained here (the part ``trained``, a box of its own
+after step 4's, above the model's timeline) and a lab's (:func:`render_lab`, from the lab's own numbers,
+:mod:`mha.lab_questions`).
+
 Predict, then see: where a step's chart holds a question's answer (:data:`PREDICTED`), a switch (off by default)
 hides the chart until that question is answered.
 """
@@ -20,7 +25,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -31,9 +36,12 @@ from components.i18n import t
 from components.panels.parts import Results, ValueParts
 from components.safe_text import md_escape
 from components.url_state import changed_in_link, write_link
+from mha.config import AttentionConfig
+from mha.generation_questions import GEN, generation_questions
 from mha.pipeline import AttentionRun
-from mha.questions import CHOICE, MAX_ANSWER, Question, all_questions, is_right, questions_of, read_answer
+from mha.questions import CHOICE, MAX_ANSWER, Message, Question, all_questions, is_right, questions_of, read_answer
 from mha.room_store import RoomStore, default_path, is_code
+from mha.sources.checkpoint.generation import Generation
 
 __all__ = [
     "FLOOD_ANSWERS",
@@ -46,6 +54,8 @@ __all__ = [
     "chart_shown",
     "parse_checked",
     "render",
+    "render_generation",
+    "render_lab",
     "render_room_slide",
 ]
 
@@ -60,11 +70,12 @@ _SENDS = "_check_sends"  # session: times of the answers sent to the room (the f
 _SESSION = "_check_session"  # session: a random id, hashed again by the store
 _ROOM = "_check_room"  # session: (code, open) of the link's room
 _TEACHER_ROOM = "_check_teacher_room"  # session: the room a teacher's slide opened
+_GENERATION = "_check_generation"  # session: the generation panel's look-up of the generation it shows
 _DRAWN = "_check_chart_drawn"  # session: step -> whether its chart was drawn in the last run that drew it
 #: The steps whose chart holds a question's answer, and that question: the learner may answer before seeing it.
 PREDICTED = {"2": "check_2_top_key"}
 PREDICT_KEY = "predict_{step}"  # the per-step switch (off by default)
-_QID = re.compile(r"(1|1b|2|3|4|gen|model)\.[a-z_]{1,32}")
+_QID = re.compile(r"(1|1b|2|3|4|gen|model|lab[1-9][0-9]?)\.[a-z_]{1,32}")
 _MAX_LINK_IDS = 64
 
 
@@ -96,8 +107,29 @@ def _store() -> RoomStore:
 
 
 def render(parts: ValueParts, box: DeltaGenerator, *steps: str) -> None:
-    """Keep a place at the end of ``box`` for the questions of ``steps`` (e.g. ``"1", "1b"``), filled with the run."""
+    """Keep a place at the end of ``box`` for the questions of ``steps`` (e.g. ``"1", "1b"``), filled with the run.
+
+    Step 1's call comes first in a page's full run: it forgets the generation panel's look-up of the page before
+    (:func:`render_generation` sets this page's again)."""
+    if steps[0] == "1":
+        st.session_state.pop(_GENERATION, None)
     parts.add_fragment(box, lambda results: _questions(steps, results))
+
+
+def render_generation(
+    parts: ValueParts, box: DeltaGenerator, shown: Callable[[AttentionConfig], Generation | None]
+) -> None:
+    """Keep a place at the end of ``box`` for the generation panel's questions, built from ``shown(config)``: the
+    generation the panel shows for the page's config (``None``: none, and no question). The other steps' progress
+    counts them too."""
+    st.session_state[_GENERATION] = shown
+    parts.add_fragment(box, lambda results: _questions((GEN,), results))
+
+
+def render_lab(lab: str, questions: Sequence[Question]) -> None:
+    """Draw a lab's questions (built from the lab's own numbers, :mod:`mha.lab_questions`) as a fragment: an
+    answer redraws only them. The lab's progress counts its own questions."""
+    _lab_questions(lab, tuple(questions))
 
 
 def chart_shown(step: str) -> Callable[[], bool]:
@@ -138,13 +170,34 @@ def _right() -> dict[str, bool]:
     return right
 
 
+def _generation_questions(results: Results) -> tuple[Question, ...]:
+    """The generation panel's questions for ``results`` (none where the page shows no generation)."""
+    shown = st.session_state.get(_GENERATION)
+    generation = None if shown is None else shown(results.config)
+    return () if generation is None else generation_questions(generation, results.run)
+
+
 @st.fragment
 def _questions(steps: tuple[str, ...], results: Results) -> None:
     run = results.run
-    asked = [q for step in steps for q in questions_of(step, run)]
+    asked = [q for step in steps for q in (_generation_questions(results) if step == GEN else questions_of(step, run))]
+    if not asked:  # a part writes at least one element (a generation not shown yet, weights not trained here)
+        st.empty()
+        return
+    _draw(asked, (*all_questions(run), *_generation_questions(results)), steps)
+
+
+@st.fragment
+def _lab_questions(lab: str, questions: tuple[Question, ...]) -> None:
+    _draw(list(questions), questions, (lab,), intro="quiz.intro_lab")
+
+
+def _draw(asked: list[Question], every: Sequence[Question], steps: tuple[str, ...], intro: str = "quiz.intro") -> None:
+    """The questions ``asked`` in a box, their verdicts and the progress (this part's, and of ``every`` question
+    the page asks); the ids answered right written to the link."""
     right = _right()
     with st.container(border=True):
-        st.markdown(f"**{t('quiz.title')}** · {t('quiz.intro')}")
+        st.markdown(f"**{t('quiz.title')}** · {t(intro)}")
         if steps[0] == "1":
             _room_note()
         for step in steps:
@@ -152,7 +205,6 @@ def _questions(steps: tuple[str, ...], results: Results) -> None:
                 _predict_switch(step)
         for question in asked:
             _ask(question, right)
-        every = all_questions(run)
         st.caption(
             t(
                 "quiz.progress",
@@ -169,9 +221,17 @@ def _questions(steps: tuple[str, ...], results: Results) -> None:
             _follow_chart(step)
 
 
+def _words(params: tuple[tuple[str, object], ...]) -> dict[str, object]:
+    """A question's parameters for its message: a token escaped (it is the learner's text), a message key
+    (:class:`~mha.questions.Message`) translated."""
+    return {
+        name: md_escape(value) if name == "token" else t(value) if isinstance(value, Message) else value
+        for name, value in params
+    }
+
+
 def _label(question: Question) -> str:
-    params = {name: md_escape(value) if name == "token" else value for name, value in question.params}
-    return t(question.prompt, **params)
+    return t(question.prompt, **_words(question.params))
 
 
 def _ask(question: Question, right: dict[str, bool]) -> None:
@@ -199,8 +259,7 @@ def _ask(question: Question, right: dict[str, bool]) -> None:
     if verdict:
         st.success(t("quiz.right"))
     else:
-        worked = {name: md_escape(value) if name == "token" else value for name, value in question.worked_params}
-        st.error(t("quiz.wrong", worked=t(question.worked, **worked)))
+        st.error(t("quiz.wrong", worked=t(question.worked, **_words(question.worked_params))))
     _send(question.qid, verdict)
 
 

@@ -19,18 +19,23 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.config import LIMITS, PRETRAINED, RANDOM
+from mha.config import LIMITS, PRETRAINED, RANDOM, TRAINED
 from mha.counting import count_parameters, kv_cache_numbers
+from mha.head_labels import positional_relations, shares
 from mha.module import MultiHeadAttention, check_sizes
 from mha.pipeline import AttentionRun
 from mha.score_scale import score_spread
 from mha.sources import source_sizes
 from mha.sources.base import IMAGE
+from mha.text.reviews import LABELS
 from mha.tokens import shown_token
+from mha.training.tasks import SYMBOLS, make_task
+from mha.vision.samples import DIGIT_SIZE
 
 __all__ = [
     "MAX_ANSWER",
     "STEPS",
+    "Message",
     "Question",
     "Reading",
     "all_questions",
@@ -38,13 +43,23 @@ __all__ = [
     "previous_token_shares",
     "questions_of",
     "read_answer",
+    "relation_shares",
 ]
 
-STEPS = ("1", "1b", "2", "model", "3", "4")  # the steps that ask, in page order ("model": trained or a checkpoint)
+#: The parts that ask, in page order: the steps, "model" (trained weights or a checkpoint, drawn with step 2's) and
+#: "trained" (a model trained here, drawn beside its timeline; its questions are the model's: step "model" in their
+#: keys, ``check_model_<name>``).
+STEPS = ("1", "1b", "2", "model", "3", "4", "trained")
 MAX_ANSWER = 200  # characters; a longer answer is refused unread
 
 SHAPE, NUMBER, TOKEN, CHOICE = "shape", "number", "token", "choice"
 Params = tuple[tuple[str, object], ...]
+
+
+class Message(str):
+    """A question's parameter that is itself a message key (a relation's name, a class): the page translates it."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -463,7 +478,222 @@ def _kv_cache_bytes(run: AttentionRun) -> Question:
     )
 
 
-_BUILDERS = {"1": _step1, "1b": _step1b, "2": _step2, "3": _step3, "4": _step4, "model": _model}
+#: The relation a trained text task's question is about: the one it adds to the previous token where it has one.
+_TASK_RELATION = {
+    "previous": "previous token",
+    "previous_and_first": "first token",
+    "previous_and_last_digit": "last digit",
+    "induction": "induction",
+}
+
+
+def relation_shares(run: AttentionRun, relation: torch.Tensor) -> torch.Tensor:
+    """(H,) each head's mean weight on ``relation``'s cells ((L, L) bool), over the rows the heads' labels count:
+    a row with at least two keys to choose from that the training loss looked at and where the relation points."""
+    weights = run.trace.attend.weights[0]  # (H, L, L)
+    length = weights.size(-1)
+    keep = torch.ones(length, length, dtype=torch.bool, device=weights.device)  # (L, L)
+    if run.mask is not None:  # broadcastable to (1, H, L, L): every head's cells a row may read
+        keep = keep & run.mask.to(weights.device).reshape(-1, *run.mask.shape[-2:]).all(dim=0)  # (L, L)
+    rows = keep.sum(dim=-1) >= 2  # (L,)
+    if run.scored_rows is not None:
+        rows = rows & run.scored_rows.to(rows.device)
+    return shares(weights, relation.to(weights.device), rows)  # (H,)
+
+
+def _task_relation(run: AttentionRun) -> tuple[str, torch.Tensor] | None:
+    """The trained text task's relation (name, (L, L) bool cells) on the run's tokens, or ``None`` (unscramble, the
+    reviews, the digits; a relation that points nowhere on these tokens in this layer)."""
+    task_name = run.config.task or ""
+    name = _TASK_RELATION.get(task_name)
+    if task_name == "induction" and run.layer < run.num_layers - 1:  # layer 0 copies each token's previous one
+        name = "previous token"
+    if name is None or not all(token in SYMBOLS for token in run.tokens):
+        return None
+    length = len(run.tokens)
+    if name in ("previous token", "first token"):
+        cells = positional_relations(length, "cpu")[name]  # (L, L)
+    else:
+        task = make_task(task_name)
+        ids = torch.tensor([SYMBOLS.index(token) for token in run.tokens], device="cpu")  # (L,)
+        found = task.relations(ids, run.layer).get(name)
+        if found is None:
+            return None
+        cells = found.cpu()  # (L, L)
+    return (name, cells) if bool(cells.any()) else None
+
+
+def _relation_questions(run: AttentionRun) -> list[Question]:
+    """Which key the task's relation points at from the last row where it points (and the loss looks), and which
+    head puts the most weight on that relation (asked where it is not the previous token: the model's step asks)."""
+    found = _task_relation(run)
+    if found is None:
+        return []
+    name, cells = found
+    length = len(run.tokens)
+    scored = torch.ones(length, dtype=torch.bool, device="cpu") if run.scored_rows is None else run.scored_rows.cpu()
+    rows = [i for i in range(cells.size(0)) if bool(cells[i].any()) and bool(scored[i])]
+    if not rows:
+        return []
+    row = rows[-1]
+    key = int(torch.nonzero(cells[row])[0])
+    tokens = run.tokens
+    weights = run.trace.attend.weights[0]  # (H, L, L)
+    head_shares = relation_shares(run, cells)  # (H,)
+    best = int(torch.argmax(head_shares).item())
+    asked = [
+        Question(
+            "model",
+            "relation_key",
+            NUMBER,  # a position: a task's tokens are digits, which the token reader would take for positions
+            "quiz.trained.relation_key",
+            (
+                ("relation", Message(f"label.{name}")),
+                ("row", row),
+                ("token", shown_token(tokens[row])),
+                ("last", length - 1),
+            ),
+            key,
+            "quiz.worked.relation_key",
+            (
+                ("index", key),
+                ("token", shown_token(tokens[key])),
+                ("head", best),
+                ("weight", f"{float(weights[best, row, key]):.4f}"),
+            ),
+        )
+    ]
+    if name != "previous token" and run.num_heads > 1:
+        asked.append(
+            Question(
+                "model",
+                "relation_head",
+                NUMBER,
+                "quiz.trained.relation_head",
+                (("relation", Message(f"label.{name}")), ("layer", run.layer)),
+                best,
+                "quiz.worked.relation_head",
+                (("share", f"{float(head_shares[best]):.3f}"), ("head", best)),
+            )
+        )
+    return asked
+
+
+def _faded_question(run: AttentionRun) -> Question | None:
+    """Why some rows are faded on the trained model's charts: the rows the loss never looked at (where there are)."""
+    if run.scored_rows is None or bool(run.scored_rows.all()):
+        return None
+    faded = [i for i, scored in enumerate(run.scored_rows.tolist()) if not scored]
+    shown = ", ".join(map(str, faded[:12])) + (", …" if len(faded) > 12 else "")
+    return Question(
+        "model",
+        "faded",
+        CHOICE,
+        "quiz.trained.faded",
+        (),
+        1,
+        "quiz.worked.faded",
+        (("rows", shown), ("count", len(faded))),
+        choices=("quiz.trained.faded.mask", "quiz.trained.faded.loss", "quiz.trained.faded.pad"),
+    )
+
+
+def _prediction(run: AttentionRun) -> Question | None:
+    """What the model reads the image or the review as: the page's own note of the model's forward."""
+    for note in run.notes:
+        if note.code in ("trained_digit", "trained_image"):
+            predicted = int(note.params["predicted"])  # type: ignore[call-overload]
+            return Question(
+                "model",
+                "prediction",
+                NUMBER,
+                "quiz.trained.digit",
+                (),
+                predicted,
+                "quiz.worked.digit",
+                (("percent", note.params["percent"]), ("digit", predicted)),
+            )
+        if note.code in ("trained_review_negative", "trained_review_positive"):
+            label = note.code.removeprefix("trained_review_")
+            return Question(
+                "model",
+                "prediction",
+                CHOICE,
+                "quiz.trained.review",
+                (),
+                LABELS.index(label),
+                "quiz.worked.review",
+                (("percent", note.params["percent"]), ("label", Message(f"quiz.trained.review.{label}"))),
+                choices=tuple(f"quiz.trained.review.{name}" for name in LABELS),
+            )
+    return None
+
+
+def _cls_top(run: AttentionRun) -> Question:
+    """Which token [CLS]'s row weighs most in the last head: what the readout of a review or a digit reads."""
+    weights = run.trace.attend.weights[0]  # (H, L, L)
+    head = run.num_heads - 1
+    key = int(torch.argmax(weights[head, 0]).item())
+    tokens = run.tokens
+    return Question(
+        "model",
+        "cls_top",
+        TOKEN,
+        "quiz.trained.cls_top",
+        (("head", head), ("token", shown_token(tokens[0]))),
+        key,
+        "quiz.worked.top_key",
+        (("index", key), ("token", shown_token(tokens[key])), ("weight", f"{float(weights[head, 0, key]):.4f}")),
+        tokens=tokens,
+    )
+
+
+def _patches(run: AttentionRun) -> Question:
+    """How many tokens a digit's layer reads: [CLS] and the patches of the 8 × 8 image."""
+    patch = run.config.patch or 2
+    side = DIGIT_SIZE // patch
+    return Question(
+        "model",
+        "patches",
+        NUMBER,
+        "quiz.trained.patches",
+        (("size", DIGIT_SIZE), ("patch", patch)),
+        len(run.tokens),
+        "quiz.worked.formula",
+        (("text", f"1 + ({DIGIT_SIZE} / {patch})² = 1 + {side}² = {len(run.tokens)}"),),
+    )
+
+
+def _trained(run: AttentionRun) -> list[Question]:
+    """Questions on a model trained here, from its own weights on the learner's input: the task's relation (which
+    key it points at, which head reads it), the prediction a review or a digit gets, what [CLS] reads in the last
+    layer, a digit's tokens, and why some rows are faded."""
+    if run.source_kind != TRAINED:
+        return []
+    prediction = _prediction(run)
+    if prediction is None:
+        asked = _relation_questions(run)
+    else:
+        asked = [prediction]
+        if run.layer == run.num_layers - 1:  # the readout reads [CLS]'s output of the last layer
+            asked.append(_cls_top(run))
+    if run.config.task == "digits":
+        asked.append(_patches(run))
+    faded = _faded_question(run)
+    if faded is not None:
+        asked.append(faded)
+    return asked
+
+
+_BUILDERS = {
+    "1": _step1,
+    "1b": _step1b,
+    "2": _step2,
+    "3": _step3,
+    "4": _step4,
+    "model": _model,
+    "trained": _trained,
+}
 
 
 def questions_of(step: str, run: AttentionRun) -> tuple[Question, ...]:

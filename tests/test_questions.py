@@ -33,7 +33,13 @@ CONFIGS = [
 ]
 
 #: The right option of each multiple choice, by the last part of its message key.
-RIGHT_OPTIONS = {"why_mask": "future", "why_scale": "spread", "rope_what": "qk", "why_contiguous": "view"}
+RIGHT_OPTIONS = {
+    "why_mask": "future",
+    "why_scale": "spread",
+    "rope_what": "qk",
+    "why_contiguous": "view",
+    "faded": "loss",
+}
 
 
 def _by_key(run) -> dict[str, Question]:

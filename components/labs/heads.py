@@ -6,11 +6,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import cache
+from components import cache, check_yourself
 from components.i18n import t
 from components.labs.charts import Titles, attention_panels, dot_chart
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.heads import SWEEP_HEAD_COUNTS, head_sweep
+from mha.lab_questions import heads_questions
 from mha.tokens import token_labels
 
 __all__ = ["render", "sweep_frames"]
@@ -77,6 +78,8 @@ def render() -> None:
     )
     st.dataframe(table, hide_index=True)
     st.caption(t("lab.heads.table_caption", d=d_model, params=int(summary["formula"].iloc[0])))
+    counts = [summary[column].astype(int).tolist() for column in ("h", "params", "maps")]
+    check_yourself.render_lab("lab2", heads_questions(int(d_model), len(tokens), *counts))
 
     labels = token_labels(tokens)
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))

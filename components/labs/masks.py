@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
-from components import cache
+from components import cache, check_yourself
 from components.i18n import t
 from components.labs import mixed_causal
 from components.labs.charts import Grid, Titles, attention_panels, mask_grid, matrix_frame
@@ -26,6 +26,7 @@ from mha.experiments.mask_translate import (
     run_mask_forms,
     second_tutorial_causal,
 )
+from mha.lab_questions import masks_questions
 from mha.sources.seeded import build_model
 from mha.tokens import token_labels
 
@@ -164,6 +165,7 @@ def render() -> None:
     else:
         st.info(t("lab.masks.no_empty_rows"))
     st.caption(t("lab.masks.runs_caption"))
+    check_yourself.render_lab("lab4", masks_questions(tokens, torch.tensor(keep, device="cpu")))
 
     st.subheader(t("lab.masks.weights_title"))
     weights = _our_weights(tuple(tokens), keep.tobytes(), len(tokens), int(seed))

@@ -6,12 +6,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import cache
+from components import cache, check_yourself
 from components.i18n import t
 from components.labs.charts import Grid, Titles, heatmap, matrix_frame, source_grid
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from mha.experiments.inputs import token_inputs
 from mha.experiments.reshape import compare_reshapes, head_sources
+from mha.lab_questions import reshape_questions
 from mha.sources.seeded import build_model
 from mha.tokens import token_labels
 
@@ -89,6 +90,7 @@ def render() -> None:
     grid = Grid(positions, head_names, cell=min(130, 760 // int(num_heads)))
     show_chart(source_grid(frame, titles, grid, token_labels(tokens)))
     st.caption(t("lab.reshape.sources_caption") + " " + t("lab.common.heads_from_zero"))
+    check_yourself.render_lab("lab3", reshape_questions(tokens, int(d_model), int(num_heads)))
 
     st.subheader(t("lab.reshape.weights_title_bug" if bug else "lab.reshape.weights_title_ok"))
     weights: np.ndarray = result["wrong" if bug else "correct"]  # (H, L, L)

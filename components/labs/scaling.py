@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import cache
+from components import cache, check_yourself
 from components.i18n import t
 from components.labs.charts import SERIES_COLORS, Series, Size, Titles, attention_panels, line_chart
 from components.labs.common import lab_header, show_chart, token_input
 from mha.experiments.scaling import D_K_VALUES, SCALING_MODES, example_weights, scaling_stats
+from mha.lab_questions import scaling_questions
 from mha.tokens import token_labels
 
 __all__ = ["render", "stats_frame"]
@@ -115,6 +116,17 @@ def render() -> None:
     ]
     show_chart(alt.hconcat(variance_chart, *softmax_charts).resolve_scale(color="independent"))
     st.caption(t("lab.scaling.colors_caption"))
+    at_d_k = frame[frame["d_k"] == d_k].set_index("mode")
+    check_yourself.render_lab(
+        "lab1",
+        scaling_questions(
+            int(d_k),
+            mode,
+            float(temperature),
+            float(chosen.variance_raw),
+            {each: float(at_d_k.loc[each, "max_weight"]) for each in ("scaled", "unscaled")},
+        ),
+    )
 
     st.subheader(t("lab.scaling.example_title", d_k=d_k))
     tokens = token_input(t("lab.common.text"), DEFAULT_TEXT, "scaling_text", MAX_TOKENS)

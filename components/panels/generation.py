@@ -20,7 +20,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import frames, generating, vega
+from components import check_yourself, frames, generating, vega
 from components.generating import GENERATE_KEY, link_asks_to_generate, new_tokens
 from components.headings import heading
 from components.i18n import t
@@ -87,6 +87,7 @@ def render(parts: ValueParts, run: AttentionRun, generates: bool) -> None:
         return
     parts.add(box, _summary)
     parts.add_fragment(box, _steps)
+    check_yourself.render_generation(parts, box, lambda config: generating.shown(config, new_tokens()))
 
 
 @st.fragment(run_every=POLL_S)

@@ -40,6 +40,7 @@ def render(parts: ValueParts, slide: bool = False) -> None:
         explain(box, 4, _facts, parts, slide, what=_what)
         parts.add(box, _values)
         check_yourself.render(parts, box, "4")
+        check_yourself.render(parts, box, "trained")  # a model trained here: its own questions, above its timeline
     finish(box, 4, slide)
 
 
