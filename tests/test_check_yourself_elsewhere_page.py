@@ -168,8 +168,9 @@ def test_the_labs_questions_read_in_chinese(page):
 @pytest.fixture
 def listed(tiny_gpt2, tiny_llama, tiny_checkpoint, monkeypatch):
     import components.generating as generating
+    from mha import jobs
 
-    monkeypatch.setattr(generating, "_SERVICE", None)  # a service of this test's own
+    monkeypatch.delitem(jobs._SERVICES, generating.SERVICE_NAME, raising=False)  # a service of this test's own
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"gpt2={tiny_gpt2},llama={tiny_llama},tiny={tiny_checkpoint}")
     return {"gpt2": tiny_gpt2, "llama": tiny_llama}
 
