@@ -2,10 +2,14 @@
 
 A session with no browser behind it runs the page whole on every change (AppTest's tree after a fragment-only run
 holds only what that run sent); here the session answers that a browser is behind it
-(``live_controls.browser_behind``), so a live change takes the path a learner's browser takes: the values' fragment
-alone for a run setting (the seed), the controls' and the values' for a size. What those runs send must be what a
-full run of the new values draws, and nothing of the page around them. Chromium takes the same path in
-``tests/test_browser_seed.py`` and ``tests/test_browser_controls.py``.
+(``live_controls.browser_behind``), so a change of a size, the mask or the text takes the path a learner's browser
+takes: its callback asks for the controls' and the values' fragments alone, which fill the page's parts. What that
+run sends must be what a full run of the new values draws, and nothing of the page around them.
+
+AppTest sends a widget's change as a run of the whole script (it names no fragment), so a run setting's own path
+(the seed: the values' fragment alone, rerun by the browser) is Chromium's to take: ``tests/test_browser_seed.py``
+(the page updated in place, fewer messages than a full run, the same page as a fresh link) and
+``tests/test_browser_controls.py``.
 """
 
 from __future__ import annotations
@@ -42,20 +46,25 @@ def _sent_only_the_values(at: AppTest) -> None:
     assert t("page.intro") not in [element.value for element in at.markdown]
 
 
-@pytest.mark.parametrize(
-    ("key", "value", "params"),
-    [("seed", 7, {"seed": "7"}), ("d_model", 128, {"d_model": "128"})],
-    ids=["a run setting: the values' fragment", "a size: the controls' and the values' fragments"],
-)
-def test_a_live_change_sends_the_values_of_a_full_run_and_nothing_else(browser_behind, key, value, params):
+CHANGES = {
+    "d_model": lambda at: at.number_input(key="d_model").set_value(128),
+    "num_heads": lambda at: at.number_input(key="num_heads").set_value(2),
+    "tokens": lambda at: at.text_area(key="tokens").set_value("a dog ran home"),
+}
+LINKS = {"d_model": {"d_model": "128"}, "num_heads": {"num_heads": "2"}, "tokens": {"tokens": "a dog ran home"}}
+
+
+@pytest.mark.parametrize("key", CHANGES)
+def test_a_live_change_sends_the_values_of_a_full_run_and_nothing_else(browser_behind, key):
     at = _open(SMALL)
     assert t("step1.title") in headings(at, 3)  # the first run is the whole page
-    at.number_input(key=key).set_value(value).run()
+    CHANGES[key](at).run()
     _sent_only_the_values(at)
-    fresh = _open({**SMALL, **params})  # the same values opened from a link: a full run
+    fresh = _open({**SMALL, **LINKS[key]})  # the same values opened from a link: a full run
     assert_same_charts(heatmaps(at, payload=True), heatmaps(fresh, payload=True))
     assert_same_charts([glance_heatmap(at)], [glance_heatmap(fresh)])
-    assert at.query_params[key] == [str(value)]  # the values' fragment wrote the link
+    for name, value in LINKS[key].items():
+        assert at.query_params[name] == value  # the values' fragment wrote the link
 
 
 def test_without_a_browser_behind_it_a_session_runs_the_page_whole():
