@@ -112,6 +112,13 @@ def _slide_row() -> DeltaGenerator:
     return st.container(horizontal=True, vertical_alignment="center", gap="medium")
 
 
+def _color_scale() -> str:
+    """How the page colours attention weights: the link's or the learner's choice (a widget above step 1; on a
+    slide beside step 2's chart), read before the control is drawn in this run."""
+    scale = st.session_state.get("color_scale")
+    return str(scale) if scale in COLOR_SCALES else COLOR_SCALES[0]
+
+
 def _step1(page: Page) -> None:
     """Step 1, under the head picker; on the page the weights' colour scale too (step 2's and the grid's)."""
     if page.slide:
@@ -130,7 +137,7 @@ def _step2(page: Page) -> None:
         with row:
             scale = select_color_scale(hidden="color_scale" in page.hidden, inline=True)
     else:
-        scale = str(st.session_state.get("color_scale", COLOR_SCALES[0]))  # chosen above step 1 in this run
+        scale = _color_scale()  # chosen above step 1
     step2.render(page.parts, scale, slide=page.slide)
 
 
@@ -153,7 +160,7 @@ HEADS = Slide("heads", "teacher.slide.heads", weights=(PRETRAINED,))
 
 #: The page's sections, in page order.
 SECTIONS: tuple[Section, ...] = (
-    Section("glance", lambda page: glance.render(page.parts)),
+    Section("glance", lambda page: glance.render(page.parts, _color_scale())),
     Section("model", _model, MODEL),
     Section("step1", _step1, Slide("1", "teacher.step_of")),
     Section("step2", _step2, Slide("2", "teacher.step_of")),

@@ -44,7 +44,7 @@ def test_the_default_page_shows_every_heads_weights_as_step_two_computes_them():
         sums = panel.values.astype(np.float64).sum(axis=1)  # softmax rows, each value rounded to four decimals
         assert np.abs(sums - 1).max() <= SHOWN_ATOL * panel.values.shape[1]
     assert shown.square and not shown.axes and shown.columns == heads  # one row of small squares
-    assert shown.scales[0].low == 0.0 and shown.scales[0].high == 1.0  # the fixed scale, whatever step 2's
+    assert (shown.scales[0].low, shown.scales[0].high) == (0.0, 1.0)  # the page's default: the fixed 0-1 scale
     assert t("glance.caption", heads=heads) in _captions(at)
 
 
@@ -69,6 +69,17 @@ def test_zh_words_and_a_sentence_too_long_to_draw_small():
         f"{t('chart.head', lang='zh')} {h}" for h in range(4)
     ]
     assert t("glance.caption", lang="zh", heads=4) in _captions(at)
+
+
+def test_the_glance_stretches_its_colours_with_the_pages_colour_scale():
+    at = _open(d_model="64", num_heads="4", color_scale="stretch")
+    shown = glance_heatmap(at)
+    values = np.stack([panel.values for panel in shown.panels])  # (h, L, L) as sent
+    scale = shown.scales[0]
+    assert scale.low == pytest.approx(values.min(), abs=SHOWN_ATOL) and scale.high == pytest.approx(
+        values.max(), abs=SHOWN_ATOL
+    )
+    assert scale.high < 1.0  # random weights: far from the fixed scale's top
 
 
 @pytest.mark.parametrize("predicting", [False, True])

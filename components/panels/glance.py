@@ -22,14 +22,15 @@ MAX_TOKENS = SIDE_PX // 2  # beyond, a cell would be thinner than 2 px: a line p
 KEY = "heatmap_glance"  # the chart's element key: a rerun redraws the same canvas
 
 
-def render(parts: ValueParts) -> None:
-    """Keep the glance's place on the page; ``parts`` draws it for each run."""
-    parts.add(st, _glance)
+def render(parts: ValueParts, color_scale: str = "fixed") -> None:
+    """Keep the glance's place on the page; ``parts`` draws it for each run, coloured as the page colours the
+    weights (``color_scale``: one of :data:`components.heatmap.COLOR_SCALES`)."""
+    parts.add(st, lambda results: _glance(results, color_scale))
 
 
-def _glance(results: Results) -> None:
-    """One line saying what the squares are, then the first heads' weights side by side on the fixed 0-1 scale; a
-    line pointing to step 2 where the sentence is too long to draw small, or while the learner predicts step 2."""
+def _glance(results: Results, color_scale: str) -> None:
+    """One line saying what the squares are, then the first heads' weights side by side; a line pointing to step 2
+    where the sentence is too long to draw small, or while the learner predicts step 2."""
     run = results.run
     length = len(run.tokens)
     if length > MAX_TOKENS:
@@ -41,12 +42,13 @@ def _glance(results: Results) -> None:
     shown = min(run.num_heads, HEADS)
     which = "glance.caption" if shown == run.num_heads else "glance.caption_some"
     st.caption(t(which, heads=run.num_heads, last=shown - 1))
-    canvas.draw(None, glance_figure(run), key=KEY)
+    canvas.draw(None, glance_figure(run, color_scale), key=KEY)
 
 
-def glance_figure(run: AttentionRun) -> heatmap.Figure:
-    """The first :data:`HEADS` heads' (L, L) softmax weights as small multiples on the fixed 0-1 scale, titled by head
-    (masked cells grey, rows no loss looked at faded; the tooltip names each cell's tokens)."""
+def glance_figure(run: AttentionRun, color_scale: str = "fixed") -> heatmap.Figure:
+    """The first :data:`HEADS` heads' (L, L) softmax weights as small multiples titled by head, on the fixed 0-1
+    scale or (``stretch``) one from the smallest to the largest weight shown (masked cells grey, rows no loss looked
+    at faded; the tooltip names each cell's tokens)."""
     shown = min(run.num_heads, HEADS)
     return heatmap.grid_figure(
         run.trace.attend.weights[0, :shown],  # (h, Lq, Lk) of the first heads
@@ -54,6 +56,7 @@ def glance_figure(run: AttentionRun) -> heatmap.Figure:
         "weights",
         frames.token_labels(run.tokens),
         chart_text(),
+        color_scale,
         columns=shown,
         size_px=SIDE_PX,
         faded_rows=unscored(run),
