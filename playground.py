@@ -1,11 +1,11 @@
 """Attention Playground: every step of multi-head attention, live.
 
 Run with ``streamlit run playground.py``. This file only wires things together:
-controls -> config -> weight source -> cached run -> one panel per step, a padded batch,
-the summary, the live check and the export; a checkpoint's head finder and pattern search, in their place
-among the panels but drawn after the steps' values. Data flows one way (ARCHITECTURE.md); the pieces live in
-``components/``. Each panel draws what no control changes and leaves its values to parts
-(:mod:`components.panels.parts`), which the values' fragment, drawn last, fills
+controls -> config -> weight source -> cached run -> the page's sections in order (:mod:`components.page_sections`:
+the heads at a glance, one panel per step, a padded batch, the summary, the live check, the export, ...; a
+checkpoint's head finder and pattern search in their place among them but drawn after the steps' values). Data flows
+one way (ARCHITECTURE.md); the pieces live in ``components/``. Each panel draws what no control changes and leaves
+its values to parts (:mod:`components.panels.parts`), which the values' fragment, drawn last, fills
 (:mod:`components.live_controls`): a change of the sizes, the mask, the text or the seed redraws only those.
 
 With ``?teacher=1`` the same page becomes a presentation: one step per slide (and, for trained weights, a
@@ -17,26 +17,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import canvas, controls, live_controls, pretrained, runner, teacher, training
+from components import canvas, controls, live_controls, page_sections, pretrained, runner, teacher, training
 from components.headings import heading
 from components.i18n import t
 from components.page import setup_page
-from components.panels import (
-    Results,
-    ValueParts,
-    export,
-    generation,
-    live_check,
-    padding,
-    patches,
-    step1,
-    step2,
-    step3,
-    step4,
-    summary,
-    timeline,
-    training_box,
-)
+from components.panels import Results, ValueParts, generation, summary, training_box
 from components.url_state import one_history_entry
 from mha.config import ConfigError
 from mha.sources import SourceUnavailableError
@@ -70,7 +55,7 @@ with one_history_entry():  # the run's writes to the link: one browser history e
 
     run = None
     parts = None  # the values the live controls fill (main page only)
-    finder_place = None  # a checkpoint's head finder: its place among the panels, filled after the steps
+    draw_last = None  # what draws the sections kept for after the values (a checkpoint's head finder)
     # trained weights: the task and the training (in a presentation on the model's slide only); not ready yet
     waiting = config is not None and not training_box.render(config, link_trains, shown=view.shows_model, slide=view.on)
     if config is not None and not waiting:
@@ -97,26 +82,9 @@ with one_history_entry():  # the run's writes to the link: one browser history e
             teacher.render_slide(view, Results(config, upload), link_notes)
         else:
             parts = ValueParts()
-            parts.add(st, lambda results: controls.show_run_notes(results.run) or st.empty())  # a part draws one
-            parts.add_head_picker(st)
-            color_scale = controls.select_color_scale()
-            step1.render(parts)
-            step2.render(parts, color_scale)
-            if run.image is not None:
-                patches.render(parts)
-            finder_place = st.container()
-            generation.render(parts, run, pretrained.generates(config))
-            step3.render(parts)
-            step4.render(parts)
-            timeline.render(run)
-            padding.render(parts)
-            summary.render(parts)
-            live_check.render(parts)
-            pretrained.render_checkpoint_check(run)
-            export.render(parts)
+            draw_last = page_sections.draw_page(page_sections.Page(run, parts))
     live_controls.render(
         live_place, frozenset(view.hidden), choices, upload, config if run is not None else None, parts, run
     )
-    if finder_place is not None:  # drawn last: the steps and their values never wait for every layer's maps
-        with finder_place:
-            pretrained.render_head_finder(run)
+    if draw_last is not None:  # the steps and their values never wait for every layer's maps
+        draw_last()

@@ -4,8 +4,8 @@ The page (``playground.py`` in AppTest, this process) opens the room bench's che
 build_checkpoint`: GPT-2 small's size with random weights, built here; ``--quick``: the tests' tiny GPT-2), then
 changes, in turn, the sentence (a new one each time) and the layer. Per change: the checkpoint's own forwards
 (``GPT2Model.forward`` calls, whoever calls), the process's CPU seconds and the wall seconds of the page's run, and
-the milliseconds inside each panel's code (nested: the head finder includes the pattern search; the values'
-fragment fills every step's values and runs the checks). CPU seconds hold under a loaded machine; wall seconds do not.
+the milliseconds inside each panel's code (nested: the values' fragment fills every step's values and runs the
+checks). CPU seconds hold under a loaded machine; wall seconds do not.
 
 ``python -m bench.checkpoint_sentence [--rounds N]``; ``python -m bench --only checkpoint_sentence``.
 """
@@ -51,7 +51,8 @@ def measure(folder: Path, rounds: int) -> list[tuple[object, ...]]:
     from streamlit.testing.v1 import AppTest
     from transformers import GPT2Model
 
-    from components import live_controls, pretrained, runner
+    from components import live_controls, runner
+    from components.panels import checkpoint_check, head_finder, head_patterns
 
     forwards: list[int] = []
     original = GPT2Model.forward
@@ -63,10 +64,10 @@ def measure(folder: Path, rounds: int) -> list[tuple[object, ...]]:
     spent: dict[str, float] = {}
     undo = [
         _timed(runner, "cached_run", "run", spent),
-        _timed(pretrained, "render_checkpoint_check", "check", spent),
+        _timed(checkpoint_check, "render", "check", spent),
         _timed(live_controls, "render", "values", spent),
-        _timed(pretrained, "render_head_finder", "finder", spent),
-        _timed(pretrained, "render_head_patterns", "patterns", spent),
+        _timed(head_finder, "render", "finder", spent),
+        _timed(head_patterns, "render", "patterns", spent),
     ]
     GPT2Model.forward = counted
     rows = []

@@ -30,7 +30,7 @@ from mha.config import RANDOM, AttentionConfig, ConfigError
 from mha.pipeline import AttentionRun
 from mha.vision.upload import Upload
 
-__all__ = ["CONTROLS", "VALUES", "controls_changed", "render", "values_changed"]
+__all__ = ["CONTROLS", "VALUES", "browser_behind", "controls_changed", "render", "values_changed"]
 
 CONTROLS, VALUES = "live_controls", "live_values"  # the two fragments' keys
 _FRAME = "_live_frame"  # session: (values, config) the page's last full run drew parts for, or None
@@ -76,12 +76,16 @@ def values_changed() -> None:
     _run_page_unless_followed()
 
 
+def browser_behind() -> bool:
+    """Whether a browser drew this session (it sent request headers). A session without one (AppTest, whose tree
+    after a fragment-only run holds only what that run sent) runs the page whole on every change, so that a test
+    reads the whole page; ``tests/test_live_fragments.py`` takes the fragments' path headless by answering yes."""
+    return bool(st.context.headers)
+
+
 def _run_page_unless_followed() -> None:
     restore_choices()  # a change made while the page ran a language switch brings the old labels back
-    if not st.context.headers or _followed(controls.current_choices()) is None:
-        # A session with no browser behind it (no request headers: AppTest, whose tree after a fragment-only run
-        # holds only what that run sent) runs the page whole: tests/test_panels.py checks that the parts filled
-        # alone equal a full run, and the browser and room-bench tests drive the fragments (ARCHITECTURE.md).
+    if not browser_behind() or _followed(controls.current_choices()) is None:
         st.rerun()  # the whole page
 
 

@@ -12,10 +12,11 @@ URL parameters, mirrored like every control, so the host's link opens exactly th
     hide     a comma list of controls not drawn while presenting, e.g. ``seed,device,positional``
              (names in :data:`HIDEABLE`); their values still come from the link or the defaults
 
-The slides of a page are data (:func:`components.url_params.slide_names` of the weights' source and whether the
-run holds an image's attention, :func:`slides_of`); Previous / Next and the ← → keys walk them in order, and each
-slide shows its own thing first: what is about the model is on its own slides, never above every step. A slide
-the page does not have (``step=heads`` on random weights) opens the nearest one before it, with a note that says so.
+The slides of a page are data: the page's sections name them (:mod:`components.page_sections`; :func:`slides_of`
+a page's, from the weights' source and whether the run holds an image's attention); Previous / Next and the ← →
+keys walk them in order, and each slide shows its own thing first: what is about the model is on its own slides,
+never above every step. A slide the page does not have (``step=heads`` on random weights) opens the nearest one
+before it, with a note that says so.
 
 A value that cannot be used (``step=9``, ``step=intro``, ``hide=colour``) is reported as a
 :class:`~components.url_params.Problem`, shown like every other link problem, and a safe
@@ -27,41 +28,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import check_yourself, pretrained
 from components.charts import PRESENTATION_FONT_SCALE
-from components.controls import select_color_scale, show_run_notes, show_url_problems
-from components.headings import heading
+from components.controls import show_run_notes, show_url_problems
 from components.i18n import choice_labels, t
-from components.panels import (
-    Results,
-    ValueParts,
-    live_check,
-    patches,
-    step1,
-    step2,
-    step3,
-    step4,
-    summary,
-    timeline,
-)
+from components.page_sections import Page, draw_slide, fit_slide, slide_names, slide_order, slide_title
+from components.panels import Results, ValueParts
 from components.panels.frame import SLIDE_CHART_KEY
-from components.safe_text import markdown_table, md_escape
-from components.url_params import (
-    HIDEABLE,
-    SLIDE_ORDER,
-    STEPS,
-    TEACHER_KEYS,
-    Problem,
-    fit_slide,
-    parse_teacher_params,
-    slide_names,
-)
+from components.url_params import HIDEABLE, TEACHER_KEYS, Problem, parse_teacher_params
 from components.url_state import changed_in_link, write_link
-from mha.config import PRETRAINED, AttentionConfig
+from mha.config import AttentionConfig
 from mha.pipeline import AttentionRun
 
 __all__ = [
@@ -73,7 +51,6 @@ __all__ = [
     "render_navigation",
     "render_settings",
     "render_slide",
-    "slide_label",
     "slides_of",
     "sync_url",
     "to_teacher_params",
@@ -234,9 +211,10 @@ def place_view(view: TeacherView, config: AttentionConfig | None) -> TeacherView
 def _slide_missing_note(asked: str, shown: str) -> str:
     """Why the slide ``asked`` for is not the one shown: the page lacks it and shows ``shown`` instead, the nearest
     slide before it (:func:`~components.url_params.fit_slide`) or, when none comes before it, the page's first."""
-    before = SLIDE_ORDER.index(shown) < SLIDE_ORDER.index(asked)
+    order = slide_order()
+    before = order.index(shown) < order.index(asked)
     key = "teacher.slide_missing" if before else "teacher.slide_missing_first"
-    return t(key, asked=slide_label(asked), shown=slide_label(shown))
+    return t(key, asked=slide_title(asked), shown=slide_title(shown))
 
 
 def sync_url(view: TeacherView) -> None:
@@ -274,14 +252,6 @@ def use_large_type() -> None:
     st.html(LARGE_TYPE_CSS)
 
 
-def slide_label(step: str) -> str:
-    """``Step 2 / 4`` for a pipeline step; the slide's title for the others (the summary and live check, the
-    model, the patches, the heads, the timeline)."""
-    if step.isdigit() and int(step) <= STEPS:
-        return t("teacher.step_of", step=int(step), steps=STEPS)
-    return t("teacher.final") if step.isdigit() else t(f"teacher.slide.{step}")
-
-
 def render_navigation(view: TeacherView, position: str = "top", place: DeltaGenerator | None = None) -> None:
     """Previous, the slide's name, Next (and, at the top, Leave); ``position`` is ``"top"`` or ``"bottom"``;
     ``place``: the container to draw in (the top's is kept before the page knows its slides)."""
@@ -300,7 +270,7 @@ def render_navigation(view: TeacherView, position: str = "top", place: DeltaGene
         args=(earlier or view.step,),
         shortcut=back_key,
     )
-    row.container(key=f"teacher_slide_{position}", width="content").markdown(slide_label(view.step))
+    row.container(key=f"teacher_slide_{position}", width="content").markdown(slide_title(view.step))
     row.button(
         t("teacher.next"),
         key=f"teacher_next_{position}",
@@ -320,38 +290,13 @@ def render_navigation(view: TeacherView, position: str = "top", place: DeltaGene
 
 
 def render_slide(view: TeacherView, results: Results, link_notes: Sequence[Problem] = ()) -> None:
-    """The current slide -- a pipeline step, the summary and the live check, or one about the model (its sizes and
-    notes, the patches on the image, the head finder, the training timeline) -- filled at once for ``results``;
-    then what the link changed (``link_notes``: under the slide, never between its heading and its chart) and the
-    navigation again. ``view``: the presentation view (its ``step`` picks the slide)."""
+    """The current slide -- its sections (:func:`components.page_sections.draw_slide`): a pipeline step, the summary
+    and the live check, or one about the model (its sizes and notes, the patches on the image, the head finder, the
+    training timeline) -- filled at once for ``results``; then what the link changed (``link_notes``: under the
+    slide, never between its heading and its chart) and the navigation again. ``view``: the presentation view (its
+    ``step`` picks the slide)."""
     parts = ValueParts(hide_picker="head" in view.hidden)
-    run = results.run
-    if view.step in ("1", "2"):  # the head and the colour scale side by side: a slide's height is the chart's
-        row = st.container(horizontal=True, vertical_alignment="center", gap="medium")
-        parts.add_head_picker(row)
-        if view.step == "1":
-            step1.render(parts, slide=True)
-        else:
-            with row:
-                color_scale = select_color_scale(hidden="color_scale" in view.hidden, inline=True)
-            step2.render(parts, color_scale, slide=True)
-    elif view.step == "3":
-        step3.render(parts, slide=True)
-    elif view.step == "4":
-        step4.render(parts, slide=True)
-    elif view.step == "model":
-        _render_model(run)
-    elif view.step == "patches" and run.image is not None:
-        patches.render(parts)
-    elif view.step == "heads":
-        pretrained.render_head_finder(run, slide=True)
-    elif view.step == "timeline":
-        timeline.render(run, slide=True)
-    elif view.step == "room":
-        check_yourself.render_room_slide(run)
-    else:
-        summary.render(parts)
-        live_check.render(parts)
+    draw_slide(view.step, Page(results.run, parts, slide=True, hidden=view.hidden))
     parts.fill(results)
     show_url_problems(list(link_notes))
     render_navigation(view, "bottom")
@@ -361,32 +306,4 @@ def show_notes(view: TeacherView, run: AttentionRun) -> None:
     """The run's notes (``controls.show_run_notes``): on a page with a model slide, on that slide only (a checkpoint's
     notes would fill the screen above every step); on random weights above every slide, as on the normal page."""
     if not view.on or "model" not in view.slides:
-        show_run_notes(run)
-
-
-def _model_facts(run: AttentionRun) -> pd.DataFrame:
-    """A checkpoint's sizes as the page reads them: one row per fact, its value beside it."""
-    kv_heads = run.model.num_kv_heads
-    rows = {
-        t("teacher.model.layers"): f"{run.num_layers}",
-        t("teacher.model.heads"): t("teacher.model.heads_value", heads=run.num_heads, kv_heads=kv_heads),
-        t("teacher.model.width"): t("teacher.model.width_value", d=run.d_model, d_k=run.d_k),
-        t("teacher.model.layer"): f"{run.layer}",
-        t("teacher.model.tokens"): f"{len(run.tokens)}",
-    }
-    return pd.DataFrame({t("teacher.model.value"): list(rows.values())}, index=list(rows))
-
-
-def _render_model(run: AttentionRun) -> None:
-    """The model slide's own part: for a checkpoint its name, sizes and notes (trained weights' task, training and
-    curves are drawn before the run, by :func:`components.panels.training_box.render`); the run's notes for both."""
-    if run.source_kind == PRETRAINED:
-        box = st.container(border=True)
-        heading(box, t("teacher.model.title", checkpoint=md_escape(run.config.pretrained_name)))
-        left, right = box.columns([2, 3], gap="large")
-        left.markdown(markdown_table(_model_facts(run)))
-        with right:
-            if not show_run_notes(run):
-                st.caption(t("teacher.model.no_notes"))
-    else:
         show_run_notes(run)

@@ -1,11 +1,13 @@
-"""URL query parameters <-> plain values, as pure functions (no Streamlit: unit-testable).
+"""URL query parameters <-> plain values, as pure functions (unit-testable: they read no session).
 
 A link is user input. :func:`parse_query_params` turns the raw strings of a query
 string into plain control values, :func:`parse_teacher_params` the presentation
 values, and both report every value they had to change as a :class:`Problem`
 (field, code, params) that the page translates into a warning. Nothing here makes a
 tensor: a huge ``d_model`` is clamped to the limit first. Reading and writing the
-session's URL is :mod:`components.url_state`'s job.
+session's URL is :mod:`components.url_state`'s job. The slides a ``step=`` may name are the page's sections'
+(:func:`components.page_sections.slide_order`), read when a link is parsed: that module draws the sections, and
+the panels it imports read this one.
 
 Problem codes and their params (``value`` is always the raw text from the link):
     not_integer     the text is not a whole number; ``used`` is the default taken
@@ -30,7 +32,7 @@ from typing import cast
 
 from components.heatmap import COLOR_SCALES
 from mha.checkpoints import any_checkpoint_cap_mb, is_hub_id
-from mha.config import DOMAINS, LIMITS, PRETRAINED, RANDOM, TRAINED, AttentionConfig, Domain
+from mha.config import DOMAINS, LIMITS, AttentionConfig, Domain
 from mha.device import DEVICE_CHOICES
 from mha.sources.checkpoint.generation import GENERATE_MAX
 from mha.tokens import tokenize
@@ -40,7 +42,6 @@ __all__ = [
     "HIDEABLE",
     "INT_RANGES",
     "SLIDES",
-    "SLIDE_ORDER",
     "STEPS",
     "TEACHER_KEYS",
     "URL_KEYS",
@@ -48,10 +49,8 @@ __all__ = [
     "ParsedParams",
     "Problem",
     "clean_text",
-    "fit_slide",
     "parse_query_params",
     "parse_teacher_params",
-    "slide_names",
     "to_query_params",
 ]
 
@@ -74,14 +73,6 @@ TEACHER_KEYS = ("teacher", "step", "hide")
 HIDEABLE = URL_KEYS
 STEPS = 4
 SLIDES = STEPS + 1  # the four steps, then the summary and the live check: ``step=1..5`` in a link
-#: Every slide a presentation can show, in the order it shows them; a page shows those its run has
-#: (:func:`slide_names`). Each is its ``step=`` in the link: ``model`` (trained weights: the task, the training and
-#: its curves; a checkpoint: its sizes and notes), the pipeline steps ``1`` and ``2``, ``patches`` (a run on an image:
-#: the patches on the image, a query's weights over it, attention distance, rollout), ``heads`` (a checkpoint: the
-#: head finder and, for a causal one, the pattern search), the steps ``3`` and ``4``, ``timeline`` (trained weights:
-#: the heads during training) and ``5`` (the summary and the live check; ``summary`` in a link names it too); ``room``
-#: (the room's answers to the questions) is a page's slide only when a link asks for it (``teacher=1&step=room``).
-SLIDE_ORDER = ("model", "1", "2", "patches", "heads", "3", "4", "timeline", str(SLIDES), "room")
 _SLIDE_ALIASES = {"summary": str(SLIDES)}
 
 DEFAULTS: dict[str, object] = {
@@ -295,45 +286,19 @@ def _parse_hide(raw: str) -> tuple[tuple[str, ...], Problem | None]:
     return known, Problem("hide", "unknown_names", {"value": ", ".join(unknown), "choices": ", ".join(HIDEABLE)})
 
 
-def slide_names(weights: str = RANDOM, image: bool = False) -> tuple[str, ...]:
-    """The slides of a page, in :data:`SLIDE_ORDER`: what the weights bring (``weights``, one of the config's weight
-    sources) and whether the run reads an image (``image``) add their slides to the steps and the summary.
-
-    Random weights on a text: ``1 2 3 4 5``; trained weights: ``model 1 2 3 4 timeline 5`` (an image task adds
-    ``patches``); a checkpoint: ``model 1 2 heads 3 4 5`` (an image checkpoint adds ``patches``).
-    """
-    shows = {
-        "model": weights in (TRAINED, PRETRAINED),
-        "patches": image,
-        "heads": weights == PRETRAINED,
-        "timeline": weights == TRAINED,
-        "room": False,  # only where a link asks for it: teacher.place_view
-    }
-    return tuple(name for name in SLIDE_ORDER if shows.get(name, True))
-
-
-def fit_slide(name: str, slides: Sequence[str]) -> str:
-    """``name`` if the page has that slide; else the nearest slide before it in :data:`SLIDE_ORDER` that the page has
-    (a link's ``heads`` on random weights opens step 2), or, when the page has none before it, the page's first slide,
-    which comes after it (``model`` on random weights opens step 1)."""
-    if name in slides:
-        return name
-    order = list(SLIDE_ORDER)
-    before = order[: order.index(name)] if name in order else []
-    return next((slide for slide in reversed(before) if slide in slides), slides[0])
-
-
 def _parse_slide(raw: str) -> tuple[str, Problem | None]:
     """A slide's name, or its number (1..SLIDES: the steps, then the summary) as links have always named it."""
+    from components.page_sections import slide_order  # the page's sections import the panels, which read this module
+
     text = raw.strip().lower()
     if text in _SLIDE_ALIASES:
         return _SLIDE_ALIASES[text], None
-    if text in SLIDE_ORDER and not text.isdigit():
+    if text in slide_order() and not text.isdigit():
         return text, None
     if not text or any(ch.isdigit() for ch in text):  # meant as a number
         number, problem = _parse_int("step", raw, *INT_RANGES["step"], default=1)
         return str(number), problem
-    names = ", ".join(sorted({*SLIDE_ORDER, *_SLIDE_ALIASES}, key=lambda n: (not n.isdigit(), n)))
+    names = ", ".join(sorted({*slide_order(), *_SLIDE_ALIASES}, key=lambda n: (not n.isdigit(), n)))
     return "1", Problem("step", "unknown_choice", {"value": raw, "choices": names, "used": "1"})
 
 
@@ -344,7 +309,8 @@ def parse_teacher_params(params: Mapping[str, str]) -> ParsedParams:
         params: query parameter name -> raw string; names outside :data:`TEACHER_KEYS` are ignored.
 
     Returns:
-        Values for the names present (``teacher``: bool, ``step``: a slide's name from :data:`SLIDE_ORDER`, the
+        Values for the names present (``teacher``: bool, ``step``: a slide's name from
+        :func:`components.page_sections.slide_order`, the
         numbers as text, ``"1"`` .. ``"5"``; ``hide``: tuple of known control keys, in :data:`HIDEABLE` order) and one
         :class:`Problem` per value that was changed: ``not_boolean`` (teacher), ``not_integer`` / ``out_of_range``
         (a step's number), ``unknown_choice`` (a word that names no slide), ``unknown_names`` (hide).

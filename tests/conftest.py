@@ -207,16 +207,33 @@ def markdown_tables(at) -> list[pd.DataFrame]:
 
 
 def heatmaps(at, payload: bool = False) -> list:
-    """Every canvas heatmap of an AppTest page, decoded: what each chart shows (``components.heatmap.Figure``).
+    """Every canvas heatmap of an AppTest page but the heads at a glance above the steps (:func:`glance_heatmap`),
+    decoded: what each chart shows (``components.heatmap.Figure``).
 
     A chart that follows the picked head shows the server's head (``Figure.head_figure``); with
     ``payload`` the figures come as sent, every head's panels included.
     """
-    from components.canvas import CHART
     from components.heatmap import decode
+    from components.panels import glance
 
-    figures = [decode(e.proto.bytes) for e in at.get("bidi_component") if e.proto.component_name == CHART]
+    figures = [decode(e.proto.bytes) for e in _canvas_charts(at) if not e.proto.id.endswith(f"-{glance.KEY}")]
     return figures if payload else [figure.head_figure() for figure in figures]
+
+
+def glance_heatmap(at):
+    """The heads at a glance above the steps (``components.panels.glance``), decoded; ``None`` where none is drawn."""
+    from components.heatmap import decode
+    from components.panels import glance
+
+    found = [decode(e.proto.bytes) for e in _canvas_charts(at) if e.proto.id.endswith(f"-{glance.KEY}")]
+    assert len(found) <= 1, f"{len(found)} glances on one page"
+    return found[0] if found else None
+
+
+def _canvas_charts(at) -> list:
+    from components.canvas import CHART
+
+    return [e for e in at.get("bidi_component") if e.proto.component_name == CHART]
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,8 @@
 """The first screen at a laptop's (or a projector's) 1280 × 720, in Chromium, read from the page's boxes: the main page
 shows the learner's sentence, d_model, the heads and the mask in the sidebar and a picture of attention in the main
-area (with step 1's heading still on the screen), the labs behind a folded menu; on a slide the arrow keys walk the
-slides whatever has focus. Screenshots go to ``test-artifacts/first-screen/``."""
+area, whole (the heads at a glance, ``components/panels/glance.py``), with step 1's heading still on the screen, the
+labs behind a folded menu; so does a checkpoint's page; on a slide the arrow keys walk the slides whatever has focus.
+Screenshots go to ``test-artifacts/first-screen/``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import urllib.parse
 
 import pytest
 from conftest import ARTIFACTS, console_errors, wait_for_app
+from test_browser_pretrained import ANIMAL, pretrained_url  # noqa: F401 (a fixture: the tiny BERT's server)
 
 from components.i18n import LANGUAGES, t
 from components.nav import LAB_PAGES
@@ -18,8 +20,8 @@ pytestmark = pytest.mark.browser
 SCREEN = {"width": 1280, "height": 720}
 SHOTS = ARTIFACTS / "first-screen"
 CHART = '[data-testid="stMain"] [data-testid="stVegaLiteChart"], [data-testid="stMain"] .attn-heatmap'
-#: Boxes (top, bottom in px from the window's top) of the sidebar's first controls, the main area's first chart and
-#: step 1's heading, and the sidebar's height.
+#: Boxes (top, bottom in px from the window's top) of the sidebar's first controls, the main area's first chart, the
+#: heads at a glance and step 1's heading, and the sidebar's height.
 _BOXES = """([chart, step1]) => {
     const box = (node) => {
         if (!node) return null;
@@ -35,31 +37,54 @@ _BOXES = """([chart, step1]) => {
     return {
         tokens: field('tokens'), d_model: field('d_model'), num_heads: field('num_heads'),
         mask_type: field('mask_type'),
-        chart: charts[0] || null, step1: box(heading), sidebar: sidebar ? sidebar.scrollHeight : null,
+        chart: charts[0] || null, glance: box(document.querySelector('.st-key-heatmap_glance .attn-heatmap')),
+        step1: box(heading), sidebar: sidebar ? sidebar.scrollHeight : null,
     };
 }"""
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_first_screen_offers_the_sentence_the_sizes_the_mask_and_the_first_step(app_url, page, lang):
+def _first_screen(page, url: str, name: str, lang: str) -> dict:
+    """Open ``url`` at 1280 × 720, wait for its first chart, take the screenshot ``name``; the boxes read."""
     page.set_viewport_size(SCREEN)
-    page.goto(f"{app_url}/?lang={lang}")
-    wait_for_app(page, timeout_ms=120_000)
+    page.goto(url)
+    wait_for_app(page, timeout_ms=180_000)
     page.wait_for_selector(CHART, timeout=120_000)
-    page.wait_for_timeout(800)  # the chart settles into its size
+    page.wait_for_timeout(1500)  # the charts settle into their size
     boxes = page.evaluate(_BOXES, [CHART, t("step1.title", lang=lang)])
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"main-{lang}.png"))
-    (SHOTS / f"main-{lang}.txt").write_text(f"{boxes}\n", encoding="utf-8")
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    (SHOTS / f"{name}.txt").write_text(f"{boxes}\n", encoding="utf-8")
+    return boxes
+
+
+def _shows_attention_first(boxes: dict) -> None:
+    """The main area's first chart is whole on the first screen, the heads at a glance, and step 1 begins there."""
+    chart, step1 = boxes["chart"], boxes["step1"]
+    assert chart is not None and chart["top"] >= 0 and chart["bottom"] <= SCREEN["height"], boxes  # whole, on screen
+    assert boxes["glance"] == chart, boxes  # the heads at a glance
+    assert step1 is not None and chart["bottom"] <= step1["top"] < SCREEN["height"], boxes  # the steps follow it
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_first_screen_offers_the_sentence_the_sizes_the_mask_and_a_picture_of_attention(app_url, page, lang):
+    boxes = _first_screen(page, f"{app_url}/?lang={lang}", f"main-{lang}", lang)
     for key in ("tokens", "d_model", "num_heads", "mask_type"):  # whole, on the sidebar's first screen
         assert boxes[key] is not None and boxes[key]["top"] >= 0 and boxes[key]["bottom"] <= SCREEN["height"], boxes
-    assert boxes["step1"] is not None and boxes["step1"]["top"] < SCREEN["height"], boxes  # the steps begin there
+    _shows_attention_first(boxes)
     # The labs wait behind the folded menu: no link of theirs takes the sidebar's room until it opens.
     links = page.locator('[data-testid="stSidebar"] [data-testid="stPageLink"]')
     assert links.count() == 1 + len(LAB_PAGES) and not any(link.is_visible() for link in links.all())
     page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary').first.click()
     links.last.wait_for(state="visible")
     assert all(link.is_visible() for link in links.all())
+    assert console_errors(page) == []
+
+
+def test_a_checkpoints_first_screen_shows_its_heads_attention(pretrained_url, page):  # noqa: F811
+    query = urllib.parse.urlencode({"weights": "pretrained", "checkpoint": "tiny", "tokens": ANIMAL, "lang": "en"})
+    boxes = _first_screen(page, f"{pretrained_url}/?{query}", "checkpoint-en", "en")
+    assert boxes["tokens"] is not None and boxes["tokens"]["bottom"] <= SCREEN["height"], boxes
+    _shows_attention_first(boxes)
     assert console_errors(page) == []
 
 

@@ -41,8 +41,9 @@ def test_a_gpt2_page_with_the_pattern_search_draws_in_chromium(gpt2_url, page):
     page.goto(f"{gpt2_url}/?{urllib.parse.urlencode(query)}")
     wait_for_app(page, timeout_ms=180_000)
     charts = drawn_charts(page)
-    # the step panels' five canvas heatmaps, the head finder's map and the pattern search's two maps
-    assert len(charts) == 8 and all(charts), charts
+    # the heads at a glance, the step panels' five canvas heatmaps, the head finder's map and the pattern search's two
+    # maps
+    assert len(charts) == 9 and all(charts), charts
     page.get_by_text("Pattern search: previous-token and induction heads").wait_for(timeout=60_000)
     page.wait_for_function(f"({MAPS})().length === 3 && ({MAPS})().every(map => map.cells === 4)", timeout=60_000)
     maps = page.evaluate(MAPS)

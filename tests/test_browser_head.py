@@ -31,7 +31,10 @@ COUNT_SENDS = """
   WebSocket.prototype.send = function (data) { window.__sent += 1; return send.call(this, data); };
 })();
 """
-TITLES = "() => [...document.querySelectorAll('.attn-heatmap canvas')].map(c => c.getAttribute('aria-label'))"
+#: The titles of steps 1 and 2's charts that follow the head (by their element keys: the heads at a glance come first)
+TITLES = """() => ['heatmap_step1', 'heatmap_step2'].map(
+    (key) => document.querySelector(`.st-key-${key} .attn-heatmap canvas`)?.getAttribute('aria-label') || '')"""
+STEP2 = ".st-key-heatmap_step2 .attn-heatmap"
 PICKER = ".st-key-head_picker"
 
 
@@ -68,13 +71,13 @@ def test_a_picked_head_is_drawn_at_once_without_the_server_and_reaches_the_link_
     assert "head=0" in page.url or "head=" not in page.url
     # the tooltip gives head 3's numbers (the server's run; ours, computed again, agrees to the last float32 bits)
     run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SIX))
-    step2 = page.evaluate("() => document.querySelectorAll('.attn-heatmap')[1].attnLayout")
-    canvas = page.locator(".attn-heatmap canvas").nth(1)
+    step2 = page.evaluate(f"() => document.querySelector('{STEP2}').attnLayout")
+    canvas = page.locator(f"{STEP2} canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     x, y = cell_point(step2, 2, 4, 2)  # weights, query 4:e, key 2:c
     page.mouse.move(box["x"] + x, box["y"] + y)
-    lines = page.locator(".attn-heatmap-tip").nth(1).inner_text().splitlines()
+    lines = page.locator(f"{STEP2} .attn-heatmap-tip").inner_text().splitlines()
     assert lines[0] == t("step2.weights", head=3)
     assert lines[-1] in {f"weight: {w}" for w in printed_forms(run.trace.attend.weights[0, 3, 4, 2].item(), ".4f")}
     link_says(page, 3)  # the picker told the server, which wrote the link

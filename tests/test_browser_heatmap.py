@@ -32,12 +32,15 @@ EN_32 = (
 ZH_15 = "小明喜欢打球，他放学后去了操场"
 ZH_32 = "小明喜欢打球他放学后去了操场我们一起看书写字画画唱歌跳舞吃饭睡觉"
 
-LAYOUTS = "() => Array.from(document.querySelectorAll('.attn-heatmap')).map(root => root.attnLayout)"
-PIXEL = """([chart, x, y]) => {
-    const canvas = document.querySelectorAll('.attn-heatmap')[chart].querySelector('canvas');
+#: The steps' canvas charts in page order, by their element keys (the heads at a glance above them are not counted).
+STEP_CHARTS = ("heatmap_step1", "heatmap_step2", "heatmap_grid", "heatmap_step3", "heatmap_step4")
+_STEPS_JS = "[...document.querySelectorAll('.attn-heatmap')].filter((root) => !root.closest('.st-key-heatmap_glance'))"
+LAYOUTS = f"() => {_STEPS_JS}.map(root => root.attnLayout)"
+PIXEL = f"""([chart, x, y]) => {{
+    const canvas = {_STEPS_JS}[chart].querySelector('canvas');
     const ratio = canvas.width / canvas.getBoundingClientRect().width;
     return Array.from(canvas.getContext('2d').getImageData(Math.round(x * ratio), Math.round(y * ratio), 1, 1).data);
-}"""
+}}"""
 
 
 def open_charts(page, app_url: str, query: str) -> list[dict]:
@@ -45,6 +48,11 @@ def open_charts(page, app_url: str, query: str) -> list[dict]:
     wait_for_app(page)
     drawn_charts(page)
     return page.evaluate(LAYOUTS)
+
+
+def step_chart(page, chart: int):
+    """The root of step chart ``chart`` (an index into :data:`STEP_CHARTS`)."""
+    return page.locator(f".st-key-{STEP_CHARTS[chart]} .attn-heatmap")
 
 
 def pixel(page, chart: int, x: float, y: float) -> tuple[int, ...]:
@@ -87,10 +95,10 @@ def test_hovering_a_cell_shows_its_tokens_and_exact_value(app_url, page):
     query = f"d_model=64&num_heads=4&mask_type=causal&tokens={quote(SIX)}&lang=en&head=2"
     step2 = open_charts(page, app_url, query)[1]
     run = run_attention(AttentionConfig(d_model=64, num_heads=4, mask_type="causal", tokens=SIX))
-    canvas = page.locator(".attn-heatmap canvas").nth(1)
+    canvas = step_chart(page, 1).locator("canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
-    tip = page.locator(".attn-heatmap-tip").nth(1)
+    tip = step_chart(page, 1).locator(".attn-heatmap-tip")
     x, y = cell_point(step2, 2, 3, 1)  # weights, query 3:d, key 1:b
     page.mouse.move(box["x"] + x, box["y"] + y)
     expected = printed_forms(run.trace.attend.weights[0, 2, 3, 1].item(), ".4f")  # the server's run, ours again
@@ -116,17 +124,17 @@ def test_a_chart_sent_with_four_decimals_shows_the_digits_of_the_value_as_comput
         (3, 0, trace.concat.concat[0], [(0, 7), (3, 40), (5, 63)]),
         (4, 0, trace.out.output[0], [(2, 2), (4, 33), (5, 60)]),
     ]
-    view = "document.querySelectorAll('.attn-heatmap')[chart].parentElement.attnHeatmapView"
+    view = f"{_STEPS_JS}[chart].parentElement.attnHeatmapView"
     fixed = f"(chart) => {view}.full.header.fixed"
     assert [page.evaluate(fixed, chart) for chart in (0, 3, 4)] == [[True] * 12, [True], [True]]  # 4 heads x Q, K, V
     for chart, panel, tensor, points in cells:
-        canvas = page.locator(".attn-heatmap canvas").nth(chart)
+        canvas = step_chart(page, chart).locator("canvas")
         canvas.scroll_into_view_if_needed()
         box = canvas.bounding_box()
         for row, column in points:
             x, y = cell_point(layouts[chart], panel, row, column)
             page.mouse.move(box["x"] + x, box["y"] + y)
-            shown = page.locator(".attn-heatmap-tip").nth(chart).inner_text().splitlines()[-1]
+            shown = step_chart(page, chart).locator(".attn-heatmap-tip").inner_text().splitlines()[-1]
             expected = printed_forms(tensor[row, column].item(), lambda v: page.evaluate("(v) => v.toFixed(4)", v))
             assert shown.split(": ")[-1] in expected, (chart, panel, row, column, shown, expected)
     assert console_errors(page) == []
@@ -155,9 +163,7 @@ def test_every_token_label_is_drawn_readable_on_every_axis(app_url, page, lang, 
         page.set_viewport_size({"width": 1400, "height": 3000})  # the page scrolls inside: show it all
         drawn_charts(page)
         for chart, name in ((0, "step1"), (1, "step2")):
-            page.locator(".attn-heatmap").nth(chart).screenshot(
-                path=str(ARTIFACTS / f"heatmap-zh-{len(labels)}-{name}.png")
-            )
+            step_chart(page, chart).screenshot(path=str(ARTIFACTS / f"heatmap-zh-{len(labels)}-{name}.png"))
     assert console_errors(page) == []
 
 
@@ -203,10 +209,10 @@ def test_rows_without_a_loss_are_drawn_faded_and_say_so(app_url, page):
     for q in range(1, 5):
         darkest = min(min(pixel(page, 1, *cell_point(step2, 2, q, k, across=0.12))) for k in range(5))
         assert darkest < faded_floor, (q, darkest)
-    canvas = page.locator(".attn-heatmap canvas").nth(1)
+    canvas = step_chart(page, 1).locator("canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     page.mouse.move(box["x"] + cell_point(step2, 2, 0, 1)[0], box["y"] + cell_point(step2, 2, 0, 1)[1])
-    tip = page.locator(".attn-heatmap-tip").nth(1)
+    tip = step_chart(page, 1).locator(".attn-heatmap-tip")
     assert tip.inner_text().splitlines()[-1] == t("chart.unscored", lang="en")
     assert console_errors(page) == []

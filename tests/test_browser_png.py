@@ -58,6 +58,9 @@ def _check_size_and_background(image: Image.Image, css_size: tuple[float, float]
         assert image.getpixel(corner) == (*WHITE, 255), (corner, image.getpixel(corner))
 
 
+MAIN_STEP2 = 2  # on the main page: the heads at a glance, step 1's chart, then step 2's
+
+
 def _save_heatmap(page, index: int, name: str) -> tuple[Image.Image, str]:
     """Download the ``index``-th canvas heatmap through its PNG button; checks size, background, no run."""
     chart = page.locator(".attn-heatmap").nth(index)
@@ -86,9 +89,10 @@ def test_main_page_heatmaps_download_as_png(app_url, page):
     count = page.locator(".attn-heatmap").count()
     assert count >= 3
     assert page.locator("button.attn-heatmap-png").count() == count  # one per heatmap
-    _, first = _save_heatmap(page, 0, "main-step1")
-    image, second = _save_heatmap(page, 1, "main-step2")
-    assert first != second and "head" in second, (first, second)  # step 2 follows the head: its number is named
+    _, glance = _save_heatmap(page, 0, "main-glance")  # the heads at a glance come first, then the steps' charts
+    _, first = _save_heatmap(page, 1, "main-step1")
+    image, second = _save_heatmap(page, MAIN_STEP2, "main-step2")
+    assert len({glance, first, second}) == 3 and "head" in second, (glance, first, second)  # step 2 names its head
     # the chart's ink is in the picture: the legend's darkest blue and the labels' grey
     colours = {colour[:3] for _, colour in image.getcolors(maxcolors=1 << 20)}
     assert (49, 51, 63) in colours or any(max(c) < 80 for c in colours)
@@ -106,21 +110,21 @@ def test_head_picker_and_tooltip_still_work_after_a_download(app_url, page):
     page.goto(f"{app_url}/?lang=en&d_model=64&num_heads=4")
     wait_for_app(page)
     drawn_charts(page)
-    _save_heatmap(page, 1, "step2-head0")
-    before = page.locator(".attn-heatmap canvas").nth(1).evaluate("canvas => canvas.toDataURL()")
+    _save_heatmap(page, MAIN_STEP2, "step2-head0")
+    before = page.locator(".attn-heatmap canvas").nth(MAIN_STEP2).evaluate("canvas => canvas.toDataURL()")
     page.locator('.attn-head-picker input[value="2"]').check()
     page.wait_for_timeout(300)
-    after = page.locator(".attn-heatmap canvas").nth(1).evaluate("canvas => canvas.toDataURL()")
+    after = page.locator(".attn-heatmap canvas").nth(MAIN_STEP2).evaluate("canvas => canvas.toDataURL()")
     assert after != before  # head 2 drawn in the browser
     page.wait_for_timeout(1500)  # the picker tells the server a second after the pick (one run): let it pass
     wait_for_app(page)
-    _, filename = _save_heatmap(page, 1, "step2-head2")
+    _, filename = _save_heatmap(page, MAIN_STEP2, "step2-head2")
     assert "head-2" in filename, filename
-    layout = page.evaluate("() => document.querySelectorAll('.attn-heatmap')[1].attnLayout")
+    layout = page.evaluate(f"() => document.querySelectorAll('.attn-heatmap')[{MAIN_STEP2}].attnLayout")
     box = layout["panels"][0]
-    canvas = page.locator(".attn-heatmap canvas").nth(1)
+    canvas = page.locator(".attn-heatmap canvas").nth(MAIN_STEP2)
     canvas.hover(position={"x": box["x"] + box["cw"] / 2, "y": box["y"] + box["ch"] / 2})
-    assert page.locator(".attn-heatmap-tip").nth(1).is_visible()
+    assert page.locator(".attn-heatmap-tip").nth(MAIN_STEP2).is_visible()
 
 
 @pytest.mark.browser

@@ -30,9 +30,9 @@ def test_a_pretrained_page_with_the_head_finder_draws_in_chromium(pretrained_url
     page.goto(f"{pretrained_url}/?{urllib.parse.urlencode(query)}")
     wait_for_app(page, timeout_ms=180_000)
     charts = drawn_charts(page)
-    # the step panels' five canvas heatmaps (Q K V, one head's three stages, all heads, concat, output)
-    # and the head finder's layer x head map
-    assert len(charts) == 6 and all(charts), charts
+    # the heads at a glance, the step panels' five canvas heatmaps (Q K V, one head's three stages, all heads,
+    # concat, output) and the head finder's layer x head map
+    assert len(charts) == 7 and all(charts), charts
     assert page.get_by_role("heading", name="Head finder: every head of every layer").count() == 1
     assert page.get_by_text("Weight from 10:it to 2:animal").count() >= 1
     (finder,) = page.evaluate(MAPS)

@@ -42,6 +42,7 @@ COUNT_RECEIVED = """
 })();
 """
 MAIN_TEXT = "() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+STEP2, GRID = "heatmap_step2", "heatmap_grid"  # the element keys of step 2's head chart and of every head's grid
 
 
 def open_seed_page(page, app_url: str, seed: int, query: str = QUERY) -> list[str]:
@@ -57,15 +58,16 @@ def new_seed(page, seed: int) -> list[str]:
     return drawn_charts(page)
 
 
-def tooltip(page, chart: int, panel: int, row: int, column: int) -> list[str]:
-    """The lines of chart ``chart``'s tooltip over one cell of its panel ``panel``."""
-    layout = page.evaluate(f"() => document.querySelectorAll('.attn-heatmap')[{chart}].attnLayout")
-    canvas = page.locator(".attn-heatmap canvas").nth(chart)
+def tooltip(page, chart: str, panel: int, row: int, column: int) -> list[str]:
+    """The lines of the tooltip of the chart keyed ``chart`` over one cell of its panel ``panel``."""
+    root = f".st-key-{chart} .attn-heatmap"
+    layout = page.evaluate(f"() => document.querySelector('{root}').attnLayout")
+    canvas = page.locator(f"{root} canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     x, y = cell_point(layout, panel, row, column)
     page.mouse.move(box["x"] + x, box["y"] + y)
-    return page.locator(".attn-heatmap-tip").nth(chart).inner_text().splitlines()
+    return page.locator(f"{root} .attn-heatmap-tip").inner_text().splitlines()
 
 
 def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_less_than_a_full_run(app_url, page):
@@ -109,17 +111,17 @@ def test_after_a_new_seed_the_head_picker_and_the_grid_show_the_new_weights(app_
     page.locator(f"{PICKER} label").nth(2).click()  # drawn in the browser from what the new seed sent
     shows_head(page, 2, timeout_ms=500)
     expected = {f"weight: {w}" for w in printed_forms(run.trace.attend.weights[0, 2, 4, 1].item(), ".4f")}
-    assert tooltip(page, 1, 2, 4, 1)[-1] in expected  # the server's run; ours again: the same to the last bits
+    assert tooltip(page, STEP2, 2, 4, 1)[-1] in expected  # the server's run; ours again: the same to the last bits
     link_says(page, 2)  # the picker's fragment told the server: its charts are the new seed's still
     page.wait_for_timeout(500)
-    assert tooltip(page, 1, 2, 4, 1)[-1] in expected
+    assert tooltip(page, STEP2, 2, 4, 1)[-1] in expected
 
-    grid = drawn_charts(page)[2]
+    grid = drawn_charts(page)[3]  # after the heads at a glance, step 1 and step 2's head
     page.locator(".st-key-grid_stage button").nth(0).click()  # the grid's own fragment: raw scores
-    page.wait_for_function(f"grid => ({CHART_IMAGES})()[2] !== grid", arg=grid, timeout=30_000)
+    page.wait_for_function(f"grid => ({CHART_IMAGES})()[3] !== grid", arg=grid, timeout=30_000)
     drawn_charts(page)
     raw = printed_forms(run.trace.attend.raw_scores[0, 1, 3, 2].item(), ".4f")
-    assert tooltip(page, 2, 1, 3, 2)[-1].replace("\u2212", "-").split(": ")[-1] in raw
+    assert tooltip(page, GRID, 1, 3, 2)[-1].replace("\u2212", "-").split(": ")[-1] in raw
     assert "seed=7" in page.url  # nothing ran the page again
     assert console_errors(page) == []
 
@@ -162,8 +164,8 @@ def test_a_new_seed_where_the_charts_hold_one_head_keeps_the_head_the_server_dre
     page.locator(f"{PICKER} select").select_option("5")  # the server draws head 5 (a run of the picker)
     link_says(page, 5, timeout_ms=30_000)
     new_seed(page, 3)
-    titles = "() => [...document.querySelectorAll('.attn-heatmap canvas')].map(c => c.getAttribute('aria-label'))"
-    assert t("step2.weights", head=5) in page.evaluate(titles)[1]
+    title = f"() => document.querySelector('.st-key-{STEP2} .attn-heatmap canvas').getAttribute('aria-label')"
+    assert t("step2.weights", head=5) in page.evaluate(title)
     assert page.locator(f"{PICKER} select").input_value() == "5"
     assert console_errors(page) == []
 

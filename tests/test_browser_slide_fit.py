@@ -21,7 +21,7 @@ from conftest import ARTIFACTS, console_errors, wait_for_app
 from local_app import serving
 
 from components.i18n import LANGUAGES
-from components.url_params import slide_names
+from components.page_sections import slide_names
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,8 @@ def test_default_page_draws_its_charts(app_url, page):
     page.goto(app_url)
     wait_for_app(page)
     charts = drawn_charts(page)  # one pixel fingerprint per chart, '' while blank
-    assert len(charts) == 5 and all(charts), charts  # steps 1 and 2, all heads, steps 3 and 4
+    # the heads at a glance, steps 1 and 2, all heads, steps 3 and 4
+    assert len(charts) == 6 and all(charts), charts
     assert len(set(charts)) == len(charts), "two charts drew the same picture"
     for step in ("1 · Project and split into heads", "2 · Scaled dot-product attention", "4 · Output projection"):
         assert page.get_by_role("heading", name=step).count() == 1
@@ -30,7 +31,7 @@ def test_chinese_page_with_a_chinese_sentence_draws_its_charts(app_url, page):
     page.goto(f"{app_url}/?lang=zh&mask_type=causal&tokens=小明喜欢打球，他放学后去了操场")
     wait_for_app(page)
     charts = drawn_charts(page)
-    assert len(charts) == 5 and all(charts), charts  # steps 1 and 2, all heads, steps 3 and 4
+    assert len(charts) == 6 and all(charts), charts  # the heads at a glance, steps 1 and 2, all heads, steps 3 and 4
     assert page.get_by_role("heading", name="1 · 线性投影并拆分成多头").count() == 1
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "playground-zh.png"), full_page=True)

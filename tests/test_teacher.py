@@ -17,19 +17,11 @@ from tolerances import assert_same_charts
 
 from components.charts import PRESENTATION_FONT_SCALE
 from components.i18n import LANGUAGES, t
+from components.page_sections import fit_slide, slide_names, slide_order
+from components.page_sections import slide_title as label_of
 from components.panels.source_code import step_code
 from components.teacher import LARGE_TYPE_CSS, TeacherView, to_teacher_params
-from components.teacher import slide_label as label_of
-from components.url_params import (
-    HIDEABLE,
-    SLIDE_ORDER,
-    SLIDES,
-    STEPS,
-    URL_KEYS,
-    fit_slide,
-    parse_teacher_params,
-    slide_names,
-)
+from components.url_params import HIDEABLE, SLIDES, STEPS, URL_KEYS, parse_teacher_params
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 SMALL = {"d_model": "64", "num_heads": "4", "tokens": "the cat sat on the mat"}  # L = 6, d_k = 16
@@ -98,7 +90,7 @@ def test_a_word_that_names_no_slide_opens_the_first_with_a_problem_listing_the_n
     assert (problem.field, problem.code, problem.params["value"], problem.params["used"]) == (
         "step", "unknown_choice", raw, "1"
     )  # fmt: skip
-    assert set(problem.params["choices"].split(", ")) == {*SLIDE_ORDER, "summary"}
+    assert set(problem.params["choices"].split(", ")) == {*slide_order(), "summary"}
 
 
 def test_the_slides_of_each_kind_of_page_in_order():
@@ -110,19 +102,19 @@ def test_the_slides_of_each_kind_of_page_in_order():
     for weights in ("random", "trained", "pretrained"):
         for image in (False, True):
             slides = slide_names(weights, image)
-            assert [s for s in SLIDE_ORDER if s in slides] == list(slides)  # always in the one order
+            assert [s for s in slide_order() if s in slides] == list(slides)  # always in the one order
             assert {"1", "2", "3", "4", "5"} <= set(slides)  # every link's step=1..5 still opens its slide
 
 
 @pytest.mark.parametrize(("name", "used"), [("2", "2"), ("heads", "2"), ("patches", "2"), ("timeline", "4")])
 def test_a_slide_the_page_lacks_opens_the_nearest_one_before_it(name, used):
     assert fit_slide(name, slide_names()) == used
-    assert SLIDE_ORDER.index(used) <= SLIDE_ORDER.index(name)
+    assert slide_order().index(used) <= slide_order().index(name)
 
 
 def test_a_slide_with_none_before_it_on_the_page_opens_the_pages_first_which_comes_after_it():
     slides = slide_names()  # random weights: no model slide, and nothing before it
-    assert "model" not in slides and SLIDE_ORDER.index("model") < SLIDE_ORDER.index(slides[0])
+    assert "model" not in slides and slide_order().index("model") < slide_order().index(slides[0])
     assert fit_slide("model", slides) == slides[0] == "1"
 
 
@@ -491,7 +483,7 @@ def test_every_slide_fits_a_projector_and_next_starts_at_the_top(app_url, page, 
 # ---------------------------------------------------------------- slides about the model: trained, checkpoint, image
 def _slide_labels(at: AppTest) -> list[str]:
     """The slide's name as the navigation shows it (top and bottom)."""
-    return [m.value for m in at.markdown if m.value in {label_of(s) for s in SLIDE_ORDER}]
+    return [m.value for m in at.markdown if m.value in {label_of(s) for s in slide_order()}]
 
 
 def _walk(at: AppTest) -> list[str]:

@@ -196,7 +196,7 @@ def test_the_rope_base_is_written_as_the_checkpoints_note_writes_it(listed_llama
 def test_the_checkpoint_checks_note_says_whether_repeat_kv_repeats_anything(listed_llama):
     from types import SimpleNamespace
 
-    from components.pretrained import _kv_heads
+    from components.panels.checkpoint_check import _kv_heads
 
     at = open_page(weights="pretrained", checkpoint="tiny_llama", tokens="the cat sat on the mat")
     no_problems(at)

@@ -9,6 +9,27 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "输入一句话，选择 d_model、头数和掩码，跟着一个多头注意力层走完四个步骤：每个形状、每个矩阵、"
         "每个参数量都实时计算，并与 PyTorch 逐一核对。",
     },
+    "glance.caption": {
+        "en": "**At a glance**: how each of the {heads} heads spreads its attention over your sentence (softmax "
+        "weights; a row is a token that reads, a column a token it reads). Steps 1 to 4 below compute them.",
+        "zh": "**一览**：{heads} 个头各自如何把注意力分配到你的句子上（softmax 权重；每一行是读取的词元，"
+        "每一列是被读取的词元）。下面的步骤 1 到 4 一步步算出它们。",
+    },
+    "glance.caption_some": {
+        "en": "**At a glance**: how heads 0–{last} of the {heads} spread their attention over your sentence (softmax "
+        "weights; a row is a token that reads, a column a token it reads). Step 2 draws every head; steps 1 to 4 "
+        "compute them.",
+        "zh": "**一览**：{heads} 个头中第 0–{last} 个头如何把注意力分配到你的句子上（softmax 权重；每一行是读取的"
+        "词元，每一列是被读取的词元）。步骤 2 画出每个头；步骤 1 到 4 一步步算出它们。",
+    },
+    "glance.too_long": {
+        "en": "**At a glance**: {length} tokens are too many to draw every head small here; step 2 shows each head.",
+        "zh": "**一览**：{length} 个词元太多，无法在这里把每个头画小；步骤 2 逐个展示各个头。",
+    },
+    "glance.predicting": {
+        "en": "**At a glance**: the heads' weights stay hidden while you predict step 2's chart.",
+        "zh": "**一览**：你在预测步骤 2 的图表时，各个头的权重保持隐藏。",
+    },
     "page.computing": {"en": "Computing attention…", "zh": "正在计算注意力…"},
     # ------------------------------------------------------------ controls
     "controls.header": {"en": "Controls", "zh": "控制面板"},
