@@ -94,7 +94,7 @@ def test_the_generations_answers_are_its_own(listed, name, layer, new, text):
     assert hf[head, top.answer] == pytest.approx(float(hf[head].max()), abs=1e-5)
     total = prompt + len(generation.new_tokens)
     assert questions["cache_bytes"].answer == 2 * layers * kv * d_k * 2 * total  # K and V, bfloat16
-    assert questions["cache_bytes"].answer == generation.cache_size.numbers_per_token * 2 * total  # the page's size, 2 bytes
+    assert questions["cache_bytes"].answer == generation.cache_size.numbers_per_token * 2 * total  # 2 bytes each
     worked = dict(questions["cache_bytes"].worked_params)["text"]
     assert worked.endswith(f"{questions['cache_bytes'].answer:,}")
     _reads_in_both_languages(questions.values())

@@ -1,6 +1,6 @@
 """What is about the model: on the page, the run's notes (a part: they follow the values); on the model slide (teacher
 mode) a checkpoint's name, sizes and notes, or trained weights' notes (their task, training and curves are drawn
-before the run, by :func:`components.training.render_training`)."""
+before the run, by :func:`components.panels.training_box.render`)."""
 
 from __future__ import annotations
 
