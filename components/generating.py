@@ -15,7 +15,7 @@ from mha.device import resolve_device
 from mha.generation import Generation
 from mha.generation_jobs import GenerationService
 from mha.memory import on_device_or_cpu
-from mha.sources.pretrained import PretrainedSource
+from mha.sources.checkpoint.source import PretrainedSource
 
 __all__ = ["generation_service"]
 

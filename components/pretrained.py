@@ -31,7 +31,7 @@ from mha.memory import Placed
 from mha.pipeline import AttentionRun
 from mha.sources import SourceUnavailableError
 from mha.sources.base import IMAGE
-from mha.sources.pretrained import PretrainedSource
+from mha.sources.checkpoint.source import PretrainedSource
 
 __all__ = [
     "FINDER_KEYS",

@@ -43,7 +43,7 @@ from mha.module import MultiHeadAttention
 if TYPE_CHECKING:  # the checkpoint source imports this module: its types only for the annotations
     import threading
 
-    from mha.sources.checkpoint.loaded import Encoded
+    from mha.sources.checkpoint.checkpoint_model import Encoded
     from mha.sources.checkpoint.text import TextCheckpoint
 
 __all__ = [

@@ -24,7 +24,8 @@ from mha.generation import (
 )
 from mha.kv_cache import KVCache
 from mha.sources.checkpoint.check import CHECKPOINT_TOLERANCE
-from mha.sources.pretrained import PretrainedSource, load_checkpoint
+from mha.sources.checkpoint.loader import load_checkpoint
+from mha.sources.checkpoint.source import PretrainedSource
 
 CAUSAL = ["gpt2", "llama", "qwen2"]
 PROMPT = "the cat sat on the mat"
