@@ -94,8 +94,10 @@ def test_rope_builds_cos_and_sin_once_per_call(call, monkeypatch):
     layer = _layer(2, 10_000.0)
     x = torch.randn(1, 4, D_MODEL, dtype=torch.float64, generator=torch.Generator().manual_seed(3))  # (B, L, D)
     if call == "forward_step":
-        layer.forward_step(x[:, 2:], KVCache(1, 2, 4, layer.d_k, dtype=torch.float64), 2)
-        assert built == [[2, 3]]
+        cache = KVCache(1, 2, 4, layer.d_k, dtype=torch.float64)
+        layer.forward_step(x[:, :2], cache, 0)
+        layer.forward_step(x[:, 2:], cache, 2)
+        assert built == [[0, 1], [2, 3]]  # one build per step, for its own positions
     else:
         getattr(layer, call)(x, x, x)
         assert built == [[0, 1, 2, 3]]
