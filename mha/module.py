@@ -187,8 +187,8 @@ class MultiHeadAttention(nn.Module):
     def attend_stages(
         self, q_heads: Tensor, k_heads: Tensor, v_heads: Tensor, mask: Tensor | None = None
     ) -> AttendStep:
-        """Step 2 as :meth:`attend`, every stage kept (:func:`~mha.functional.attention_stages`): what the traced
-        forward and a decoding step record.
+        """Step 2 as :meth:`attend`, every stage kept (:func:`~mha.functional.attention_stages`, which a decoding
+        step runs too): what the traced forward records.
 
         Shape: q_heads (B, H, Lq, Dh), k_heads and v_heads (B, H, Lk, Dh) -> scores and weights (B, H, Lq, Lk),
         context (B, H, Lq, Dh).
@@ -227,8 +227,8 @@ class MultiHeadAttention(nn.Module):
     def forward_traced(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None) -> AttentionTrace:
         """The same four steps as :meth:`forward`, keeping every intermediate.
 
-        Step 2 keeps every stage (raw scores, scaled, masked, softmax: :meth:`attend_stages`, which a decoding step
-        runs too) so that each can be shown; it uses the same helpers as
+        Step 2 keeps every stage (raw scores, scaled, masked, softmax: :meth:`attend_stages`) so that each can be
+        shown; it uses the same helpers as
         :func:`mha.functional.scaled_dot_product_attention`.
         """
         self._check_inputs(query, key, value)
@@ -289,11 +289,11 @@ class MultiHeadAttention(nn.Module):
         t = cache_keys.size(2)
         # a single new row may read every cached key: nothing to block
         keep = causal_mask(n, t, device=x_new.device, start=start) if n > 1 else None  # (1, 1, n, t)
-        attend = self.attend_stages(q_heads, keys, values, keep)  # scores, weights (B, H, n, t); context (B,H,n,Dh)
+        # scores (masked) and weights (B, H, n, t), context (B, H, n, Dh)
+        _, _, scores, weights, context = attention_stages(q_heads, keys, values, keep, default_scale(self.d_k))
         # 3) concatenate the heads and 4) project out
-        output = self.project_out(self.concat_heads(attend.context))  # (B, n, D)
+        output = self.project_out(self.concat_heads(context))  # (B, n, D)
         appended = tuple(range(start, start + n))
-        scores, weights, context = attend.masked_scores, attend.weights, attend.context  # (B,H,n,t) x2, (B,H,n,Dh)
         return DecodeTrace(start, q_heads, cache_keys, cache_values, scores, weights, context, output, appended)
 
     # ---------------------------------------------------------------- helpers
