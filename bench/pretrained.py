@@ -147,7 +147,8 @@ def measure(folder: str, with_heads: bool) -> dict[str, object]:
 
     import_s = time.perf_counter() - start
     from mha.config import WeightSpec
-    from mha.sources.pretrained import PretrainedSource, load_checkpoint
+    from mha.sources.checkpoint.loader import load_checkpoint
+    from mha.sources.checkpoint.source import PretrainedSource
 
     start = time.perf_counter()
     checkpoint = load_checkpoint("bench")

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from components.chart_style import CANVAS_RENDERER, FONT, FONT_SIZE, WEIGHTS_SCHEME
+from components.chart_style import CANVAS_RENDERER, VEGA_CONFIG, WEIGHTS_SCHEME
 
 __all__ = [
     "CELLS",
@@ -45,13 +45,6 @@ TOKENS = "tokens"  # dataset: position -> token label (the training charts)
 #: How much larger a chart's type is on a projector slide (teacher mode): :func:`scale_fonts` for a spec;
 #: the slide's style also sets it as the CSS variable ``--attn-chart-font-scale`` for the canvas heatmaps.
 PRESENTATION_FONT_SCALE = 1.5
-_CONFIG: Spec = {
-    "font": FONT,
-    "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "labelLimit": 140, "grid": False},
-    "legend": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 1},
-    "view": {"strokeWidth": 0},
-    "aria": False,
-}
 
 
 @dataclass(frozen=True)
@@ -138,7 +131,7 @@ def head_summary_chart(summary: pd.DataFrame, text: ChartText = ChartText()) -> 
     ]
     return {
         "$schema": VEGA_LITE_SCHEMA,
-        "config": _CONFIG,
+        "config": VEGA_CONFIG,
         "usermeta": CANVAS_RENDERER,
         "data": {"name": CELLS},
         "hconcat": bars,

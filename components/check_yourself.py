@@ -35,7 +35,7 @@ from components import cache
 from components.i18n import t
 from components.panels.parts import Results, ValueParts
 from components.safe_text import md_escape
-from components.url_state import changed_in_link, write_link
+from components.url_state import changed_in_link, link_value, link_values, write_link
 from mha.config import AttentionConfig
 from mha.generation_questions import GEN, generation_questions
 from mha.pipeline import AttentionRun
@@ -270,7 +270,7 @@ def _session_id() -> str:
 
 def _room() -> tuple[str, bool] | None:
     """The link's room (its code as given, whether it is open), asked of the store once per session and code."""
-    raw = st.query_params.get(ROOM_KEY)
+    raw = link_value(ROOM_KEY)
     if raw is None:
         return None
     code = raw.strip().upper()[:16]
@@ -323,7 +323,7 @@ def render_room_slide(run: AttentionRun) -> None:
         code = _store().open_room()
         st.session_state[_TEACHER_ROOM] = code
     st.markdown(f"## {t('room.title')} · {t('room.code', code=code)}")
-    link = learners_link(st.context.url or "", st.query_params.to_dict(), code)
+    link = learners_link(st.context.url or "", link_values(), code)
     st.markdown(t("room.link"))
     st.code(link, language=None)
     st.caption(t("room.settings_note"))

@@ -1,6 +1,6 @@
 // Canvas heatmaps for the Attention Playground (a Streamlit components-v2 module; no build step, no network).
 //
-// The page sends one binary payload per figure (components/heatmap.py: encode): a JSON header, then the
+// The page sends one binary payload per figure (components/heatmap/codec.py: encode): a JSON header, then the
 // values (P, R, C) -- float32 for the panels the header does not flag "fixed", then int16 counts of
 // 10^-decimals for those it does -- an int16 column index (C), a uint8 mask (P, R, C), a uint8 flag
 // per faded row (R) and, where the tokens are an image's patches, an RGBA picture per row token. This module

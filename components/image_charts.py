@@ -27,7 +27,7 @@ import torch
 from torch import Tensor
 from torch.nn import functional as F
 
-from components.chart_style import CANVAS_RENDERER, FONT
+from components.chart_style import CANVAS_RENDERER, VEGA_CONFIG
 from components.charts import VEGA_LITE_SCHEMA, Spec
 
 __all__ = [
@@ -53,15 +53,6 @@ _WEIGHT_COLOR = "#c2410c"  # the page's primary colour: weight over the image
 _QUERY_COLOR = "#1d4ed8"  # the query patch's frame
 _GRID_COLOR = "#f59e0b"
 _OPACITY_MAX = 0.85
-_FONT_SIZE = 13
-_CONFIG: Spec = {
-    "font": FONT,
-    "axis": {"labelFontSize": _FONT_SIZE, "titleFontSize": _FONT_SIZE},
-    "title": {"fontSize": _FONT_SIZE, "subtitleFontSize": _FONT_SIZE - 2, "anchor": "start"},
-    "legend": {"labelFontSize": _FONT_SIZE - 1, "titleFontSize": _FONT_SIZE - 1},
-    "view": {"strokeWidth": 0},
-    "aria": False,
-}
 
 
 @dataclass(frozen=True)
@@ -87,7 +78,13 @@ class OverlayPanel:
 
 
 def _top(spec: Spec, datasets: dict[str, pd.DataFrame]) -> Spec:
-    return {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": CANVAS_RENDERER, **spec, "datasets": datasets}
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "config": VEGA_CONFIG,
+        "usermeta": CANVAS_RENDERER,
+        **spec,
+        "datasets": datasets,
+    }
 
 
 def image_array(pixels: Tensor, side_px: int) -> np.ndarray:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from components.i18n import LANGUAGES, language_from_locale, t, use_language
 from components.safe_text import md_escape
-from components.url_state import write_link
+from components.url_state import link_value, write_link
 
 __all__ = ["select_language"]
 
@@ -15,7 +15,7 @@ _REMEMBERED = "_lang"  # survives page switches; the widget key "lang" does not
 
 def _initial_language() -> tuple[str, str | None]:
     """Language for a session's first run, and the bad ``lang`` URL value if there was one."""
-    requested = st.query_params.get("lang")
+    requested = link_value("lang")
     if requested in LANGUAGES:
         return requested, None
     return language_from_locale(st.context.locale), requested

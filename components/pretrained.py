@@ -17,7 +17,7 @@ from components.safe_text import md_escape
 from mha.config import PRETRAINED, AttentionConfig, WeightSpec
 from mha.memory import Placed
 from mha.sources import SourceUnavailableError
-from mha.sources.pretrained import PretrainedSource
+from mha.sources.checkpoint.source import PretrainedSource
 
 __all__ = ["checkpoint_source", "generates", "use_checkpoint", "where_ran"]
 

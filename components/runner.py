@@ -30,7 +30,8 @@ from mha.pipeline import AttentionRun, run_attention
 from mha.reference import BatchOrderCheck, TorchCheck, batch_order_check, compare_with_torch, to_torch_mha
 from mha.reference_today import compare_with_sdpa
 from mha.sources import Note, SourceSizes, WeightSource, make_source, source_sizes
-from mha.sources.pretrained import CheckpointCheck, PretrainedSource
+from mha.sources.checkpoint.check import CheckpointCheck
+from mha.sources.checkpoint.source import PretrainedSource
 from mha.vision.analysis import ImageAnalysis, analyse_image
 from mha.vision.upload import Upload
 

@@ -38,7 +38,7 @@ from components.page_sections import Page, draw_slide, fit_slide, slide_names, s
 from components.panels import Results, ValueParts
 from components.panels.frame import SLIDE_CHART_KEY
 from components.url_params import HIDEABLE, TEACHER_KEYS, Problem, parse_teacher_params
-from components.url_state import changed_in_link, write_link
+from components.url_state import changed_in_link, link_value, write_link
 from mha.config import AttentionConfig
 from mha.pipeline import AttentionRun
 
@@ -162,7 +162,7 @@ def initial_sidebar_state() -> str:
     """``"collapsed"`` when a presentation opens (more room for the slide), else Streamlit's ``"auto"``."""
     if "teacher" in st.session_state:
         return "collapsed" if st.session_state["teacher"] else "auto"
-    switch = parse_teacher_params({"teacher": st.query_params.get("teacher", "0")}).values["teacher"]
+    switch = parse_teacher_params({"teacher": link_value("teacher") or "0"}).values["teacher"]
     return "collapsed" if switch else "auto"
 
 

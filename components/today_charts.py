@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 from PIL import Image, ImageDraw, ImageFont
 
-from components.chart_style import CANVAS_RENDERER, FONT, FONT_SIZE
+from components.chart_style import CANVAS_RENDERER, VEGA_CONFIG
 from components.charts import VEGA_LITE_SCHEMA, Spec, weights_scale
 
 __all__ = [
@@ -34,14 +34,6 @@ __all__ = [
 ]
 
 GROUPS = "groups"  # dataset name of every chart here
-_CONFIG: Spec = {
-    "font": FONT,
-    "axis": {"labelFontSize": FONT_SIZE, "titleFontSize": FONT_SIZE, "grid": False},
-    "legend": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 2},
-    "header": {"labelFontSize": FONT_SIZE - 2, "titleFontSize": FONT_SIZE - 2},
-    "view": {"strokeWidth": 0},
-    "aria": False,
-}
 
 
 @dataclass(frozen=True)
@@ -62,7 +54,7 @@ class TodayText:
 def _spec(layer: Spec, data: pd.DataFrame) -> Spec:
     return {
         "$schema": VEGA_LITE_SCHEMA,
-        "config": _CONFIG,
+        "config": VEGA_CONFIG,
         "usermeta": CANVAS_RENDERER,
         "data": {"name": GROUPS},
         **layer,

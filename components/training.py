@@ -17,7 +17,7 @@ import streamlit as st
 
 from components.i18n import t
 from components.training_charts import TrainingChartText
-from components.url_state import changed_in_link
+from components.url_state import changed_in_link, link_value
 from mha.config import RANDOM, TRAINED, AttentionConfig, WeightSpec
 from mha.training.service import Progress, TrainedModel, TrainingJob, training_service
 from mha.training.tasks import Message, Task, make_task
@@ -55,7 +55,7 @@ def _watcher() -> str:
 
 def link_asks_to_train() -> bool:
     """Whether the link just opened (or edited) asks for trained weights (call before the page writes the link)."""
-    return bool(changed_in_link(_LINK_KEYS)) and st.query_params.get("weights") == TRAINED
+    return bool(changed_in_link(_LINK_KEYS)) and link_value("weights") == TRAINED
 
 
 def spec_task(spec: WeightSpec) -> Task:

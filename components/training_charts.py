@@ -19,21 +19,12 @@ from typing import Any
 
 import pandas as pd
 
-from components.chart_style import CANVAS_RENDERER, FONT
+from components.chart_style import CANVAS_RENDERER, FONT_SIZE, VEGA_CONFIG
 from components.charts import CELLS, TOKENS, VEGA_LITE_SCHEMA, Spec, cell_px, weights_scale
 
 __all__ = ["MARKER", "TrainingChartText", "curves_chart", "difference_chart", "heads_grid"]
 
 MARKER = "marker"  # dataset: the step the timeline's slider is at
-_FONT_SIZE = 14
-_CONFIG: Spec = {
-    "font": FONT,
-    "axis": {"labelFontSize": _FONT_SIZE, "titleFontSize": _FONT_SIZE},
-    "header": {"labelFontSize": _FONT_SIZE, "titleFontSize": _FONT_SIZE},
-    "legend": {"labelFontSize": _FONT_SIZE - 1, "titleFontSize": _FONT_SIZE - 1},
-    "view": {"strokeWidth": 0},
-    "aria": False,
-}
 _LOSS_COLOR = "#b45309"
 _ACCURACY_COLOR = "#2563eb"
 _MASKED_COLOR = "#d4d4d4"
@@ -56,7 +47,13 @@ class TrainingChartText:
 
 
 def _top(spec: Spec, datasets: dict[str, pd.DataFrame]) -> Spec:
-    return {"$schema": VEGA_LITE_SCHEMA, "config": _CONFIG, "usermeta": CANVAS_RENDERER, **spec, "datasets": datasets}
+    return {
+        "$schema": VEGA_LITE_SCHEMA,
+        "config": VEGA_CONFIG,
+        "usermeta": CANVAS_RENDERER,
+        **spec,
+        "datasets": datasets,
+    }
 
 
 def _field(name: str, kind: str, **extra: Any) -> Spec:
@@ -135,11 +132,11 @@ def heads_grid(
     cell = cell_px(len(labels), size_px, low=2)
     axes = cell >= 9
     axis_x = (
-        {"orient": "bottom", "labelAngle": -45, "labelFontSize": min(_FONT_SIZE, max(9, int(cell * 0.7)))}
+        {"orient": "bottom", "labelAngle": -45, "labelFontSize": min(FONT_SIZE, max(9, int(cell * 0.7)))}
         if axes
         else None
     )
-    axis_y = {"labelFontSize": min(_FONT_SIZE, max(9, int(cell * 0.7)))} if axes else None
+    axis_y = {"labelFontSize": min(FONT_SIZE, max(9, int(cell * 0.7)))} if axes else None
     source = {"data": {"name": TOKENS}, "key": "pos", "fields": ["label"]}
     position = {
         "x": _field("key", "ordinal", sort=labels, title=text.key if axes else None, axis=axis_x),

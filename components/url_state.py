@@ -19,11 +19,21 @@ from contextvars import ContextVar
 
 import streamlit as st
 
-__all__ = ["changed_in_link", "one_history_entry", "write_link"]
+__all__ = ["changed_in_link", "link_value", "link_values", "one_history_entry", "write_link"]
 
 _WRITTEN = "_url_written"  # session key: the query values this session last wrote
 # The values written inside one_history_entry and not sent yet; a run's own (each run has its thread).
 _gathered: ContextVar[dict[str, str | None] | None] = ContextVar("link_writes_gathered", default=None)
+
+
+def link_value(name: str) -> str | None:
+    """The link's raw value of ``name`` as it stands now (whoever wrote it), or ``None`` when it has none."""
+    return st.query_params.get(name)
+
+
+def link_values() -> dict[str, str]:
+    """Every value the link holds now, raw strings by name."""
+    return st.query_params.to_dict()
 
 
 def changed_in_link(names: Collection[str]) -> dict[str, str]:

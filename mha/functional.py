@@ -24,6 +24,7 @@ from torch import Tensor
 
 __all__ = [
     "apply_mask",
+    "attention_stages",
     "default_scale",
     "masked_softmax",
     "scaled_dot_product_attention",
@@ -66,6 +67,39 @@ def masked_softmax(masked_scores: Tensor) -> Tensor:
     # neither the softmax nor its backward (which reads the softmax's output) sees a NaN; then zero them.
     safe_scores = masked_scores.masked_fill(empty_rows, 0.0)
     return torch.softmax(safe_scores, dim=-1).masked_fill(empty_rows, 0.0)
+
+
+def attention_stages(
+    q_heads: Tensor, k_heads: Tensor, v_heads: Tensor, mask: Tensor | None = None, scale: float | None = None
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+    """Step 2 one stage at a time, every stage kept: the scores raw, scaled and masked, the weights, the context.
+
+    The numbers of :func:`scaled_dot_product_attention` (which scales q instead of the scores and keeps only the
+    weights), stage by stage: what the page shows and what a decoding step records.
+
+    Args:
+        q_heads: queries, shape (..., Lq, Dh), e.g. (B, H, Lq, Dh).
+        k_heads: keys, shape (..., Lk, Dh).
+        v_heads: values, shape (..., Lk, Dv).
+        mask: ``None``, a bool keep-mask (True = may attend) or an additive float mask,
+            broadcastable to (..., Lq, Lk).
+        scale: multiplier of the scores; default ``1 / sqrt(Dh)``.
+
+    Shape:
+        raw, scaled and masked scores and weights (..., Lq, Lk); context (..., Lq, Dv).
+
+    Returns:
+        ``(raw_scores, scaled_scores, masked_scores, weights, context)``; a fully masked query row has zero weights
+        and a zero context.
+    """
+    if scale is None:
+        scale = default_scale(q_heads.size(-1))
+    raw_scores = torch.matmul(q_heads, k_heads.transpose(-2, -1))  # (B,H,Lq,Dh) @ (B,H,Dh,Lk) -> (B,H,Lq,Lk)
+    scaled_scores = raw_scores * scale
+    masked_scores = apply_mask(scaled_scores, mask)
+    weights = masked_softmax(masked_scores)  # (B, H, Lq, Lk)
+    context = torch.matmul(weights, v_heads)  # (B, H, Lq, Lk) @ (B, H, Lk, Dh) -> (B, H, Lq, Dh)
+    return raw_scores, scaled_scores, masked_scores, weights, context
 
 
 def _softmax_in_place(scores: Tensor, mask: Tensor | None) -> Tensor:

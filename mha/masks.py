@@ -31,10 +31,16 @@ MASK_TYPES = ("none", "causal", "padding", "window")
 PAD_TOKENS = frozenset({"[PAD]", "<pad>", "<PAD>"})
 
 
-def causal_mask(length_q: int, length_k: int | None = None, device: torch.device | str | None = None) -> Tensor:
-    """Query i may attend key j iff j <= i (no peeking ahead). Shape (1, 1, Lq, Lk)."""
+def causal_mask(
+    length_q: int, length_k: int | None = None, device: torch.device | str | None = None, start: int = 0
+) -> Tensor:
+    """Query i may attend key j iff j <= start + i (no peeking ahead). Shape (1, 1, Lq, Lk).
+
+    ``start``: the first query's position (0 for a whole sentence; in a decoding step the first new row's, its
+    keys the cache's positions 0 .. start + Lq - 1).
+    """
     length_k = length_q if length_k is None else length_k
-    keep = torch.ones(length_q, length_k, dtype=torch.bool, device=device).tril()  # (Lq, Lk)
+    keep = torch.ones(length_q, length_k, dtype=torch.bool, device=device).tril(diagonal=start)  # (Lq, Lk)
     return keep.view(1, 1, length_q, length_k)  # (1, 1, Lq, Lk)
 
 

@@ -24,9 +24,10 @@ from dataclasses import replace
 import torch
 from torch import Tensor, nn
 
-from mha.functional import apply_mask, default_scale, masked_softmax, scaled_dot_product_attention
+from mha.functional import attention_stages, default_scale, scaled_dot_product_attention
 from mha.kv_cache import KVCache
-from mha.rope import check_rope, rotary_cos_sin, rotate
+from mha.masks import causal_mask
+from mha.rope import apply_rotary_pos_emb, check_rope, rotary_cos_sin
 from mha.trace import AttendStep, AttentionTrace, ConcatStep, DecodeTrace, OutputStep, ProjectStep
 
 __all__ = ["MultiHeadAttention", "check_sizes", "kv_head_of", "repeat_kv"]
@@ -155,7 +156,10 @@ class MultiHeadAttention(nn.Module):
         """
         if self.rope_base is None:
             return q_heads, k_heads
-        return self._rotate(q_heads, start), self._rotate(k_heads, start)
+        length = max(q_heads.size(-2), k_heads.size(-2))
+        positions = torch.arange(start, start + length, device="cpu")  # (L,): the angles are computed on the CPU
+        cos, sin = rotary_cos_sin(positions, self.d_k, float(self.rope_base), q_heads.dtype, q_heads.device)  # (L, Dh)
+        return apply_rotary_pos_emb(q_heads, k_heads, cos, sin)
 
     def share_kv_heads(self, k_heads: Tensor, v_heads: Tensor) -> tuple[Tensor, Tensor]:
         """GQA: each key/value head repeated for the query heads of its group (:func:`repeat_kv`).
@@ -179,6 +183,19 @@ class MultiHeadAttention(nn.Module):
         Returns ``(context (B, H, Lq, Dh), weights (B, H, Lq, Lk))``.
         """
         return scaled_dot_product_attention(q_heads, k_heads, v_heads, mask=mask, scale=default_scale(self.d_k))
+
+    def attend_stages(
+        self, q_heads: Tensor, k_heads: Tensor, v_heads: Tensor, mask: Tensor | None = None
+    ) -> AttendStep:
+        """Step 2 as :meth:`attend`, every stage kept (:func:`~mha.functional.attention_stages`, which a decoding
+        step runs too): what the traced forward records.
+
+        Shape: q_heads (B, H, Lq, Dh), k_heads and v_heads (B, H, Lk, Dh) -> scores and weights (B, H, Lq, Lk),
+        context (B, H, Lq, Dh).
+        """
+        scale = default_scale(self.d_k)
+        stages = attention_stages(q_heads, k_heads, v_heads, mask, scale)  # raw, scaled, masked, weights, context
+        return AttendStep(scale, mask, *stages, q_heads, k_heads, v_heads)
 
     def concat_heads(self, context: Tensor) -> Tensor:
         """Step 3: (B, H, Lq, Dh) -> (B, Lq, D), the heads side by side."""
@@ -210,8 +227,9 @@ class MultiHeadAttention(nn.Module):
     def forward_traced(self, query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None) -> AttentionTrace:
         """The same four steps as :meth:`forward`, keeping every intermediate.
 
-        Step 2 is spelled out (raw scores, scaled, masked, softmax) so that each stage
-        can be shown; it uses the same helpers as :func:`mha.functional.scaled_dot_product_attention`.
+        Step 2 keeps every stage (raw scores, scaled, masked, softmax: :meth:`attend_stages`) so that each can be
+        shown; it uses the same helpers as
+        :func:`mha.functional.scaled_dot_product_attention`.
         """
         self._check_inputs(query, key, value)
         # 1) project and split into heads
@@ -221,15 +239,10 @@ class MultiHeadAttention(nn.Module):
         q_heads, k_heads = self.rotate_positions(q_heads, k_heads)  # (B, H, Lq, Dh), (B, Hkv, Lk, Dh)
         rotated = (q_heads, k_heads) if self.rope_base is not None else (None, None)
         k_heads, v_heads = self.share_kv_heads(k_heads, v_heads)  # (B, Hkv, Lk, Dh) -> (B, H, Lk, Dh) each
-        # 2) scaled dot-product attention, per head, one stage at a time
-        scale = default_scale(self.d_k)
-        raw_scores = torch.matmul(q_heads, k_heads.transpose(-2, -1))  # (B,H,Lq,Dh) @ (B,H,Dh,Lk) -> (B,H,Lq,Lk)
-        scaled_scores = raw_scores * scale
-        masked_scores = apply_mask(scaled_scores, mask)
-        weights = masked_softmax(masked_scores)  # (B, H, Lq, Lk)
-        context = torch.matmul(weights, v_heads)  # (B, H, Lq, Lk) @ (B, H, Lk, Dh) -> (B, H, Lq, Dh)
+        # 2) scaled dot-product attention, per head, every stage kept
+        attend = self.attend_stages(q_heads, k_heads, v_heads, mask)  # scores, weights (B, H, Lq, Lk)
         # 3) concatenate the heads
-        concat = self.concat_heads(context)
+        concat = self.concat_heads(attend.context)
         # 4) project out
         output = self.project_out(concat)
         return AttentionTrace(
@@ -239,9 +252,7 @@ class MultiHeadAttention(nn.Module):
                 k_rotated=rotated[1],
                 kv_head_of=kv_head_of(self.num_heads, self.num_kv_heads),  # which K/V head each query head read
             ),
-            attend=AttendStep(
-                scale, mask, raw_scores, scaled_scores, masked_scores, weights, context, q_heads, k_heads, v_heads
-            ),
+            attend=attend,
             concat=ConcatStep(concat),
             out=OutputStep(output),
         )
@@ -276,13 +287,10 @@ class MultiHeadAttention(nn.Module):
         keys, values = self.share_kv_heads(cache_keys, cache_values)  # (B, Hkv, t, Dh) -> (B, H, t, Dh) each
         # 2) scaled dot-product attention: new row i (position start + i) may read keys 0 .. start + i
         t = cache_keys.size(2)
-        scale = default_scale(self.d_k)
-        scores = torch.matmul(q_heads, keys.transpose(-2, -1)) * scale  # (B,H,n,Dh) @ (B,H,Dh,t) -> (B,H,n,t)
-        if n > 1:  # a single new row may read every cached key: nothing to block
-            keep = torch.ones(n, t, dtype=torch.bool, device=x_new.device).tril(diagonal=start)  # (n, t)
-            scores = apply_mask(scores, keep)  # (B, H, n, t): -inf after each row's own position
-        weights = masked_softmax(scores)  # (B, H, n, t)
-        context = torch.matmul(weights, values)  # (B, H, n, t) @ (B, H, t, Dh) -> (B, H, n, Dh)
+        # a single new row may read every cached key: nothing to block
+        keep = causal_mask(n, t, device=x_new.device, start=start) if n > 1 else None  # (1, 1, n, t)
+        # scores (masked) and weights (B, H, n, t), context (B, H, n, Dh)
+        _, _, scores, weights, context = attention_stages(q_heads, keys, values, keep, default_scale(self.d_k))
         # 3) concatenate the heads and 4) project out
         output = self.project_out(self.concat_heads(context))  # (B, n, D)
         appended = tuple(range(start, start + n))
@@ -292,14 +300,6 @@ class MultiHeadAttention(nn.Module):
     def _project_qkv(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
         """Q = query W_qᵀ + b_q, K = key W_kᵀ + b_k, V = value W_vᵀ + b_v (K and V: (B, Lk, Hkv·Dh) with GQA)."""
         return self.W_q(query), self.W_k(key), self.W_v(value)  # (B, Lq, D), (B, Lk, D), (B, Lk, D)
-
-    def _rotate(self, x: Tensor, start: int = 0) -> Tensor:
-        """One side of RoPE: x (B, heads, L, Dh) turned by positions start .. start+L-1 (cos, sin in float64 on the
-        CPU, then in x's dtype on x's device)."""
-        positions = torch.arange(start, start + x.size(-2), device="cpu")  # (L,): the angles are computed on the CPU
-        base = float(self.rope_base or 0)
-        cos, sin = rotary_cos_sin(positions, self.d_k, base, dtype=x.dtype, device=x.device)  # (L, Dh) each
-        return rotate(x, cos, sin)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
         """Name the offending shape instead of failing deep inside a matmul."""

@@ -35,10 +35,7 @@ from mha.export import export_basename
 from mha.masks import PAD_TOKENS
 from mha.pipeline import AttentionRun
 
-__all__ = ["OUTPUT_ENV", "reproduce_script"]
-
-# When this environment variable names a file, the script saves {"output", "weights"} there with torch.save.
-OUTPUT_ENV = "ATTN_REPRODUCE_OUT"
+__all__ = ["reproduce_script"]
 
 _HEADER = '''\
 """Multi-head attention from scratch: the exact computation of the Attention Playground page.
@@ -50,7 +47,6 @@ but PyTorch does not promise it: another version may give slightly different num
 
 import hashlib
 import math
-import os
 
 import torch
 from torch import nn
@@ -226,10 +222,7 @@ diff_output = (output - ref_output)[:, rows].abs().max().item() if rows.any() el
 diff_weights = (weights - ref_weights)[:, :, rows].abs().max().item() if rows.any() else 0.0
 print(f"max |ours - nn.MultiheadAttention|: output {diff_output:.1e}, weights {diff_weights:.1e}")
 print("match" if max(diff_output, diff_weights) < 1e-4 else "MISMATCH")
-
-if os.environ.get("OUTPUT_ENV_NAME"):  # the playground's tests read the result here
-    torch.save({"output": output, "weights": weights}, os.environ["OUTPUT_ENV_NAME"])
-""".replace("OUTPUT_ENV_NAME", OUTPUT_ENV)
+"""
 
 
 # A page whose layer has grouped-query heads or rotary positions (RoPE) gets the blocks below in place of _MODEL,
@@ -404,10 +397,7 @@ print(f"max |ours - scaled_dot_product_attention|: output {out_diff:.1e}, weight
 [rope]q_diff, k_diff = differences["rotated q"], differences["rotated k"]
 [rope]print(f"max |apply_rotary - rotation as complex numbers|: q {q_diff:.1e}, k {k_diff:.1e}")
 print("match" if max(differences.values()) < 1e-4 else "MISMATCH")
-
-if os.environ.get("OUTPUT_ENV_NAME"):  # the playground's tests read the result here
-    torch.save({"output": output, "weights": weights}, os.environ["OUTPUT_ENV_NAME"])
-""".replace("OUTPUT_ENV_NAME", OUTPUT_ENV)
+"""
 
 
 def _keep(template: str, gqa: bool, rope: bool) -> str:
@@ -486,8 +476,7 @@ def reproduce_script(run: AttentionRun) -> str:
         rotation as complex numbers), then ``match`` or ``MISMATCH``, and leaves ``x``, ``mask``,
         ``model``, ``output`` and ``weights`` defined. It imports only the standard library and ``torch``; with
         trained or pretrained weights it reads the page's ``.pt`` download (named in the
-        script) with ``torch.load``. When the environment variable :data:`OUTPUT_ENV` names a file,
-        it also saves ``{"output": ..., "weights": ...}`` there with ``torch.save``.
+        script) with ``torch.load``.
     """
     config = run.config
     seeded = config.weights == RANDOM

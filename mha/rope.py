@@ -75,8 +75,12 @@ def rotate(x: Tensor, cos: Tensor, sin: Tensor) -> Tensor:
 
 
 def apply_rotary_pos_emb(q: Tensor, k: Tensor, cos: Tensor, sin: Tensor) -> tuple[Tensor, Tensor]:
-    """Hugging Face's form: q and k of the same positions turned by the same angles.
+    """Hugging Face's form: q and k turned by the same angles, cos and sin computed once for both.
 
-    Shape: q (B, H, L, Dh), k (B, Hkv, L, Dh), cos and sin (L, Dh) -> q, k rotated, shapes kept.
+    Each takes the first rows of ``cos`` and ``sin``, one per position it holds (q and k of one sentence hold the
+    same positions; a cross-attention's q and k may hold fewer or more).
+
+    Shape: q (B, H, Lq, Dh), k (B, Hkv, Lk, Dh), cos and sin (L, Dh) with L >= Lq, Lk -> q, k rotated, shapes kept.
     """
-    return rotate(q, cos, sin), rotate(k, cos, sin)
+    lq, lk = q.size(-2), k.size(-2)
+    return rotate(q, cos[:lq], sin[:lq]), rotate(k, cos[:lk], sin[:lk])  # (B, H, Lq, Dh), (B, Hkv, Lk, Dh)

@@ -22,14 +22,14 @@ WORKDIR="${MUTATION_WORKDIR:-${TMPDIR:-/tmp}/attention-playground-mutation}"
 # name | file to mutate | tests (pytest arguments: files or test ids, space-separated)
 MODULES=(
   "rope|mha/rope.py|tests/test_engine_today.py tests/test_mutants_rope.py"
-  "masks|mha/masks.py|tests/test_engine_module.py tests/test_engine_reference.py tests/test_engine_torch.py tests/test_numerics.py tests/test_mutants_masks.py"
-  "functional|mha/functional.py|tests/test_engine_module.py tests/test_engine_torch.py tests/test_numerics.py tests/test_mutants_functional.py"
+  "masks|mha/masks.py|tests/test_engine_module.py tests/test_engine_once.py tests/test_engine_reference.py tests/test_engine_torch.py tests/test_numerics.py tests/test_mutants_masks.py"
+  "functional|mha/functional.py|tests/test_engine_module.py tests/test_engine_once.py tests/test_engine_torch.py tests/test_numerics.py tests/test_mutants_functional.py"
   "kv_cache|mha/kv_cache.py|tests/test_kv_cache.py tests/test_mutants_kv_cache.py"
   "linear|mha/experiments/linear.py|tests/test_linear_sparse.py tests/test_mutants_linear.py"
   "reviews|mha/text/reviews.py|tests/test_reviews.py::test_the_file_is_the_one_the_script_and_the_readme_describe tests/test_reviews.py::test_the_splits_are_disjoint_and_every_review_is_cut_as_the_script_cuts_it tests/test_reviews.py::test_the_vocabulary_comes_from_the_training_split_alone tests/test_reviews.py::test_the_example_sentences_are_of_both_kinds_and_none_is_a_bundled_review tests/test_reviews.py::test_a_sentence_is_read_as_characters_cut_to_the_length_with_what_was_left_out_counted tests/test_mutants_reviews.py"
   "flash|mha/experiments/flash.py|tests/test_flash.py tests/test_mutants_flash.py"
   "sparse|mha/experiments/sparse.py|tests/test_linear_sparse.py tests/test_mutants_sparse.py"
-  "module|mha/module.py|tests/test_engine_module.py tests/test_engine_today.py tests/test_engine_torch.py tests/test_kv_cache.py tests/test_mutants_module.py"
+  "module|mha/module.py|tests/test_engine_module.py tests/test_engine_once.py tests/test_engine_today.py tests/test_engine_torch.py tests/test_kv_cache.py tests/test_mutants_module.py"
   "tasks|mha/training/tasks.py|tests/test_training.py::test_targets_follow_the_tasks_rule tests/test_training.py::test_a_tasks_relation_points_where_its_target_comes_from tests/test_training.py::test_induction_sequences_repeat_a_stretch_at_varying_distances tests/test_training.py::test_examples_show_the_task_relations_apart_from_the_previous_token tests/test_training.py::test_the_learners_text_is_read_when_it_is_a_sequence_of_the_task tests/test_training.py::test_task_sizes_and_masks tests/test_training.py::test_unscramble_sets_aside_a_quarter_of_the_orders_at_most_1024 tests/test_training.py::test_unscramble_never_draws_a_held_out_order tests/test_training.py::test_two_words_set_nothing_aside_and_evaluate_on_both_orders tests/test_training.py::test_unscrambles_accuracy_is_measured_on_orders_no_training_batch_contained tests/test_training.py::test_fresh_evaluation_sequences_are_not_training_sequences tests/test_mutants_tasks.py"
 )
 

@@ -9,6 +9,8 @@ A row names its rooms (backticked folders or files), what they may import and wh
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 import re
 import socket
 import subprocess
@@ -217,6 +219,20 @@ def test_a_labs_page_file_is_named_after_the_lab():
     assert {str(path.relative_to(REPO)) for path in (REPO / "pages").glob("*.py")} == listed
 
 
+def test_a_labs_words_live_in_the_one_catalog_named_for_it():
+    """Every lab has its catalog in components.locale.LAB_CATALOGS, and no other catalog holds a word of that lab."""
+    from components import locale
+    from components.locale import LAB_CATALOGS
+    from components.nav import LAB_PAGES
+
+    assert set(LAB_CATALOGS) == {lab for _, lab, _ in LAB_PAGES}
+    for info in pkgutil.iter_modules(locale.__path__):
+        catalog = importlib.import_module(f"components.locale.{info.name}")
+        for key in catalog.MESSAGES:
+            lab = next((lab for lab in LAB_CATALOGS if key == f"nav.lab.{lab}" or key.startswith(f"lab.{lab}.")), None)
+            assert lab is None or catalog is LAB_CATALOGS[lab], f"{key} in {info.name}.py, not {LAB_CATALOGS[lab]}"
+
+
 #: Streamlit's modules the pages may import besides ``streamlit`` itself, each public: the type of a container, and
 #: the script-run context that Streamlit's multithreading guide documents (a thread outside a run has none).
 PUBLIC_STREAMLIT = {
@@ -237,6 +253,21 @@ def test_only_the_cache_room_calls_streamlits_caches():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr in {"cache_data", "cache_resource", "cache"}:
                 raise AssertionError(f"{path.relative_to(REPO)}:{node.lineno} calls st.{node.attr}")
+
+
+#: Modules that still read the link themselves: their owners move them to url_state's readers (``link_value``,
+#: ``link_values``); none may be added.
+LINK_READERS_TO_MOVE: set[str] = set()
+
+
+def test_only_url_state_reads_or_writes_the_link():
+    """``st.query_params`` is touched in components/url_state.py alone (ARCHITECTURE.md: "The URL is the state")."""
+    touching = set()
+    for path in _ui_modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "query_params":
+                touching.add(path.relative_to(REPO).as_posix())
+    assert touching - LINK_READERS_TO_MOVE == {"components/url_state.py"}
 
 
 def test_the_pages_touch_nothing_private_of_streamlit():

@@ -3,8 +3,10 @@ data and checked against the schema."""
 
 from __future__ import annotations
 
+import ast
 import json
 import math
+from pathlib import Path
 
 import altair as alt
 import jsonschema
@@ -36,6 +38,26 @@ def test_fonts_are_projector_sized_and_fall_back_to_cjk():
     assert config["font"] == "sans-serif"
     assert config["axis"]["labelFontSize"] >= 14
     assert config["axis"]["titleFontSize"] >= 14
+
+
+def test_one_vega_lite_config_gives_the_page_its_type_sizes():
+    """No module of components/ writes a Vega-Lite config of its own (a dict with a font and axes) but
+    chart_style, whose config every Vega-Lite spec of the main page carries."""
+    from components import chart_style, image_charts, training_charts
+
+    root = Path(chart_style.__file__).parent
+    writers = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            keys = {key.value for key in getattr(node, "keys", []) if isinstance(key, ast.Constant)}
+            if isinstance(node, ast.Dict) and {"font", "axis"} <= keys:
+                writers.add(path.relative_to(root).as_posix())
+    assert writers == {"chart_style.py"}
+    for module in (charts, today_charts, training_charts, image_charts):
+        assert module.VEGA_CONFIG is chart_style.VEGA_CONFIG, module.__name__
+    assert _summary_spec()["config"] is chart_style.VEGA_CONFIG
+    sizes = chart_style.VEGA_CONFIG["axis"], chart_style.VEGA_CONFIG["header"], chart_style.VEGA_CONFIG["title"]
+    assert {sizes[0]["labelFontSize"], sizes[1]["labelFontSize"], sizes[2]["fontSize"]} == {chart_style.FONT_SIZE}
 
 
 def test_the_summary_is_valid_vega_lite_of_the_version_altair_ships():

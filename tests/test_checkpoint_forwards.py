@@ -18,7 +18,7 @@ from mha.batching import page_batch
 from mha.config import PRETRAINED, AttentionConfig, WeightSpec
 from mha.memory import CPU
 from mha.sources import make_source
-from mha.sources.pretrained import PretrainedSource
+from mha.sources.checkpoint.source import PretrainedSource
 
 SCRIPT = str(Path(__file__).resolve().parents[1] / "playground.py")
 GPT2 = {"lang": "en", "weights": "pretrained", "checkpoint": "gpt2"}

@@ -21,7 +21,7 @@ from torch.profiler import ProfilerActivity, profile
 from components.i18n import t
 from components.labs import flash as flash_lab
 from components.labs.measure import Measured
-from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention
+from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention, tiled_run
 from mha.experiments.flash_cost import BACKENDS, measure_memory, sdpa_backends
 
 F64_ATOL = 1e-12
@@ -43,6 +43,31 @@ def random_qkv(length, batch=2, heads=3, d=5, seed=0):
 
 def causal(length):
     return torch.ones(length, length, dtype=torch.bool).tril().view(1, 1, length, length)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_the_labs_run_is_the_engines_scores_tiles_and_difference(is_causal):
+    """Lab 13's numbers come from mha.experiments.flash: the scores q kᵀ/√d (NaN where blocked), every tile of
+    the loops, the tiles whose cells are all blocked, and the tiled output's difference from softmax attention."""
+    tokens = ["the", "cat", "sat", "on", "the", "mat", "today"]
+    run = tiled_run(tokens, 8, 3, 2, is_causal, 5)
+    q, k, _ = flash_inputs(tokens, 8, 5)  # (1, 1, L, d) each
+    expected = torch.einsum("id,jd->ij", q[0, 0].double(), k[0, 0].double()) / math.sqrt(8)  # (L, L), float64
+    rows, cols = torch.meshgrid(torch.arange(7), torch.arange(7), indexing="ij")
+    blocked = (cols > rows) if is_causal else torch.zeros(7, 7, dtype=torch.bool)
+    assert torch.equal(run.scores.isnan(), blocked)
+    torch.testing.assert_close(run.scores[~blocked].double(), expected[~blocked], rtol=0, atol=1e-5)
+    assert len(run.steps) == math.ceil(7 / 3) * math.ceil(7 / 2)
+    # a tile is skipped when every cell is blocked: its first column beyond its last row, causally
+    skipped = sum(c0 > r1 - 1 for r0, r1 in tile_ranges(7, 3) for c0, _ in tile_ranges(7, 2)) if is_causal else 0
+    assert run.skipped == skipped and sum(step.skipped for step in run.steps) == skipped
+    assert run.difference < 1e-5  # float32 tiles against float32 softmax attention: rounding only
+
+
+def test_the_labs_page_computes_no_scores_of_its_own():
+    """The page body draws what mha.experiments.flash computed: it imports neither torch nor the attention core."""
+    source = Path(flash_lab.__file__).read_text(encoding="utf-8")
+    assert not re.search(r"^(import torch|from torch|from mha\.functional|from mha\.masks)", source, re.MULTILINE)
 
 
 SIZES = [(12, 4, 3), (12, 4, 4), (13, 5, 3), (7, 7, 7), (7, 16, 2), (10, 1, 10), (9, 2, 1)]

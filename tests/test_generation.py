@@ -32,7 +32,8 @@ from mha.sources.checkpoint.generation import (
     sink_layers,
     sink_shares,
 )
-from mha.sources.pretrained import PretrainedSource, load_checkpoint
+from mha.sources.checkpoint.loader import load_checkpoint
+from mha.sources.checkpoint.source import PretrainedSource
 
 CAUSAL = ["gpt2", "llama", "qwen2"]
 PROMPT = "the cat sat on the mat"

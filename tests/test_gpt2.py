@@ -22,13 +22,13 @@ from mha.export import export_basename
 from mha.masks import causal_mask
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, make_source, source_sizes
+from mha.sources.checkpoint.loader import load_checkpoint
 from mha.sources.families import FAMILIES, SUPPORTED_TYPES
 from mha.sources.families.bert import BERT
 from mha.sources.families.gpt2 import GPT2
 from mha.sources.families.llama import LLAMA
 from mha.sources.families.qwen2 import QWEN2
 from mha.sources.families.vit import DEIT, VIT
-from mha.sources.pretrained import load_checkpoint
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
 TOLERANCE = 1e-5

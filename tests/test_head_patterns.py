@@ -25,7 +25,7 @@ from mha.head_patterns import (
     repeated_sequence,
 )
 from mha.sources import make_source
-from mha.sources.pretrained import load_checkpoint
+from mha.sources.checkpoint.loader import load_checkpoint
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
 

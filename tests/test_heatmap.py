@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import struct
 from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -370,3 +372,30 @@ def test_every_head_is_sent_while_it_fits_the_budget(d_model, num_heads, tokens,
     per_head = 3 * tokens * frames.feature_budget(tokens, d_model // num_heads, parts=3) + 3 * tokens * tokens
     assert (num_heads * per_head <= HEAD_SWITCH_CELLS) is every
     assert heads_fit(run, (step1.QKV_CHART, step2.ScoresChart())) is every  # the page's two: their cells add up
+
+
+#: What each module of components/heatmap/ may import: the figure model knows no bytes and no tensors, the scales
+#: no bytes, the codec no tensors and no builders, the builders no bytes.
+HEATMAP_IMPORTS = {
+    "scales": {"math", "dataclasses", "numpy", "torch"},
+    "figure": {"collections.abc", "dataclasses", "numpy", "pandas", "components.heatmap.scales"},
+    "codec": {"json", "math", "struct", "collections.abc", "numpy", "components.heatmap.figure",
+              "components.heatmap.scales"},
+    "builders": {"collections.abc", "dataclasses", "numpy", "torch", "components.charts", "components.heatmap.figure",
+                 "components.heatmap.scales"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(HEATMAP_IMPORTS))
+def test_each_heatmap_module_keeps_to_its_job(name):
+    """The figure model, the binary codec, the colour scales and the builders are four modules, each importing
+    only what its job needs (a builder that packs bytes, or a figure that reads tensors, fails here)."""
+    path = Path(heatmap.__file__).with_name(f"{name}.py")
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            imported.add(node.module if node.module.startswith("components") else node.module.split(".")[0])
+    allowed = {module if module.startswith("components") else module.split(".")[0] for module in HEATMAP_IMPORTS[name]}
+    assert imported <= allowed, imported - allowed

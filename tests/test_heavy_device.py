@@ -37,7 +37,7 @@ from mha.device import DeviceChoice
 from mha.memory import CPU, OutOfMemory, is_out_of_memory, megabytes, on_device_or_cpu
 from mha.sources import make_source
 from mha.sources.checkpoint.generation_service import GenerationService
-from mha.sources.pretrained import PretrainedSource
+from mha.sources.checkpoint.source import PretrainedSource
 from mha.training import service as service_module
 from mha.training.loop import train
 from mha.training.service import TrainingService, train_spec

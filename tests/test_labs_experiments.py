@@ -39,7 +39,7 @@ from mha.experiments.complexity import (
     peak_bytes,
 )
 from mha.experiments.cross import run_cross_attention
-from mha.experiments.encoder import (
+from mha.experiments.encoder_block import (
     ACTIVATIONS,
     PRESETS,
     EncoderSizes,

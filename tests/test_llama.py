@@ -30,8 +30,8 @@ from mha.head_finder import rank_heads, rank_table
 from mha.masks import causal_mask
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, make_source, source_sizes
+from mha.sources.checkpoint.loader import load_checkpoint
 from mha.sources.families import FAMILIES
-from mha.sources.pretrained import load_checkpoint
 
 ANIMAL = "The animal didn't cross the street because it was too tired"
 TOLERANCE = 1e-5

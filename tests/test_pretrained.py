@@ -26,8 +26,9 @@ from mha.head_finder import find_token, head_weights, rank_heads
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, hub, make_source, source_sizes
 from mha.sources.checkpoint import loader
+from mha.sources.checkpoint.loader import load_checkpoint
+from mha.sources.checkpoint.source import PretrainedSource
 from mha.sources.families.bert import PROJECTIONS
-from mha.sources.pretrained import PretrainedSource, load_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
 ANIMAL = "The animal didn't cross the street because it was too tired"

@@ -54,7 +54,7 @@ def listed(tiny_gpt2, tiny_llama, tiny_qwen2, tiny_checkpoint, monkeypatch):
 
 def _hf_attentions(name: str, tokens: str, new_tokens: int):
     """The checkpoint's own greedy generation with its attentions per step (transformers' ``generate``)."""
-    from mha.sources.pretrained import load_checkpoint
+    from mha.sources.checkpoint.loader import load_checkpoint
 
     checkpoint = load_checkpoint(name)
     with torch.inference_mode():
@@ -72,7 +72,8 @@ def _hf_attentions(name: str, tokens: str, new_tokens: int):
     [("gpt2", 0, 3, PROMPT), ("gpt2", 1, 6, "a dog ran to the park"), ("llama", 0, 4, PROMPT), ("qwen2", 1, 2, PROMPT)],
 )
 def test_the_generations_answers_are_its_own(listed, name, layer, new, text):
-    from mha.sources.pretrained import PretrainedSource, load_checkpoint
+    from mha.sources.checkpoint.loader import load_checkpoint
+    from mha.sources.checkpoint.source import PretrainedSource
 
     config = AttentionConfig(weights="pretrained", checkpoint=name, tokens=text, layer=layer)
     run = run_attention(config)
@@ -103,7 +104,7 @@ def test_the_generations_answers_are_its_own(listed, name, layer, new, text):
 def test_a_generation_without_a_step_asks_nothing(listed):
     import dataclasses
 
-    from mha.sources.pretrained import PretrainedSource
+    from mha.sources.checkpoint.source import PretrainedSource
 
     config = AttentionConfig(weights="pretrained", checkpoint="gpt2", tokens=PROMPT)
     generation = PretrainedSource(WeightSpec("pretrained", checkpoint="gpt2")).generate(config, 1)

@@ -18,7 +18,7 @@ from mha.config import DOMAINS, PRETRAINED, ROPE_BASE, TRAINED, AttentionConfig,
 from mha.export import export_basename, trace_npz, trace_pt
 from mha.module import MultiHeadAttention
 from mha.pipeline import run_attention
-from mha.reproduce import OUTPUT_ENV, reproduce_script
+from mha.reproduce import reproduce_script
 from mha.sources.trained import TrainedSource
 from mha.training.loop import train
 from mha.training.service import TrainedModel
@@ -103,6 +103,12 @@ def test_every_field_of_the_config_is_in_the_script_or_said_not_to_matter():
 
 #: Runs a file as __main__ with NumPy out of reach (``import numpy`` raises ImportError): PyTorch alone.
 WITHOUT_NUMPY = "import runpy, sys; sys.modules['numpy'] = None; runpy.run_path(sys.argv[1], run_name='__main__')"
+#: The same, then saves the ``output`` and ``weights`` the script left defined to the file ``sys.argv[2]``: the
+#: script itself knows nothing of the tests.
+KEEP_RESULT = (
+    "import runpy, sys; sys.modules['numpy'] = None; kept = runpy.run_path(sys.argv[1], run_name='__main__'); "
+    "import torch; torch.save({'output': kept['output'], 'weights': kept['weights']}, sys.argv[2])"
+)
 
 
 def _run_script(source: str, tmp_path) -> tuple[dict, str]:
@@ -110,10 +116,10 @@ def _run_script(source: str, tmp_path) -> tuple[dict, str]:
     script = tmp_path / "reproduce.py"
     script.write_text(source, encoding="utf-8")
     out_file = tmp_path / "out.pt"
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | {OUTPUT_ENV: str(out_file)}
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     # -I: no PYTHONPATH, no user site, no script directory on sys.path; cwd is the temp dir
     result = subprocess.run(
-        [sys.executable, "-I", "-c", WITHOUT_NUMPY, str(script)],
+        [sys.executable, "-I", "-c", KEEP_RESULT, str(script), str(out_file)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -270,6 +276,19 @@ def test_script_imports_only_torch_and_the_standard_library(name):
             imported.add((node.module or "").split(".")[0])
     assert imported <= ALLOWED_IMPORTS, imported
     assert "mha" not in imported
+
+
+@pytest.mark.parametrize("name", ["none", "gqa_rope_causal"])
+def test_the_downloaded_script_reads_no_environment_and_writes_no_file(name):
+    """What a learner downloads is the page's computation, with no hook for the playground's tests."""
+    script = reproduce_script(run_attention(CONFIGS[name]))
+    called = {
+        node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        for node in ast.walk(ast.parse(script))
+        if isinstance(node, ast.Call)
+    }
+    assert not called & {"save", "open", "write_text", "write_bytes", "getenv"}, called
+    assert "environ" not in script and "import os" not in script
 
 
 def test_tokens_are_embedded_as_exact_literals():

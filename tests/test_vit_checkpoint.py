@@ -26,8 +26,8 @@ from mha.checkpoints import ANY_CHECKPOINT_ENV
 from mha.config import LIMITS, PRETRAINED, RANDOM, AttentionConfig, WeightSpec
 from mha.pipeline import run_attention
 from mha.sources import SourceSizes, SourceUnavailableError, any_checkpoint, make_source, source_sizes
+from mha.sources.checkpoint.loader import load_checkpoint
 from mha.sources.families.vit import DEIT
-from mha.sources.pretrained import load_checkpoint
 from mha.vision.patches import patch_tokens, patchify
 from mha.vision.samples import DATA_DIR, DIGIT_LEVELS, load_digits, sample_image
 from mha.vision.upload import decode_image

@@ -5,7 +5,7 @@ One module per job: :mod:`~components.controls.keys` (what the controls are), :m
 callbacks), :mod:`~components.controls.choices` (the session's values, its source's sizes, whether the run reads
 an image), :mod:`~components.controls.uploads` (a learner's image), :mod:`~components.controls.link` (the
 link), :mod:`~components.controls.color_scale`, :mod:`~components.controls.config_build` (choices -> a config,
-problems translated) and :mod:`~components.controls.notes` (notes about a run).
+problems translated) and :mod:`~components.controls.run_notes` (notes about a run).
 
 The sidebar has two sections: where the weights come from (drawn by the page's full run,
 :func:`render_source_controls`) and the live controls (:func:`render_live_controls`, drawn by the fragment
@@ -39,7 +39,7 @@ from components.controls.keys import (
     nearest_divisors,
 )
 from components.controls.link import load_url_state, show_url_problems, sync_url
-from components.controls.notes import show_device_used, show_run_notes
+from components.controls.run_notes import show_device_used, show_run_notes
 from components.controls.sections import render_live_controls, render_run_controls, render_source_controls
 from components.controls.uploads import UPLOAD_KEY, current_upload
 

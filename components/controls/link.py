@@ -17,7 +17,7 @@ from components.url_params import (
     parse_query_params,
     to_query_params,
 )
-from components.url_state import changed_in_link, write_link
+from components.url_state import changed_in_link, link_values, write_link
 from mha.checkpoints import checkpoint_names
 from mha.config import TRAINED
 
@@ -32,8 +32,9 @@ def load_url_state() -> list[Problem]:
     """
     changed = changed_in_link(URL_KEYS)
     parsed = parse_query_params(changed, device_options(), num_heads=st.session_state.get("num_heads"))
-    problems = parsed.problems + _sizes_for_trained_link(parsed.values, set(st.query_params.to_dict()))
-    if "num_heads" in parsed.values and "num_kv_heads" not in st.query_params:  # a link without it: as many
+    in_link = link_values()
+    problems = parsed.problems + _sizes_for_trained_link(parsed.values, set(in_link))
+    if "num_heads" in parsed.values and "num_kv_heads" not in in_link:  # a link without it: as many
         parsed.values["num_kv_heads"] = parsed.values["num_heads"]
     for key, value in parsed.values.items():
         st.session_state[key] = value
@@ -46,7 +47,7 @@ def load_url_state() -> list[Problem]:
             st.session_state[key] = DEFAULTS[key]
     if st.session_state["num_kv_heads"] is None:  # the default: one key/value head per query head
         st.session_state["num_kv_heads"] = st.session_state["num_heads"]
-    if {"weights", "task"} & parsed.values.keys() and "tokens" not in st.query_params:
+    if {"weights", "task"} & parsed.values.keys() and "tokens" not in in_link:
         open_on_task_input()
     names = checkpoint_names()
     if names and st.session_state["checkpoint"] not in names:

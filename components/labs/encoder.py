@@ -11,7 +11,7 @@ from components.i18n import t
 from components.labs.charts import Size, Titles, bar_chart
 from components.labs.common import lab_header, show_chart, show_verdict, token_input
 from mha.counting import count_parameters
-from mha.experiments.encoder import (
+from mha.experiments.encoder_block import (
     ACTIVATIONS,
     NORM_PLACEMENTS,
     PRESETS,

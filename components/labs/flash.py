@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import math
-
 import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
-import torch
 
 from components import cache
 from components.i18n import t
@@ -28,12 +25,11 @@ from components.labs.common import format_bytes, lab_header, show_chart, show_ve
 from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
 from components.nav import render_lab_links
 from components.safe_text import md_escape
-from mha.experiments.flash import count_skipped, flash_inputs, tile_ranges, tiled_attention
+from mha.experiments import flash
+from mha.experiments.flash import tile_ranges
 from mha.experiments.flash_cost import MEMORY_LENGTHS
 from mha.experiments.isolated import IsolatedMeasurementError, run_isolated
 from mha.experiments.timing import Steady
-from mha.functional import scaled_dot_product_attention
-from mha.masks import causal_mask
 from mha.tokens import token_labels
 
 __all__ = ["TOLERANCE", "cost_frames", "counted", "grid_text", "render", "span", "tile_frame", "tiled_run"]
@@ -83,16 +79,11 @@ def grid_text(length: int, block_q: int, block_k: int) -> str:
 
 @cache.results(max_entries=32)
 def tiled_run(tokens: tuple[str, ...], block_q: int, block_k: int, causal: bool, seed: int) -> dict:
-    """The tiled run of the learner's tokens (one head), its steps as plain arrays, and full attention beside it."""
-    q, k, v = flash_inputs(tokens, HEAD_DIM, seed)  # (1, 1, L, d) each
-    length = q.shape[2]
-    mask = causal_mask(length, device=q.device) if causal else None  # (1, 1, L, L)
-    output, steps = tiled_attention(q, k, v, block_q, block_k, mask)
-    full, _ = scaled_dot_product_attention(q, k, v, mask)  # (1, 1, L, d)
-    scores = (q @ k.transpose(-2, -1))[0, 0] / math.sqrt(HEAD_DIM)  # (L, d) @ (d, L) -> (L, L)
-    keep = mask[0, 0] if mask is not None else torch.ones(length, length, dtype=torch.bool, device=q.device)  # (L, L)
+    """The tiled run of the learner's tokens (one head, :func:`mha.experiments.flash.tiled_run`), its steps as plain
+    arrays, and its difference from full attention."""
+    run = flash.tiled_run(tokens, HEAD_DIM, block_q, block_k, causal, seed)
     return {
-        "scores": scores.masked_fill(~keep, float("nan")).numpy(),
+        "scores": run.scores.numpy(),
         "steps": [
             {
                 "block": s.query_block,
@@ -104,11 +95,11 @@ def tiled_run(tokens: tuple[str, ...], block_q: int, block_k: int, causal: bool,
                 "tile_max": s.tile_max[0, 0].numpy(),
                 "O": s.O[0, 0].numpy(),
             }
-            for s in steps
+            for s in run.steps
         ],
-        "diff": float((output - full).abs().max()),
-        "skipped": count_skipped(mask, length, block_q, block_k),
-        "tiles": len(steps),
+        "diff": run.difference,
+        "skipped": run.skipped,
+        "tiles": len(run.steps),
     }
 
 

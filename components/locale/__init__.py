@@ -21,7 +21,7 @@ from components.locale import (
     weights,
 )
 
-__all__ = ["CATALOG"]
+__all__ = ["CATALOG", "LAB_CATALOGS"]
 
 _MODULES = (
     common,
@@ -41,6 +41,18 @@ _MODULES = (
     reviews,
     questions,
 )
+
+#: The one catalog that holds each lab's words (``nav.lab.<name>`` and every ``lab.<name>.*``): labs 1 to 9 share
+#: labs.py, lab 10's sit beside the images' words in vision.py, labs 11 and 12 (the learner's own layer) share
+#: labs_practice.py, labs 13 and 14 have a catalog of their own.
+LAB_CATALOGS = {
+    **dict.fromkeys(("scaling", "heads", "reshape", "masks", "loop", "complexity", "cross", "sculpt", "encoder"), labs),
+    "windows": vision,
+    "attribution": labs_practice,
+    "onnx": labs_practice,
+    "flash": flash,
+    "efficient": efficient,
+}
 
 
 def _merge() -> dict[str, dict[str, str]]:

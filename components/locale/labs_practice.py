@@ -382,4 +382,24 @@ MESSAGES: dict[str, dict[str, str]] = {
         "decide anything on it.",
         "zh": "大于 1：在这台机器上、这些规模下、此刻 ONNX Runtime 更快；据此做任何决定之前请再测一次。",
     },
+    # ------------------------------------------------------------ lab 11 on a review and on an image
+    "lab.attribution.prediction_cls": {
+        "en": "The model's reading, at `[CLS]`, with nothing removed: {said}. The last column shows how much the "
+        "predicted class's probability falls when the key is removed from this query's row in layer {layer} (the "
+        "rest of the model runs again).",
+        "zh": "什么都不去掉时，模型在 `[CLS]` 处的判断：{said}。表格最后一列是在第 {layer} 层从这个查询的那一行去掉该键"
+        "后（模型其余部分重新运行），预测类别的概率下降了多少。",
+    },
+    "lab.attribution.no_prediction_cls": {
+        "en": "In the last layer only `[CLS]`'s row reaches the answer: choose `[CLS]` as the query (or an earlier "
+        "layer, where every character's row reaches it) to see the effect on the prediction.",
+        "zh": "在最后一层，只有 `[CLS]` 那一行通向答案：把查询换成 `[CLS]`（或换到更前面的一层，那里每个字的那一行"
+        "都通向答案），就能看到对预测的影响。",
+    },
+    "lab.attribution.no_prediction_image": {
+        "en": "On an image this lab measures what each key gives the query, but does not run the digits' model "
+        "again without a patch: the effect on its answer is left out.",
+        "zh": "在图像上，这个实验测量每个键给查询的贡献，但不会去掉某个图块后重新运行数字模型："
+        "对答案的影响这里不计算。",
+    },
 }

@@ -146,20 +146,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Chinese sentence.",
         "zh": "文本中没有可读的字：下面显示的是这一层在一条验证评论上的结果。请输入一个中文句子。",
     },
-    # ------------------------------------------------------------ lab 11 on a review
-    "lab.attribution.prediction_cls": {
-        "en": "The model's reading, at `[CLS]`, with nothing removed: {said}. The last column shows how much the "
-        "predicted class's probability falls when the key is removed from this query's row in layer {layer} (the "
-        "rest of the model runs again).",
-        "zh": "什么都不去掉时，模型在 `[CLS]` 处的判断：{said}。表格最后一列是在第 {layer} 层从这个查询的那一行去掉该键"
-        "后（模型其余部分重新运行），预测类别的概率下降了多少。",
-    },
-    "lab.attribution.no_prediction_cls": {
-        "en": "In the last layer only `[CLS]`'s row reaches the answer: choose `[CLS]` as the query (or an earlier "
-        "layer, where every character's row reaches it) to see the effect on the prediction.",
-        "zh": "在最后一层，只有 `[CLS]` 那一行通向答案：把查询换成 `[CLS]`（或换到更前面的一层，那里每个字的那一行"
-        "都通向答案），就能看到对预测的影响。",
-    },
     # ------------------------------------------------------------ example sentences to click
     "reviews.examples": {
         "en": "Reviews to try (the model never trained on these sentences):",

@@ -318,12 +318,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     "patches.chart.distance": {"en": "mean attention distance (px)", "zh": "平均注意力距离（像素）"},
     "patches.chart.uniform": {"en": "uniform attention", "zh": "均匀注意力"},
     "patches.chart.cls_share": {"en": "weight on {cls} (left out)", "zh": "给 {cls} 的权重（未计入）"},
-    "lab.attribution.no_prediction_image": {
-        "en": "On an image this lab measures what each key gives the query, but does not run the digits' model "
-        "again without a patch: the effect on its answer is left out.",
-        "zh": "在图像上，这个实验测量每个键给查询的贡献，但不会去掉某个图块后重新运行数字模型："
-        "对答案的影响这里不计算。",
-    },
     # ------------------------------------------------------------ the bundled images' names
     "image.digit": {"en": "handwritten {digit}", "zh": "手写数字 {digit}"},
     "image.photo-temple": {"en": "photo: a temple in Beijing", "zh": "照片：北京的一座楼阁"},

@@ -49,7 +49,7 @@ def step_code(step: int) -> str:
     """What the panel of ``step`` shows: the step in the traced forward, then the methods it calls."""
     helpers: dict[int, Sequence[Callable[..., object]]] = {
         1: (MultiHeadAttention._project_qkv, MultiHeadAttention.split_heads),
-        2: (functional.masked_softmax,),
+        2: (MultiHeadAttention.attend_stages, functional.attention_stages, functional.masked_softmax),
         3: (MultiHeadAttention.concat_heads,),
         4: (MultiHeadAttention.project_out,),
     }

@@ -24,7 +24,7 @@ from components.today_charts import TodayText, angles_chart, grouping_png, group
 from mha.config import PRETRAINED
 from mha.module import MultiHeadAttention, repeat_kv
 from mha.pipeline import AttentionRun
-from mha.rope import rotate, rotate_half
+from mha.rope import apply_rotary_pos_emb, rotate, rotate_half
 from mha.rope_lesson import angles_per_pair, offset_scores, turned_pairs
 from mha.sources.checkpoint.notes import rope_base_text
 
@@ -59,7 +59,7 @@ def _code(model: MultiHeadAttention) -> str:
     if model.num_kv_heads != model.num_heads:
         functions.append(repeat_kv)
     if model.rope_base is not None:
-        functions += [MultiHeadAttention._rotate, rotate, rotate_half]
+        functions += [apply_rotary_pos_emb, rotate, rotate_half]
     return "\n\n".join([forward_block("1b"), *(method_source(func) for func in functions)])
 
 

@@ -34,9 +34,11 @@ import torch
 from torch import Tensor
 
 from mha.experiments.inputs import token_inputs
+from mha.functional import scaled_dot_product_attention
+from mha.masks import causal_mask
 from mha.sources.seeded import build_model
 
-__all__ = ["TileStep", "count_skipped", "flash_inputs", "tile_ranges", "tiled_attention"]
+__all__ = ["TileStep", "TiledRun", "count_skipped", "flash_inputs", "tile_ranges", "tiled_attention", "tiled_run"]
 
 
 @dataclass(frozen=True)
@@ -192,3 +194,40 @@ def flash_inputs(tokens: Sequence[str], head_dim: int, seed: int = 0) -> tuple[T
     with torch.inference_mode():
         q, k, v = (W(x).view(1, length, 1, head_dim).transpose(1, 2) for W in (model.W_q, model.W_k, model.W_v))
     return q, k, v  # (1, 1, L, d) each
+
+
+@dataclass(frozen=True)
+class TiledRun:
+    """Lab 13's run: one head's tiled attention over a learner's tokens, and full attention beside it."""
+
+    scores: Tensor  # (L, L) q kᵀ / √d, NaN where the mask blocks
+    steps: list[TileStep]  # every (query block, tile) step, in the order the loops read them
+    difference: float  # max |tiled output - full attention's output|
+    skipped: int  # tiles never read (every cell masked)
+
+
+def tiled_run(tokens: Sequence[str], head_dim: int, block_q: int, block_k: int, causal: bool, seed: int) -> TiledRun:
+    """The tiled run of ``tokens`` (one head of ``head_dim``, :func:`flash_inputs`) stepped through, its scores and its
+    largest difference from full attention (:func:`mha.functional.scaled_dot_product_attention`).
+
+    Args:
+        tokens: the learner's tokens (L of them).
+        head_dim: d, the head's width.
+        block_q, block_k: rows per query block, columns per K/V tile.
+        causal: whether each row may read only the keys up to its own position.
+        seed: the seed of the embeddings and of W_q, W_k, W_v.
+    """
+    q, k, v = flash_inputs(tokens, head_dim, seed)  # (1, 1, L, d) each
+    length = q.shape[2]
+    mask = causal_mask(length, device=q.device) if causal else None  # (1, 1, L, L)
+    output, steps = tiled_attention(q, k, v, block_q, block_k, mask)  # (1, 1, L, d)
+    full, _ = scaled_dot_product_attention(q, k, v, mask)  # (1, 1, L, d)
+    scores = (q @ k.transpose(-2, -1))[0, 0] / math.sqrt(head_dim)  # (L, d) @ (d, L) -> (L, L)
+    if mask is not None:
+        scores = scores.masked_fill(~mask[0, 0], float("nan"))  # (L, L): NaN where blocked
+    return TiledRun(
+        scores=scores,
+        steps=steps,
+        difference=float((output - full).abs().max()),
+        skipped=count_skipped(mask, length, block_q, block_k),
+    )

@@ -2,7 +2,7 @@
 
 * :mod:`.origin` -- where a checkpoint's files are (a name on the server's list, or a learner's hub id) and
   its sizes from ``config.json``;
-* :mod:`.loaded` -- a loaded checkpoint: its model, its forward (one at a time), a layer copied into our
+* :mod:`.checkpoint_model` -- a loaded checkpoint: its model, its forward (one at a time), a layer copied into our
   ``MultiHeadAttention``; :mod:`.text` and :mod:`.image` -- its inputs made from a text (the tokenizer)
   or an image (the image processor);
 * :mod:`.loader` -- loading, once per process, at most ``MAX_LOADED`` kept (least recently used first out);

@@ -3,7 +3,8 @@
 The checkpoint's weights are its ``attentions[layer]``; its output is what its attention block's output
 module returns (a forward hook on the family's
 :meth:`~mha.sources.families.base.Family.block_output`), before dropout and the residual connection: both from
-the full forward our layer's input was read from (:meth:`~mha.sources.checkpoint.loaded.Checkpoint.full_forward`).
+the full forward our layer's input was read from
+(:meth:`~mha.sources.checkpoint.checkpoint_model.Checkpoint.full_forward`).
 The check applies only where the page's mask is the one the checkpoint used: its real keys (no
 ``[PAD]``), under the causal mask where the family is causal; any other mask is a "what if" (on an
 image, every patch sees every other), and the differences are then not computed (they would be a
@@ -21,7 +22,7 @@ from torch import Tensor
 
 from mha.masks import causal_mask
 from mha.memory import CPU
-from mha.sources.checkpoint.loaded import Checkpoint, Encoded
+from mha.sources.checkpoint.checkpoint_model import Checkpoint, Encoded
 
 __all__ = ["CHECKPOINT_TOLERANCE", "CheckpointCheck", "compare"]
 

@@ -6,10 +6,10 @@ heads, Dh head size, D = d_model, V the vocabulary.
 A step of :func:`generate` is three parts, one function or class each:
 
 1. **The checkpoint decodes one token** (:class:`CheckpointDecoder`): its language model (its ``*ForCausalLM``,
-   :attr:`~mha.sources.checkpoint.loaded.Checkpoint.language_model`) reads the tokens fed, a first forward over the
-   prompt (the *prefill*) filling its ``past_key_values``, every later one only the token just chosen, at its
-   position, with that cache (``use_cache=True``), and takes the argmax of the last logits: greedy decoding, as
-   ``lm.generate(input_ids, attention_mask, max_new_tokens=n, do_sample=False)`` does where the checkpoint's
+   :attr:`~mha.sources.checkpoint.checkpoint_model.Checkpoint.language_model`) reads the tokens fed, a first
+   forward over the prompt (the *prefill*) filling its ``past_key_values``, every later one only the token just
+   chosen, at its position, with that cache (``use_cache=True``), and takes the argmax of the last logits: greedy
+   decoding, as ``lm.generate(input_ids, attention_mask, max_new_tokens=n, do_sample=False)`` does where the checkpoint's
    generation config adds no logits processor of its own (a repetition penalty...: not applied here). An
    end-of-text token (the generation config's ``eos_token_id``) ends it early, as it ends ``generate``: it is the
    last new token, and :attr:`Generation.ended_at_eos` says so.
@@ -43,7 +43,7 @@ from mha.counting import KVCacheSize
 from mha.kv_cache import KVCache
 from mha.memory import CPU, OutOfMemory
 from mha.module import MultiHeadAttention
-from mha.sources.checkpoint.loaded import Encoded
+from mha.sources.checkpoint.checkpoint_model import Encoded
 from mha.sources.checkpoint.text import TextCheckpoint
 from mha.trace import DecodeTrace
 
@@ -297,7 +297,8 @@ def generate(
         progress: called ``progress(done, new_tokens)`` after each step.
         layer_model: our copy of ``layer`` (``None``: the checkpoint's own float32 copy on ``device``).
         device: where the checkpoint's language model runs (its copy there,
-            :meth:`~mha.sources.checkpoint.loaded.Checkpoint.models_on`); the rows kept per step are moved to the CPU.
+            :meth:`~mha.sources.checkpoint.checkpoint_model.Checkpoint.models_on`); the rows kept per step are moved to
+            the CPU.
 
     Returns:
         A :class:`Generation`: one :class:`DecodeStep` per token chosen (fewer where an end-of-text token or

@@ -17,7 +17,7 @@ import torch
 from torch import Tensor
 
 from mha.sources.base import SourceSizes, SourceUnavailableError
-from mha.sources.checkpoint.loaded import Checkpoint, Encoded
+from mha.sources.checkpoint.checkpoint_model import Checkpoint, Encoded
 from mha.sources.families import Family
 from mha.vision.patches import patch_grid
 

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mha.sources.base import SourceSizes, SourceUnavailableError
+from mha.sources.checkpoint.checkpoint_model import Checkpoint
 from mha.sources.checkpoint.image import ImageCheckpoint
-from mha.sources.checkpoint.loaded import Checkpoint
 from mha.sources.checkpoint.origin import Origin, as_origin, checkpoint_files
 from mha.sources.checkpoint.text import TextCheckpoint
 from mha.sources.families import Family, checked_sizes, family_for, supported_types

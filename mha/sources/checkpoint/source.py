@@ -34,9 +34,9 @@ from mha.module import MultiHeadAttention
 from mha.sources.base import IMAGE, SourceInputs
 from mha.sources.checkpoint import check
 from mha.sources.checkpoint.check import CheckpointCheck
+from mha.sources.checkpoint.checkpoint_model import Checkpoint, Encoded
 from mha.sources.checkpoint.generation import Generation, generate
 from mha.sources.checkpoint.image import ImageCheckpoint
-from mha.sources.checkpoint.loaded import Checkpoint, Encoded
 from mha.sources.checkpoint.loader import load_checkpoint
 from mha.sources.checkpoint.notes import family_notes, layer_notes, layer_params, token_notes
 from mha.sources.checkpoint.origin import origin_of

@@ -19,7 +19,7 @@ from torch import Tensor
 
 from mha.config import ConfigError, check_token_count
 from mha.sources.base import SourceSizes
-from mha.sources.checkpoint.loaded import Checkpoint, Encoded
+from mha.sources.checkpoint.checkpoint_model import Checkpoint, Encoded
 from mha.sources.families import Family
 
 __all__ = ["TextCheckpoint"]

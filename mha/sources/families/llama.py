@@ -7,7 +7,8 @@ What a Llama reader must know, and what this module does about it (transformers 
 * Layer l's attention is ``layers[l].self_attn``: ``q_proj``, ``k_proj``, ``v_proj`` and ``o_proj`` are
   ``nn.Linear`` already in our (out, in) layout, so they are ``W_q, W_k, W_v, W_o`` as they are. Llama's have no
   biases (unless ``attention_bias``): our layer is built without any. Qwen2's q, k and v have biases and its
-  ``o_proj`` has none: our layer has biases, ``W_o``'s zero (:func:`~mha.sources.checkpoint.loaded.copy_layer`).
+  ``o_proj`` has none: our layer has biases, ``W_o``'s zero
+  (:func:`~mha.sources.checkpoint.checkpoint_model.copy_layer`).
 * Grouped-query attention: ``k_proj`` and ``v_proj`` make ``num_key_value_heads`` heads (:meth:`LlamaFamily.kv_heads`),
   and query head h reads key/value head ``h // (H / Hkv)`` (Hugging Face's ``repeat_kv``, as ours).
 * Rotary positions: the model adds no position to its input; ``model.rotary_emb`` makes cos and sin from

@@ -2,7 +2,7 @@
 
 * Qwen2's ``q_proj``, ``k_proj`` and ``v_proj`` have biases and its ``o_proj`` has none (transformers 5's
   ``Qwen2Attention`` builds them so whatever ``config.json`` says): our layer has biases, ``W_o``'s zero, which
-  adds nothing (:func:`~mha.sources.checkpoint.loaded.copy_layer`).
+  adds nothing (:func:`~mha.sources.checkpoint.checkpoint_model.copy_layer`).
 * Sliding-window attention: with ``use_sliding_window: true`` the layers from ``max_window_layers`` on see only the
   last ``sliding_window`` tokens (``layer_types``' ``sliding_attention``): another mask, refused here.
 """
