@@ -9,8 +9,8 @@ A step of :func:`generate` is three parts, one function or class each:
    :attr:`~mha.sources.checkpoint.checkpoint_model.Checkpoint.language_model`) reads the tokens fed, a first
    forward over the prompt (the *prefill*) filling its ``past_key_values``, every later one only the token just
    chosen, at its position, with that cache (``use_cache=True``), and takes the argmax of the last logits: greedy
-   decoding, as ``lm.generate(input_ids, attention_mask, max_new_tokens=n, do_sample=False)`` does where the checkpoint's
-   generation config adds no logits processor of its own (a repetition penalty...: not applied here). An
+   decoding, as ``lm.generate(input_ids, attention_mask, max_new_tokens=n, do_sample=False)`` does where the
+   checkpoint's generation config adds no logits processor of its own (a repetition penalty...: not applied here). An
    end-of-text token (the generation config's ``eos_token_id``) ends it early, as it ends ``generate``: it is the
    last new token, and :attr:`Generation.ended_at_eos` says so.
 2. **Our layer follows through its** :class:`~mha.kv_cache.KVCache` (:class:`LayerFollower`): our
