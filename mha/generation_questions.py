@@ -1,16 +1,17 @@
 """Check yourself on a generation: the questions the KV cache's panel asks, built from the generation the page shows.
 
-Every answer is read from the :class:`~mha.generation.Generation` and the run of the checkpoint's layer: the cache's
-shape after the last step is that step's traced ``cache_shape``, the key a head weighs most its row of weights, the
-bytes the layer sizes counted (the checkpoint's own float32 figure, halved for bfloat16). Nothing is stored: another
-text, layer or number of new tokens asks other numbers.
+Every answer is read from the :class:`~mha.sources.checkpoint.generation.Generation` and the run of the checkpoint's
+layer: the cache's shape after the last step is that step's traced ``cache_shape``, the key a head weighs most its
+row of weights, the bytes the run's sizes (its layers, key/value heads and d_k) give in bfloat16
+(:class:`~mha.counting.KVCacheSize`, the cache's one formula). Nothing is stored: another text, layer or number of
+new tokens asks other numbers.
 """
 
 from __future__ import annotations
 
 import torch
 
-from mha.counting import kv_cache_numbers
+from mha.counting import KVCacheSize
 from mha.pipeline import AttentionRun
 from mha.questions import CHOICE, NUMBER, SHAPE, TOKEN, Question
 from mha.sources.checkpoint.generation import Generation
@@ -19,7 +20,6 @@ from mha.tokens import shown_token
 __all__ = ["GEN", "generation_questions"]
 
 GEN = "gen"  # the questions' step: keys ``check_gen_<name>``, ids ``gen.<name>``
-BFLOAT16_BYTES = 2
 
 
 def _n(value: int) -> str:
@@ -45,8 +45,8 @@ def generation_questions(generation: Generation, run: AttentionRun) -> tuple[Que
     key = int(torch.argmax(row).item())
     layers = run.num_layers
     positions = len(tokens)
-    numbers = kv_cache_numbers(layers, run.trace.project.num_kv_heads, run.d_k)  # 2 · layers · Hkv · Dh
-    cache = BFLOAT16_BYTES * numbers * positions
+    size = KVCacheSize(layers, run.trace.project.num_kv_heads, run.d_k, torch.bfloat16)  # 2 · layers · Hkv · Dh
+    cache = size.bytes_for(positions)
     return (
         Question(
             GEN,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -211,3 +214,41 @@ def test_step_times_give_each_length_and_the_cache_it_holds():
         assert row.cache_bytes == row.length * 2 * 2 * 4 * 4  # t · 2 (K and V) · Hkv 2 · Dh 4 (16 / 4 heads) · float32
     with pytest.raises(ValueError, match="length must be a positive integer, got length=0"):
         step_times(layer, [0], repeats=3)
+
+
+def _factors(node: ast.expr) -> list[ast.expr]:
+    """The factors of a product ``a * b * c`` (one factor where ``node`` is no product)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return [*_factors(node.left), *_factors(node.right)]
+    return [node]
+
+
+def _cache_products(tree: ast.AST) -> list[int]:
+    """Lines of the products shaped like the cache's formula: 2 times key/value heads times d_k."""
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        factors = _factors(node)
+        names = [
+            (f.id if isinstance(f, ast.Name) else f.attr).lower()
+            for f in factors
+            if isinstance(f, ast.Name | ast.Attribute)
+        ]
+        two = any(isinstance(f, ast.Constant) and f.value == 2 for f in factors)
+        if two and any("kv" in n for n in names) and any(n in ("d_k", "dh", "head_dim") for n in names):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_cache_size_per_token_is_counted_in_one_place():
+    """No module but ``mha/counting.py`` writes the cache's 2 · layers · h_kv · d_k: every cache size reads
+    ``kv_cache_numbers`` (through :class:`KVCacheSize` where the bytes follow)."""
+    root = Path(__file__).resolve().parents[1]
+    assert _cache_products(ast.parse("2 * layers * kv_heads * d_k")) == [1]  # the rule finds the formula
+    found = []
+    for path in [*(root / "mha").rglob("*.py"), *(root / "components").rglob("*.py"), *(root / "bench").rglob("*.py")]:
+        if path.name != "counting.py":
+            lines = _cache_products(ast.parse(path.read_text(encoding="utf-8")))
+            found += [f"{path.relative_to(root)}:{line}" for line in lines]
+    assert found == []

@@ -11,16 +11,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "glance.caption": {
         "en": "**At a glance**: how each of the {heads} heads spreads its attention over your sentence (softmax "
-        "weights; a row is a token that reads, a column a token it reads). Steps 1 to 4 below compute them.",
+        "weights; a row is a token that reads, a column a token it reads). Steps 1 and 2 below compute them.",
         "zh": "**一览**：{heads} 个头各自如何把注意力分配到你的句子上（softmax 权重；每一行是读取的词元，"
-        "每一列是被读取的词元）。下面的步骤 1 到 4 一步步算出它们。",
+        "每一列是被读取的词元）。下面的步骤 1 和 2 一步步算出它们。",
     },
     "glance.caption_some": {
         "en": "**At a glance**: how heads 0–{last} of the {heads} spread their attention over your sentence (softmax "
-        "weights; a row is a token that reads, a column a token it reads). Step 2 draws every head; steps 1 to 4 "
-        "compute them.",
+        "weights; a row is a token that reads, a column a token it reads). Steps 1 and 2 below "
+        "compute them; step 2 draws every head.",
         "zh": "**一览**：{heads} 个头中第 0–{last} 个头如何把注意力分配到你的句子上（softmax 权重；每一行是读取的"
-        "词元，每一列是被读取的词元）。步骤 2 画出每个头；步骤 1 到 4 一步步算出它们。",
+        "词元，每一列是被读取的词元）。步骤 1 和 2 一步步算出它们；步骤 2 画出每个头。",
     },
     "glance.too_long": {
         "en": "**At a glance**: {length} tokens are too many to draw every head small here; step 2 shows each head.",

@@ -1,5 +1,6 @@
 """Attention at a glance: the heads' softmax weights of the learner's sentence, small, right under the page's intro
-(its first screen on a laptop), before the four steps that compute them; step 2 draws each head whole.
+(its first screen on a laptop; with trained weights under the training box), before steps 1 and 2 that compute
+them; step 2 draws each head whole.
 
 A canvas heatmap (:func:`components.heatmap.grid_figure`, sent by :func:`components.canvas.draw` under a fixed key,
 as the steps' charts are), so a change of the sizes, the mask, the text or the seed redraws it in place."""
