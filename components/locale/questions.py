@@ -192,9 +192,11 @@ MESSAGES: dict[str, dict[str, str]] = {
     "quiz.worked.why_cache": {
         "en": "No earlier row may read a later token, so every layer's input at an earlier position, and its k and v, "
         "stay as they were: a step computes the new token's k and v only and appends them ({kv} of each per layer, "
-        "one per K/V head). The same W_k and W_v alone would not do: the inputs they multiply would change.",
+        "one per K/V head). The same W_k and W_v alone would not do: without the causal mask the inputs they multiply "
+        "would change.",
         "zh": "前面的行不能读取后面的词元，所以每一层在较早位置上的输入以及它的 k 和 v 都保持不变：每一步只计算新词元的"
-        "k 和 v 并追加（每层各 {kv} 个，每个 K/V 头一个）。仅靠相同的 W_k 和 W_v 不够：它们所乘的输入可能会变。",
+        "k 和 v 并追加（每层各 {kv} 个，每个 K/V 头一个）。仅靠相同的 W_k 和 W_v 不够："
+        "没有因果掩码，它们所乘的输入就会变。",
     },
     # a model trained here
     "quiz.trained.relation_key": {
