@@ -78,8 +78,8 @@ def test_each_head_of_the_step_chart_has_a_readable_row_and_the_legend_its_room(
     context = browser.new_context(viewport=LAPTOP, locale="zh-CN" if lang == "zh" else "en-US")
     page = context.new_page()
     page.collected_console = []
-    page.on("console", page.collected_console.append)
-    page.on("pageerror", page.collected_console.append)
+    page.on("console", lambda message: page.collected_console.append(message))
+    page.on("pageerror", lambda error: page.collected_console.append(error))
     query = {"weights": "pretrained", "checkpoint": model, "tokens": PROMPT, "generate": "3", "lang": lang}
     page.goto(f"{causal_url}/?{urllib.parse.urlencode(query)}")
     wait_for_app(page, timeout_ms=180_000)
