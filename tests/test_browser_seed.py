@@ -33,7 +33,8 @@ SIX = "a b c d e f"
 CONFIG = {"d_model": 64, "num_heads": 4, "mask_type": "causal", "tokens": SIX}
 QUERY = f"d_model=64&num_heads=4&mask_type=causal&tokens={quote(SIX)}&lang=en"
 # Counts the websocket messages the page receives (each element the server draws is one), and those that carry
-# step 1's heading (drawn by every full run, never by the live fragments: the page around the values).
+# step 1's code listing (the engine's own lines: drawn by every full run, never by the live fragments, which send the
+# values alone; a step's title is no such mark: the values quote it).
 COUNT_RECEIVED = """
 (() => {
   window.__received = 0;
@@ -85,10 +86,10 @@ def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_less_th
     linked = open_seed_page(fresh, app_url, 7)  # a full run of seed 7
     linked_text = fresh.evaluate(MAIN_TEXT)
 
-    page.add_init_script(COUNT_RECEIVED % json.dumps(t("step1.title", lang="en")))
+    page.add_init_script(COUNT_RECEIVED % json.dumps("# 1) project and split into heads"))
     first = open_seed_page(page, app_url, 0)
     assert page.evaluate(MAIN_TEXT) != linked_text  # the numbers the seed changes are on the page
-    assert page.evaluate("window.__heading") >= 1  # the page's full run drew the heading
+    assert page.evaluate("window.__heading") >= 1  # the page's full run drew step 1's listing
     received, headings = page.evaluate("[window.__received, window.__heading]")
     redrawn = new_seed(page, 7)
     seed_messages = page.evaluate("window.__received") - received
@@ -112,7 +113,7 @@ def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_less_th
     full_messages = page.evaluate("window.__received") - received
     full_headings = page.evaluate("window.__heading") - headings
     print(f"messages: seed {seed_messages}, size {size_messages}, full run {full_messages}")
-    # a full run sends the page around the values again, its headings with it; a live change sends none of it
+    # a full run sends the page around the values again, step 1's listing with it; a live change sends none of it
     headings = {"full run": full_headings, "seed": seed_headings, "size": size_headings}
     assert headings["full run"] >= 1 and headings["seed"] == 0 and headings["size"] == 0, headings
     # the values are about half the page's messages; each step's questions are values too (their answers come from
