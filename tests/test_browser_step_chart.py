@@ -1,7 +1,7 @@
 """The generation step chart (one decoding step's weights, a row per head over the cached keys) on a laptop's
 1280 × 720, in Chromium, on a GPT-2 and a Llama page (the tests' tiny checkpoints, 4 query heads each), in English and
-in Chinese: read from the canvas' pixels, each head has a row its label fits in; the chart lies inside the content
-and its ink (the colour legend on the right) stops short of its edges, where a squeezed or cut chart draws.
+in Chinese: read from the canvas' pixels, each head has a row its label fits in; the chart lies inside its column and
+the colour legend on its right is whole (a legend cut at the canvas' edge leaves its colour bar's ink there).
 Screenshots go to ``test-artifacts/step-chart-<model>-<lang>.png``."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import urllib.parse
 import pytest
 from conftest import ARTIFACTS, console_errors, wait_for_app
 from local_app import serving
-from test_browser_readable import VEGA, _assert_whole
 
 from components.i18n import t
 
@@ -22,10 +21,13 @@ LAPTOP = {"width": 1280, "height": 720}
 HEADS = 4  # the tiny GPT-2's and the tiny Llama's query heads (conftest)
 ROW_MIN_PX = 16  # a head's row holds its label (11 px type) with room to spare
 PROMPT = "the cat sat on the mat"
+EDGE_INK_PX = 40  # the legend's title and a label may end at the canvas' edge (no padding): their glyphs' ink there
 #: The step chart (the Vega-Lite chart under the caption that starts with ``caption``, drawn on a canvas): its index
 #: among the page's Vega-Lite charts, and the rows of its cells, read from its pixels: at the prefill step every
 #: cell is a key the step appended, outlined in red (#d62728), so the outlines' long horizontal edges are the rows'
-#: borders (CSS px from the canvas' top).
+#: borders (CSS px from the canvas' top); how many CSS px of its height have ink in its last two columns, and coloured
+#: ink (a legend cut at the edge: its colour bar; a whole one: at most its title's and a label's grey glyphs); its box
+#: and its column's.
 STEP_CHART = """(caption) => {
     const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
     const said = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
@@ -46,7 +48,28 @@ STEP_CHART = """(caption) => {
         if (edges.length && y - edges[edges.length - 1].last <= 2) edges[edges.length - 1].last = y;
         else edges.push({first: y, last: y});
     }
-    return {index, edges: edges.map((edge) => (edge.first + edge.last) / 2 / ratio)};
+    let edgeInk = 0, edgeColour = 0;  // rows with ink in the canvas' last two columns; with colour (not text's grey)
+    for (let y = 0; y < canvas.height; y++) {
+        let ink = false, colour = false;
+        for (const x of [canvas.width - 1, canvas.width - 2]) {
+            const i = 4 * (y * canvas.width + x);
+            const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+            ink ||= data[i + 3] > 0 && Math.min(r, g, b) < 235;
+            colour ||= data[i + 3] > 0 && Math.max(r, g, b) - Math.min(r, g, b) > 40;
+        }
+        edgeInk += ink;
+        edgeColour += colour;
+    }
+    const box = canvas.getBoundingClientRect();
+    const holder = charts[index].closest('[data-testid="stColumn"], [data-testid="stMainBlockContainer"]');
+    const style = getComputedStyle(holder);
+    const room = holder.getBoundingClientRect();
+    return {
+        index, edges: edges.map((edge) => (edge.first + edge.last) / 2 / ratio), edgeInk: edgeInk / ratio,
+        edgeColour: edgeColour / ratio,
+        left: box.left, right: box.right,
+        roomLeft: room.left + parseFloat(style.paddingLeft), roomRight: room.right - parseFloat(style.paddingRight),
+    };
 }"""
 
 
@@ -79,6 +102,7 @@ def test_each_head_of_the_step_chart_has_a_readable_row_and_the_legend_its_room(
     assert len(edges) == HEADS + 1, chart  # a row of cells per head
     rows = [b - a for a, b in itertools.pairwise(edges)]
     assert all(row >= ROW_MIN_PX for row in rows), rows  # each head's row holds its label
-    _assert_whole(page.evaluate(VEGA)[chart["index"]], f"{model} step chart")  # in its column, legend inside it
+    assert chart["edgeColour"] == 0 and chart["edgeInk"] <= EDGE_INK_PX, chart  # the legend whole, not cut at the edge
+    assert chart["left"] >= chart["roomLeft"] - 1 and chart["right"] <= chart["roomRight"] + 1, chart  # in its column
     assert console_errors(page) == []
     context.close()
