@@ -26,8 +26,8 @@ EDGE_INK_PX = 40  # the legend's title and a label may end at the canvas' edge (
 #: among the page's Vega-Lite charts, and the rows of its cells, read from its pixels: at the prefill step every
 #: cell is a key the step appended, outlined in red (#d62728), so the outlines' long horizontal edges are the rows'
 #: borders (CSS px from the canvas' top); how many CSS px of its height have ink in its last two columns, and coloured
-#: ink (a legend cut at the edge: its colour bar; a whole one: at most its title's and a label's grey glyphs); its box
-#: and its column's.
+#: ink (a legend cut at the edge: its colour bar; a whole one: at most its title's and a label's grey glyphs), the
+#: coloured ink in its last two rows (a legend cut at the bottom); its box and its column's.
 STEP_CHART = """(caption) => {
     const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
     const said = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
@@ -60,13 +60,21 @@ STEP_CHART = """(caption) => {
         edgeInk += ink;
         edgeColour += colour;
     }
+    let bottomColour = 0;  // columns with colour in its last two rows (the legend's colour bar cut at the bottom)
+    for (let x = 0; x < canvas.width; x++) {
+        for (const y of [canvas.height - 1, canvas.height - 2]) {
+            const i = 4 * (y * canvas.width + x);
+            const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
+            if (data[i + 3] > 0 && Math.max(r, g, b) - Math.min(r, g, b) > 40) { bottomColour++; break; }
+        }
+    }
     const box = canvas.getBoundingClientRect();
     const holder = charts[index].closest('[data-testid="stColumn"], [data-testid="stMainBlockContainer"]');
     const style = getComputedStyle(holder);
     const room = holder.getBoundingClientRect();
     return {
         index, edges: edges.map((edge) => (edge.first + edge.last) / 2 / ratio), edgeInk: edgeInk / ratio,
-        edgeColour: edgeColour / ratio,
+        edgeColour: edgeColour / ratio, bottomColour: bottomColour / ratio,
         left: box.left, right: box.right,
         roomLeft: room.left + parseFloat(style.paddingLeft), roomRight: room.right - parseFloat(style.paddingRight),
     };
@@ -91,7 +99,7 @@ def test_each_head_of_the_step_chart_has_a_readable_row_and_the_legend_its_room(
     page.goto(f"{causal_url}/?{urllib.parse.urlencode(query)}")
     wait_for_app(page, timeout_ms=180_000)
     caption = t("gen.chart", lang=lang, t="\0", n="\0").split("\0")[0]
-    page.wait_for_function(f"(caption) => ({STEP_CHART})(caption)?.edges.length > 1", arg=caption, timeout=180_000)
+    page.wait_for_function(f"(caption) => ({STEP_CHART})(caption) !== null", arg=caption, timeout=180_000)
     page.wait_for_timeout(800)  # the chart settles into its size
     chart = page.evaluate(STEP_CHART, caption)
     page.get_by_test_id("stVegaLiteChart").nth(chart["index"]).scroll_into_view_if_needed()
@@ -103,6 +111,7 @@ def test_each_head_of_the_step_chart_has_a_readable_row_and_the_legend_its_room(
     rows = [b - a for a, b in itertools.pairwise(edges)]
     assert all(row >= ROW_MIN_PX for row in rows), rows  # each head's row holds its label
     assert chart["edgeColour"] == 0 and chart["edgeInk"] <= EDGE_INK_PX, chart  # the legend whole, not cut at the edge
+    assert chart["bottomColour"] == 0, chart  # nor at the bottom
     assert chart["left"] >= chart["roomLeft"] - 1 and chart["right"] <= chart["roomRight"] + 1, chart  # in its column
     assert console_errors(page) == []
     context.close()
