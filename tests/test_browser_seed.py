@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import json
 from pathlib import Path
 from urllib.parse import quote
 
@@ -31,13 +32,25 @@ pytestmark = pytest.mark.browser
 SIX = "a b c d e f"
 CONFIG = {"d_model": 64, "num_heads": 4, "mask_type": "causal", "tokens": SIX}
 QUERY = f"d_model=64&num_heads=4&mask_type=causal&tokens={quote(SIX)}&lang=en"
-# Counts the websocket messages the page receives (each element the server draws is one).
+# Counts the websocket messages the page receives (each element the server draws is one), and those that carry
+# step 1's code listing (the engine's own lines: drawn by every full run, never by the live fragments, which send the
+# values alone; a step's title is no such mark: the values quote it).
 COUNT_RECEIVED = """
 (() => {
   window.__received = 0;
+  window.__heading = 0;
   const Native = window.WebSocket;
+  const heading = %s;
   window.WebSocket = class extends Native {
-    constructor(...args) { super(...args); this.addEventListener("message", () => { window.__received += 1; }); }
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        window.__received += 1;
+        if (event.data instanceof ArrayBuffer && new TextDecoder().decode(event.data).includes(heading)) {
+          window.__heading += 1;
+        }
+      });
+    }
   };
 })();
 """
@@ -75,28 +88,36 @@ def test_a_new_seed_draws_the_page_a_link_with_that_seed_opens_and_sends_less_th
     linked = open_seed_page(fresh, app_url, 7)  # a full run of seed 7
     linked_text = fresh.evaluate(MAIN_TEXT)
 
-    page.add_init_script(COUNT_RECEIVED)
+    page.add_init_script(COUNT_RECEIVED % json.dumps("# 1) project and split into heads"))
     first = open_seed_page(page, app_url, 0)
     assert page.evaluate(MAIN_TEXT) != linked_text  # the numbers the seed changes are on the page
-    received = page.evaluate("window.__received")
+    assert page.evaluate("window.__heading") >= 1  # the page's full run drew step 1's listing
+    received, headings = page.evaluate("[window.__received, window.__heading]")
     redrawn = new_seed(page, 7)
     seed_messages = page.evaluate("window.__received") - received
+    seed_headings = page.evaluate("window.__heading") - headings
     assert redrawn == linked  # every chart: the same pixels
     assert all(a != b for a, b in zip(first, redrawn, strict=True))  # and each of them changed
     assert page.evaluate(MAIN_TEXT) == linked_text  # every text (numbers, notes, tables, the export's script)
 
-    received = page.evaluate("window.__received")
+    received, headings = page.evaluate("[window.__received, window.__heading]")
     type_number(page, "d_model", 32)  # another size: a live control too, the parts alone are sent again
     page.wait_for_function("() => new URLSearchParams(location.search).get('d_model') === '32'", timeout=30_000)
     drawn_charts(page)
     size_messages = page.evaluate("window.__received") - received
+    size_headings = page.evaluate("window.__heading") - headings
 
-    received = page.evaluate("window.__received")
+    received, headings = page.evaluate("[window.__received, window.__heading]")
     stretch = page.locator(".st-key-color_scale button", has_text=t("color_scale.stretch", lang="en"))
     stretch.click()  # outside the live controls: the whole page runs
     page.wait_for_function("() => new URLSearchParams(location.search).get('color_scale') === 'stretch'")
     drawn_charts(page)
     full_messages = page.evaluate("window.__received") - received
+    full_headings = page.evaluate("window.__heading") - headings
+    print(f"messages: seed {seed_messages}, size {size_messages}, full run {full_messages}")
+    # a full run sends the page around the values again, step 1's listing with it; a live change sends none of it
+    headings = {"full run": full_headings, "seed": seed_headings, "size": size_headings}
+    assert headings["full run"] >= 1 and headings["seed"] == 0 and headings["size"] == 0, headings
     # the values are about half the page's messages; each step's questions are values too (their answers come from
     # the run), so a live change sends them again: under 0.6 of a full run, which resends every control and frame
     assert seed_messages < 0.6 * full_messages, (seed_messages, full_messages)

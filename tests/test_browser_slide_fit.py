@@ -1,5 +1,8 @@
 """Each slide's main chart whole on a projector's 1280 × 720, in Chromium: its box (read from the page) lies within
 the window's height and the content's width, under the slide's heading; on a step's slide no note between the two.
+On every slide, read from the page too: no text drawn over other text (the boxes of the main area's text, an SVG
+chart's labels included), every canvas heatmap's legends inside its canvas, every SVG Vega-Lite chart inside its column
+with its marks (legend included) inside its box.
 
 The pages: random weights, trained weights on a sequence task, on the digits and on the reviews (small models trained
 on the server: seconds), and a checkpoint (the tests' tiny BERT and ViT; no network). Each slide is opened by its own
@@ -19,6 +22,7 @@ import urllib.parse
 import pytest
 from conftest import ARTIFACTS, console_errors, wait_for_app
 from local_app import serving
+from test_browser_readable import VEGA, _assert_whole
 
 from components.i18n import LANGUAGES
 from components.page_sections import slide_names
@@ -65,6 +69,51 @@ _MEASURE = """([chart, note]) => {
         notes, scroll: main.scrollTop, rows,
     };
 }"""
+#: The text of the main area laid out over other text: pairs of text boxes (one per line of a text node; an SVG chart's
+#: labels too) that cover each other by more than 2 px both ways. Hidden text, a folded expander's content and the
+#: tooltips are left out.
+OVERLAPS = """() => {
+    const main = document.querySelector('[data-testid="stMain"]');
+    const boxes = [];
+    const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent.trim();
+        const element = node.parentElement;
+        if (!text || element.closest('[role="tooltip"], .attn-heatmap-tip')) continue;
+        // a folded expander keeps its content laid out where it would unfold, unseen: only its summary shows
+        if (element.closest('details:not([open])') && !element.closest('summary')) continue;
+        const style = getComputedStyle(element);
+        if (style.visibility !== 'visible' || Number(style.opacity) === 0) continue;
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        for (const r of range.getClientRects()) {
+            if (r.width >= 1 && r.height >= 1) boxes.push({node, text: text.slice(0, 40), r});
+        }
+    }
+    const over = [];
+    for (let i = 0; i < boxes.length; i++) {
+        for (let j = i + 1; j < boxes.length; j++) {
+            const [a, b] = [boxes[i], boxes[j]];
+            if (a.node === b.node) continue;
+            const wide = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
+            const high = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
+            if (wide > 2 && high > 2) over.push([a.text, b.text]);
+        }
+    }
+    return over.slice(0, 10);
+}"""
+#: Per canvas heatmap's legend (heatmap.js: its title, the colour bar of LEGEND_BAR = 140 px and its end ticks, or
+#: the masked / faded swatch and words; a line of legends is LEGEND_LINE = 32 px high, times the type's scale k):
+#: how far its right and bottom lie inside the canvas (negative: cut).
+LEGENDS = """() => [...document.querySelectorAll('[data-testid="stMain"] .attn-heatmap')].flatMap((root) => {
+    const L = root.attnLayout;
+    if (!L) return [];
+    const width = root.querySelector('canvas').getBoundingClientRect().width;
+    return L.legends.map((item) => {
+        const wide = item.kind === 'scale' ? item.titleWidth + (8 + 140 + 16) * L.k : 20 * L.k + item.titleWidth;
+        return {kind: item.kind, right: width - (item.x + wide), bottom: L.height - (item.y + 32 * L.k)};
+    });
+})"""
 REVIEW = "质量很好，物流也快，包装完好，下次还会再来买。"
 #: Each kind of page: its link and its slides.
 PAGES = {
@@ -130,21 +179,31 @@ def test_every_slides_main_chart_is_whole_on_a_projector(slides_url, page, kind)
         for step in slides:
             box, seconds = open_slide(page, slides_url, link, lang, step)
             page.screenshot(path=str(SHOTS / f"{kind}-{lang}-{step}.png"))
+            box |= {"overlaps": page.evaluate(OVERLAPS), "legends": page.evaluate(LEGENDS), "vega": page.evaluate(VEGA)}
             lines.append(
                 f"{lang} {step}: chart {box['top']:.0f}-{box['bottom']:.0f} px ({box['height']:.0f} tall), "
                 f"x {box['left']:.0f}-{box['right']:.0f} of {box['contentLeft']:.0f}-{box['contentRight']:.0f}, "
-                f"heading {box['heading']:.0f}, notes above {len(box['notes'])}, drawn in {seconds:.1f} s"
+                f"heading {box['heading']:.0f}, notes above {len(box['notes'])}, drawn in {seconds:.1f} s; "
+                f"text over text {box['overlaps']}, legends {len(box['legends'])}, Vega charts {len(box['vega'])}"
             )
-            boxes.append((step, box))
+            boxes.append((f"{lang} {step}", box))
     (SHOTS / f"{kind}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")  # every slide's, then the checks
-    for step, box in boxes:
+    for shown, box in boxes:
+        step = shown.split()[1]
         if step in WHOLE:
             check_whole(step, box)
         else:  # the model's and the summary's slides: their first chart starts on the screen
-            assert box["top"] + 60 <= PROJECTOR["height"], (step, box)
+            assert box["top"] + 60 <= PROJECTOR["height"], (shown, box)
+        assert box["overlaps"] == [], (shown, box["overlaps"])  # no text over text
+        for legend in box["legends"]:  # a heatmap's legends whole in its canvas
+            assert legend["right"] >= -0.5 and legend["bottom"] >= -0.5, (shown, legend)
+        for index, chart in enumerate(box["vega"]):  # an SVG chart in its column, its marks and legend inside it
+            if not chart["canvas"]:  # (a canvas' ink at its edge may be a plot's frame: the training's live curves)
+                _assert_whole(chart, f"{shown}: Vega-Lite chart {index}")
     if kind == "reviews":  # the timeline: each head's [CLS] row (the one a review's answer reads), not L x L squares
-        timeline = dict(boxes)["timeline"]
-        assert timeline["rows"] == [1, 1], timeline
+        for lang in LANGUAGES:
+            timeline = dict(boxes)[f"{lang} timeline"]
+            assert timeline["rows"] == [1, 1], timeline
     assert console_errors(page) == []
 
 

@@ -12,7 +12,14 @@ from components import cache
 from components.i18n import t
 from components.labs.charts import Series, Size, Titles, line_chart
 from components.labs.common import format_bytes, show_chart
-from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from components.labs.measure import (
+    Measured,
+    measure_on_click,
+    measured,
+    measurement_progress,
+    repeats_slider,
+    show_measurement_notes,
+)
 from mha.experiments.efficient_cost import (
     LENGTHS,
     LINEAR_METHODS,
@@ -23,6 +30,7 @@ from mha.experiments.efficient_cost import (
     measure_efficient_isolated,
 )
 from mha.experiments.isolated import IsolatedMeasurementError
+from mha.experiments.timing import MEASURE_ATTEMPTS
 
 __all__ = ["cost_frame", "mask_saving", "render"]
 
@@ -34,10 +42,20 @@ CAPS = (512, 1024, LIVE_MAX_LENGTH)
 @cache.results(ttl=600, max_entries=16)
 def cost_frame(cap: int, head_dim: int, block: int, repeats: int) -> Measured[tuple[EfficientRow, ...]]:
     """Every method from L = 32 up to ``cap``, one head, measured in a child process (kept 10 minutes and shared,
-    only when the times followed their work)."""
+    only when the times followed their work); a progress bar says which part it measures."""
     lengths = [length for length in LENGTHS if length <= cap]
-    steady = measure_efficient_isolated(lengths, 1, head_dim, block, repeats)
+    with measurement_progress(t("lab.efficient.progress.start"), _progress_text) as progress:
+        steady = measure_efficient_isolated(lengths, 1, head_dim, block, repeats, progress=progress)
     return measured(steady, tuple(steady.result))
+
+
+def _progress_text(part: str, length: int, done: int, total: int, attempt: int) -> str:
+    """A progress report of the measuring child in words: how many parts are done, the one it measures now, and
+    which attempt it is when the times were measured again."""
+    text = t(f"lab.efficient.progress.{part}", length=length, done=done, total=total)
+    if attempt > 1:
+        text += " " + t("lab.efficient.progress.again", attempt=attempt, attempts=MEASURE_ATTEMPTS)
+    return text
 
 
 def _method_name(method: str) -> str:

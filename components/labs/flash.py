@@ -22,7 +22,14 @@ from components.labs.charts import (
     matrix_frame,
 )
 from components.labs.common import format_bytes, lab_header, show_chart, show_verdict, table_height, token_input
-from components.labs.measure import Measured, measure_on_click, measured, repeats_slider, show_measurement_notes
+from components.labs.measure import (
+    Measured,
+    measure_on_click,
+    measured,
+    measurement_progress,
+    repeats_slider,
+    show_measurement_notes,
+)
 from components.nav import render_lab_links
 from components.safe_text import md_escape
 from mha.experiments import flash
@@ -272,19 +279,24 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
 
 @cache.results(ttl=600, max_entries=8)
 def cost_frames(block: int, causal: bool, repeats: int) -> Measured[dict]:
-    """Memory of full and tiled attention against L and the sdpa backends, measured in a child process."""
-    data = run_isolated(
-        "flash",
-        {
-            "lengths": list(MEMORY_LENGTHS),
-            "block": int(block),
-            "num_heads": MEMORY_HEADS,
-            "head_dim": MEMORY_HEAD_DIM,
-            "causal": bool(causal),
-            "repeats": int(repeats),
-        },
-    )
+    """Memory of full and tiled attention against L and the sdpa backends, measured in a child process (a progress
+    bar says which part it measures)."""
+    arguments = {
+        "lengths": list(MEMORY_LENGTHS),
+        "block": int(block),
+        "num_heads": MEMORY_HEADS,
+        "head_dim": MEMORY_HEAD_DIM,
+        "causal": bool(causal),
+        "repeats": int(repeats),
+    }
+    with measurement_progress(t("lab.flash.progress.start"), _progress_text) as progress:
+        data = run_isolated("flash", arguments, progress=progress)
     return measured(Steady(data, 1, ()), {"memory": pd.DataFrame(data["memory"]), "backends": data["backends"]})
+
+
+def _progress_text(part: str, length: int, done: int, total: int) -> str:
+    """A progress report of the measuring child in words: how many parts are done, and the one it measures now."""
+    return t(f"lab.flash.progress.{part}", length=length, done=done, total=total)
 
 
 def _method_name(method: str) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "UntrustedMeasurementError",
     "measure_on_click",
     "measured",
+    "measurement_progress",
     "measurement_slot",
     "repeats_slider",
     "show_measurement_notes",
@@ -89,6 +90,26 @@ def measure_on_click(lab: str, settings: tuple, measure: Callable[[], Measured[T
             except UntrustedMeasurementError as untrusted:
                 result = untrusted.result
     return result
+
+
+@contextmanager
+def measurement_progress(starting: str, describe: Callable[..., str]) -> Iterator[Callable[..., None]]:
+    """A progress bar for a measurement in a child process, emptied when it ends; yields the ``progress`` callback
+    of :func:`mha.experiments.isolated.run_isolated`.
+
+    The bar says ``starting`` until the child's first report (the child loads PyTorch first), then each report's
+    share done (``done`` of ``total``) and ``describe(**fields)``, the report in words. Draw it inside the cached
+    measuring function: a result served from the cache replays a bar that is emptied at once.
+    """
+    bar = st.progress(0.0, text=starting)
+
+    def report(*, done: int, total: int, **fields) -> None:
+        bar.progress(min(done / total, 1.0), text=describe(done=done, total=total, **fields))
+
+    try:
+        yield report
+    finally:
+        bar.empty()
 
 
 def show_measurement_notes(result: Measured, repeats: int, series_names: Callable[[str], str]) -> None:

@@ -244,6 +244,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The measurement did not finish (the server may be overloaded). Try a lower cap or fewer rounds.",
         "zh": "测量没有完成（服务器可能负载过高）。请降低上限或减少计时轮数。",
     },
+    "lab.efficient.progress.start": {
+        "en": "Starting the measurement in a Python process of its own (it loads PyTorch first)…",
+        "zh": "正在一个单独的 Python 进程里开始测量（它先加载 PyTorch）……",
+    },
+    "lab.efficient.progress.warmup": {
+        "en": "{done} of {total} parts measured. Now: one untimed run of every method at every length (warm-up)…",
+        "zh": "已测完 {done} / {total} 部分。现在：每种方法在每个长度上先不计时地运行一遍（预热）……",
+    },
+    "lab.efficient.progress.time": {
+        "en": "{done} of {total} parts measured. Now: the five methods' times at L = {length}…",
+        "zh": "已测完 {done} / {total} 部分。现在：L = {length} 时五种方法的用时……",
+    },
+    "lab.efficient.progress.memory": {
+        "en": "{done} of {total} parts measured. Now: the five methods' peak memory at L = {length}…",
+        "zh": "已测完 {done} / {total} 部分。现在：L = {length} 时五种方法的内存峰值……",
+    },
+    "lab.efficient.progress.again": {
+        "en": "(Attempt {attempt} of {attempts}: the times broke their work's growth, so they are measured again.)",
+        "zh": "（第 {attempt} 次，共最多 {attempts} 次：用时的增长与计算量不符，所以重新计时。）",
+    },
     "lab.efficient.method.softmax": {"en": "softmax attention", "zh": "softmax 注意力"},
     "lab.efficient.method.linear": {"en": "linear attention", "zh": "线性注意力"},
     "lab.efficient.method.dense": {"en": "dense, no mask", "zh": "稠密，无掩码"},

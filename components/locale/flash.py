@@ -188,6 +188,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The measurement did not finish (the server may be overloaded). Try again, or with fewer rounds.",
         "zh": "测量没有完成（服务器可能负载过高）。请重试，或减少计时轮数。",
     },
+    "lab.flash.progress.start": {
+        "en": "Starting the measurement in a Python process of its own (it loads PyTorch first)…",
+        "zh": "正在一个单独的 Python 进程里开始测量（它先加载 PyTorch）……",
+    },
+    "lab.flash.progress.memory": {
+        "en": "{done} of {total} parts measured. Now: the peak memory of full and tiled attention at L = {length}…",
+        "zh": "已测完 {done} / {total} 部分。现在：L = {length} 时完整注意力与分块注意力的内存峰值……",
+    },
+    "lab.flash.progress.backends": {
+        "en": "{done} of {total} parts measured. Now: timing the sdpa backends at L = {length}…",
+        "zh": "已测完 {done} / {total} 部分。现在：在 L = {length} 为 `sdpa_kernel` 的各个后端计时……",
+    },
     "lab.flash.method.full": {"en": "full (L × L scores)", "zh": "完整（L × L 分数）"},
     "lab.flash.method.tiled": {"en": "tiled (online softmax)", "zh": "分块（在线 softmax）"},
     "lab.flash.memory": {"en": "Peak memory", "zh": "内存峰值"},

@@ -17,6 +17,7 @@ child process (:func:`measure_efficient_isolated`, via :mod:`mha.experiments.iso
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 
@@ -118,13 +119,20 @@ def _calls(
     return calls
 
 
-def _timed_rows(calls: dict[int, list], repeats: int) -> list[EfficientRow]:
+Starting = Callable[[str, int], None]  # (part, length): told before each part of a measurement starts
+
+
+def _timed_rows(
+    calls: dict[int, list], repeats: int, starting: Starting = lambda part, length: None
+) -> list[EfficientRow]:
+    starting("warmup", min(calls))
     with torch.inference_mode():
         for methods in calls.values():  # one pass over everything first: the first length is not timed cold
             for _, call, _ in methods:
                 call()
     rows = []
     for length, methods in calls.items():
+        starting("time", length)
         timings = time_calls([call for _, call, _ in methods], repeats)
         rows += [
             EfficientRow(method, length, timing.median_s, 0, timing.low_s, timing.high_s, work)
@@ -133,8 +141,13 @@ def _timed_rows(calls: dict[int, list], repeats: int) -> list[EfficientRow]:
     return rows
 
 
-def _with_memory(rows: Sequence[EfficientRow], calls: dict[int, list]) -> list[EfficientRow]:
-    peaks = {(length, method): peak_allocated_bytes(call) for length, each in calls.items() for method, call, _ in each}
+def _with_memory(
+    rows: Sequence[EfficientRow], calls: dict[int, list], starting: Starting = lambda part, length: None
+) -> list[EfficientRow]:
+    peaks = {}
+    for length, each in calls.items():
+        starting("memory", length)
+        peaks |= {(length, method): peak_allocated_bytes(call) for method, call, _ in each}
     return [replace(row, peak_bytes=peaks[row.length, row.method]) for row in rows]
 
 
@@ -182,12 +195,32 @@ def measure_efficient_steady(
     seed: int = 0,
     methods: Sequence[str] = METHODS,
     limit: int | None = LIVE_MAX_LENGTH,
+    progress: Callable[..., None] | None = None,
 ) -> Steady[list[EfficientRow]]:
-    """:func:`measure_efficient`, its times measured again while they break their work's growth; memory read once."""
+    """:func:`measure_efficient`, its times measured again while they break their work's growth; memory read once.
+
+    ``progress(part=, length=, done=, total=, attempt=)`` is told before each part starts: the warm-up pass
+    (``part="warmup"``), the times at each length (``"time"``; an attempt after the first starts the count again),
+    then the memory at each length (``"memory"``); ``done`` parts of ``total``.
+    """
     _check(lengths, methods, limit)
     calls = _calls(lengths, num_heads, head_dim, block, seed, methods)
-    steady = measure_steady(lambda: _timed_rows(calls, repeats), efficient_breaks)
-    return replace(steady, result=_with_memory(steady.result, calls))
+    total, attempts, done = 1 + 2 * len(calls), itertools.count(1), itertools.count()
+
+    def starting(attempt: int) -> Starting:
+        def tell(part: str, length: int) -> None:
+            if progress is not None:
+                progress(part=part, length=int(length), done=next(done), total=total, attempt=attempt)
+
+        return tell
+
+    def timed() -> list[EfficientRow]:
+        nonlocal done
+        attempt, done = next(attempts), itertools.count()
+        return _timed_rows(calls, repeats, starting(attempt))
+
+    steady = measure_steady(timed, efficient_breaks)
+    return replace(steady, result=_with_memory(steady.result, calls, starting(steady.attempts)))
 
 
 def crossover(rows: Sequence[EfficientRow], dearer: str, cheaper: str, column: str = "seconds") -> int | None:
@@ -203,10 +236,10 @@ def crossover(rows: Sequence[EfficientRow], dearer: str, cheaper: str, column: s
     return found
 
 
-def efficient_as_json(**arguments) -> dict:
+def efficient_as_json(progress: Callable[..., None] | None = None, **arguments) -> dict:
     """:func:`measure_efficient_steady` as JSON (the child's side, named ``efficient`` in
-    :data:`mha.experiments.isolated.MEASUREMENTS`)."""
-    return asdict(measure_efficient_steady(**arguments))
+    :data:`mha.experiments.isolated.MEASUREMENTS`), its progress reports sent to ``progress``."""
+    return asdict(measure_efficient_steady(**arguments, progress=progress))
 
 
 def measure_efficient_isolated(
@@ -218,9 +251,11 @@ def measure_efficient_isolated(
     seed: int = 0,
     timeout_s: float = TIMEOUT_S,
     limit: int | None = LIVE_MAX_LENGTH,
+    progress: Callable[..., None] | None = None,
 ) -> Steady[list[EfficientRow]]:
     """:func:`measure_efficient_steady` in a child process (the profiler's log stays out of the server's);
-    ``limit=None`` lifts the live cap (the bench).
+    ``limit=None`` lifts the live cap (the bench); ``progress`` is told what the child is measuring, as it goes
+    (:func:`measure_efficient_steady`'s reports).
 
     Raises:
         mha.experiments.isolated.IsolatedMeasurementError: the child failed or ran past ``timeout_s``.
@@ -234,5 +269,5 @@ def measure_efficient_isolated(
         "seed": int(seed),
         "limit": limit,
     }
-    data = run_isolated("efficient", arguments, timeout_s)
+    data = run_isolated("efficient", arguments, timeout_s, progress)
     return steady_from_json(data, lambda row: EfficientRow(**row))

@@ -13,7 +13,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import torch
@@ -70,7 +71,13 @@ class BackendRow:
 
 
 def measure_memory(
-    lengths: Sequence[int], block: int, num_heads: int = 4, head_dim: int = 32, causal: bool = False, seed: int = 0
+    lengths: Sequence[int],
+    block: int,
+    num_heads: int = 4,
+    head_dim: int = 32,
+    causal: bool = False,
+    seed: int = 0,
+    starting: Callable[[int], None] | None = None,
 ) -> list[MemoryRow]:
     """Peak allocated bytes of full and tiled attention at each length (CPU, float32, no gradients).
 
@@ -80,10 +87,13 @@ def measure_memory(
         num_heads, head_dim: H and d of q, k, v (1, H, L, d).
         causal: both under a causal mask (the tiled method then skips the tiles above the diagonal).
         seed: seeds q, k, v.
+        starting: called with each length before it is measured (the page's progress).
     """
     generator = torch.Generator().manual_seed(seed)
     rows = []
     for length in lengths:
+        if starting is not None:
+            starting(length)
         q, k, v = torch.randn(3, 1, num_heads, length, head_dim, generator=generator, device="cpu")  # 3 x (1, H, L, d)
         mask = causal_mask(length) if causal else None  # (1, 1, L, L) or None
         calls = {
@@ -154,9 +164,27 @@ def sdpa_backends(
 
 
 def flash_cost_as_json(
-    lengths: list[int], block: int, num_heads: int, head_dim: int, causal: bool, repeats: int, seed: int = 0
+    lengths: list[int],
+    block: int,
+    num_heads: int,
+    head_dim: int,
+    causal: bool,
+    repeats: int,
+    seed: int = 0,
+    progress: Callable[..., None] | None = None,
 ) -> dict:
-    """Both measurements as JSON (the child's side of lab 13, :data:`mha.experiments.isolated.MEASUREMENTS`)."""
-    memory = measure_memory(lengths, block, num_heads, head_dim, causal, seed)
+    """Both measurements as JSON (the child's side of lab 13, :data:`mha.experiments.isolated.MEASUREMENTS`).
+
+    ``progress(part=, length=, done=, total=)`` is told before each part starts: the memory at each length
+    (``part="memory"``), then the backends (``part="backends"``, at the longest length); ``done`` parts of ``total``.
+    """
+    total, done = len(lengths) + 1, itertools.count()
+
+    def starting(part: str, length: int) -> None:
+        if progress is not None:
+            progress(part=part, length=int(length), done=next(done), total=total)
+
+    memory = measure_memory(lengths, block, num_heads, head_dim, causal, seed, lambda n: starting("memory", n))
+    starting("backends", max(lengths))
     backends = sdpa_backends(max(lengths), num_heads, head_dim, repeats, seed=seed)
     return {"memory": [asdict(row) for row in memory], "backends": [asdict(row) for row in backends]}

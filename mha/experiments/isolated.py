@@ -5,21 +5,29 @@ stderr: ``USDT: ... profiler_start`` and ``profiler_stop`` on every use and, whe
 from a thread other than the one that imported torch (as in a Streamlit script thread),
 ``External init callback must run in same thread as registerClient``. Once torch is loaded
 neither can be switched off from Python. So a measurement runs in a fresh Python process
-(``python -m mha.experiments.isolated``): its name and arguments go in as JSON on stdin, the result
-comes back as JSON on stdout, and its stderr is piped back and dropped (quoted in the error if
-the child fails). The child also runs alone, away from the server's threads.
+(``python -m mha.experiments.isolated``): its name and arguments go in as JSON on stdin, and it answers
+on stdout one JSON object a line: ``{"progress": {...}}`` for each part of the measurement it finished, then
+``{"result": ...}``; its stderr is kept apart and dropped (quoted in the error if the child fails). The child
+also runs alone, away from the server's threads.
 
 A lab's measurement is a function of JSON-able keyword arguments that returns a JSON-able value, named in
-:data:`MEASUREMENTS` (``"module:function"``, imported only in the child); :func:`run_isolated` calls it.
+:data:`MEASUREMENTS` (``"module:function"``, imported only in the child); :func:`run_isolated` calls it. A
+function that takes a ``progress`` argument is given one: each call ``progress(**fields)`` (JSON-able values,
+say the stage, how many parts are done of how many) reaches ``run_isolated``'s own ``progress`` at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -43,8 +51,17 @@ class IsolatedMeasurementError(RuntimeError):
     """The child process failed or took too long; the message quotes the end of its stderr."""
 
 
-def run_isolated(measurement: str, arguments: dict, timeout_s: float = TIMEOUT_S):
+def run_isolated(
+    measurement: str,
+    arguments: dict,
+    timeout_s: float = TIMEOUT_S,
+    progress: Callable[..., None] | None = None,
+):
     """Run the measurement named ``measurement`` (see :data:`MEASUREMENTS`) with ``arguments`` in a child process.
+
+    Args:
+        progress: called in this process with the keyword fields of each of the child's progress reports, as
+            they come (the measurement's function decides them; one that takes no ``progress`` sends none).
 
     Returns:
         The function's JSON value, decoded.
@@ -56,22 +73,56 @@ def run_isolated(measurement: str, arguments: dict, timeout_s: float = TIMEOUT_S
     if measurement not in MEASUREMENTS:
         raise ValueError(f"unknown measurement {measurement!r}; choose one of {', '.join(MEASUREMENTS)}")
     request = {"measurement": measurement, "arguments": arguments}
-    try:
-        child = subprocess.run(
+    with tempfile.TemporaryFile(mode="w+") as errors:  # a file, not a pipe: the profiler's lines never block it
+        child = subprocess.Popen(
             [sys.executable, "-m", "mha.experiments.isolated"],
-            input=json.dumps(request),
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
             text=True,
             cwd=REPO,
             env={**os.environ, **_QUIET_PROFILER},
-            timeout=timeout_s,
-            check=False,
         )
-    except subprocess.TimeoutExpired as error:
-        raise IsolatedMeasurementError(f"the measurement took longer than {timeout_s:.0f} s") from error
-    if child.returncode != 0:
-        raise IsolatedMeasurementError(f"the measurement failed (exit {child.returncode}): {child.stderr[-2000:]}")
-    return json.loads(child.stdout)
+        timed_out = threading.Event()
+        timer = threading.Timer(timeout_s, lambda: (timed_out.set(), child.kill()))
+        timer.start()
+        try:
+            with contextlib.suppress(BrokenPipeError):  # a child that died at once: its exit status says why
+                child.stdin.write(json.dumps(request))
+                child.stdin.close()
+            result = _read_answers(child.stdout, progress)
+            returncode = child.wait()
+        finally:
+            timer.cancel()
+            if child.poll() is None:  # a progress callback raised: the child is not left running
+                child.kill()
+                child.wait()
+            child.stdout.close()
+        errors.seek(0)
+        stderr = errors.read()
+    if timed_out.is_set():
+        raise IsolatedMeasurementError(f"the measurement took longer than {timeout_s:.0f} s")
+    if returncode != 0:
+        raise IsolatedMeasurementError(f"the measurement failed (exit {returncode}): {stderr[-2000:]}")
+    if result is None:
+        raise IsolatedMeasurementError(f"the measurement sent no result: {stderr[-2000:]}")
+    return result["result"]
+
+
+def _read_answers(stdout, progress: Callable[..., None] | None) -> dict | None:
+    """The child's lines: each progress report handed to ``progress``; the result line's object (``None``: none).
+    A line that is not one of its answers (a library's own print) is passed over."""
+    result = None
+    for line in stdout:
+        if not line.startswith(('{"progress": ', '{"result": ')):
+            continue
+        answer = json.loads(line)
+        if "progress" in answer:
+            if progress is not None:
+                progress(**answer["progress"])
+        else:
+            result = answer
+    return result
 
 
 def complexity_as_json(**arguments) -> dict:
@@ -108,15 +159,24 @@ def measure_complexity_isolated(
 
 
 def main() -> None:
-    """The child: read the measurement's name and arguments (JSON on stdin), measure, write the result (JSON on
-    stdout)."""
+    """The child: read the measurement's name and arguments (JSON on stdin), measure, write its progress reports and
+    then the result (one JSON object a line on stdout)."""
     from mha.threads import apply_thread_cap
 
     apply_thread_cap()
     request = json.loads(sys.stdin.read())
     module_name, function_name = MEASUREMENTS[request["measurement"]].split(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    json.dump(function(**request["arguments"]), sys.stdout)
+    arguments = request["arguments"]
+    if "progress" in inspect.signature(function).parameters:
+        arguments = {**arguments, "progress": _report}
+    result = function(**arguments)
+    print(json.dumps({"result": result}), flush=True)
+
+
+def _report(**fields) -> None:
+    """A progress report of the child (JSON-able ``fields``), sent to the parent at once."""
+    print(json.dumps({"progress": fields}), flush=True)
 
 
 if __name__ == "__main__":
