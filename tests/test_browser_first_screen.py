@@ -119,3 +119,17 @@ def test_the_arrows_walk_the_slides_after_a_click_on_a_slides_control(app_url, p
     page.keyboard.press("ArrowLeft")
     _slide_shown(page, "2")
     assert console_errors(page) == []
+
+
+#: How much of a lab's first chart at least shows on the first screen (px above the window's bottom edge).
+LAB_CHART_SHOWN_PX = 60
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lab", ["flash", "efficient"])
+def test_labs_13_and_14_begin_their_first_chart_on_the_first_screen(app_url, page, lab, lang):
+    """Labs 13 and 14 at 1280 × 720: the first chart (the tiles' scores; softmax beside linear attention) begins on
+    the first screen, with its top rows in view, under the lab's controls."""
+    boxes = _first_screen(page, f"{app_url}/{lab}?lang={lang}", f"lab-{lab}-{lang}", lang)
+    chart = boxes["chart"]
+    assert chart is not None and 0 <= chart["top"] <= SCREEN["height"] - LAB_CHART_SHOWN_PX, boxes

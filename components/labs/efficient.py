@@ -65,13 +65,14 @@ def state_caption(length: int, head_dim: int, causal: bool, matrix: int, state: 
 
 def _render_linear(tokens: list[str]) -> None:
     st.subheader(t("lab.efficient.linear_title"))
-    left, right = st.columns(2)
+    # the sizes and the head in one row: the weights' chart starts on a laptop's first screen
+    left, middle, right = st.columns(3)
     num_heads = int(left.select_slider(t("lab.common.num_heads"), options=HEADS, value=2, key="efficient_heads"))
-    causal = right.toggle(t("lab.efficient.causal"), value=False, key="efficient_causal")
+    causal = middle.toggle(t("lab.efficient.causal"), value=False, key="efficient_causal")
     result = comparison(tuple(tokens), num_heads, bool(causal))
     head = 0
     if num_heads > 1:
-        head = int(st.radio(t("lab.efficient.head"), list(range(num_heads)), horizontal=True, key="efficient_head"))
+        head = int(right.radio(t("lab.efficient.head"), list(range(num_heads)), horizontal=True, key="efficient_head"))
     values = np.stack([result.softmax_weights[head].numpy(), result.linear_weights[head].numpy()])  # (2, L, L)
     panels = [t("lab.efficient.panel.softmax"), t("lab.efficient.panel.linear")]
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.common.weight"))

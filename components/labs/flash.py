@@ -240,10 +240,6 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
     (r0, r1), (c0, c1) = step["rows"], step["columns"]
     where = {"block": block, "tile": tile, "rows": span(r0, r1 - 1, "rows"), "columns": span(c0, c1 - 1, "keys"),
              "tiles": len(tiles)}  # fmt: skip
-    if step["skipped"]:
-        st.info(t("lab.flash.step_skipped", **where))
-    else:
-        st.markdown(t("lab.flash.step_read", **where))
     greys = (t("lab.flash.masked"), t("lab.flash.skipped"))
     titles = Titles(x=t("lab.common.key"), y=t("lab.common.query"), color=t("lab.flash.score"))
     frame = tile_frame(run["scores"], labels, run["steps"], block, tile, *greys)
@@ -266,6 +262,11 @@ def _stepper(run: dict, labels: list[str], block_q: int, block_k: int) -> None:
                            diverging=True))  # fmt: skip
         if tile == len(tiles) - 1:
             st.caption(t("lab.flash.o_last"))
+    # what this step read, under its charts (the charts first: they begin on a laptop's first screen)
+    if step["skipped"]:
+        st.info(t("lab.flash.step_skipped", **where))
+    else:
+        st.markdown(t("lab.flash.step_read", **where))
     if not step["skipped"]:
         earlier = [i for i in range(r1 - r0) if step["l_before"][i] > 0]
         grew = [i for i in earlier if step["rescale"][i] < 1]
@@ -386,8 +387,10 @@ def _measure_section(causal: bool) -> None:
 def render() -> None:
     """Draw the lab."""
     lab_header("flash")
-    tokens = token_input(t("lab.common.text"), t("lab.flash.default_text"), "flash_tokens", MAX_TOKENS)
-    cols = st.columns(3)
+    # the text and the tile sizes in one row: the tiles' chart starts on a laptop's first screen
+    text_column, *cols = st.columns([4, 2, 2, 1.3], vertical_alignment="top")
+    with text_column:
+        tokens = token_input(t("lab.common.text"), t("lab.flash.default_text"), "flash_tokens", MAX_TOKENS)
     block_q = int(cols[0].slider(t("lab.flash.block_q"), 1, MAX_BLOCK, 4, key="flash_block_q"))
     block_k = int(cols[1].slider(t("lab.flash.block_k"), 1, MAX_BLOCK, 3, key="flash_block_k"))
     causal = bool(cols[2].checkbox(t("lab.flash.causal"), value=True, key="flash_causal"))
@@ -398,15 +401,15 @@ def render() -> None:
     labels = token_labels(tokens)
     run = tiled_run(tuple(tokens), block_q, block_k, causal, 0)
     blocks, tiles = len(tile_ranges(length, block_q)), len(tile_ranges(length, block_k))
-    st.caption(grid_text(length, block_q, block_k))
-    if length % block_q or length % block_k:
-        st.caption(t("lab.flash.uneven", last_q=counted(length - (blocks - 1) * block_q, "row"),
-                     last_k=counted(length - (tiles - 1) * block_k, "column")))  # fmt: skip
 
     st.subheader(t("lab.flash.step_title"))
     _stepper(run, labels, block_q, block_k)
 
     st.subheader(t("lab.flash.result_title"))
+    st.caption(grid_text(length, block_q, block_k))
+    if length % block_q or length % block_k:
+        st.caption(t("lab.flash.uneven", last_q=counted(length - (blocks - 1) * block_q, "row"),
+                     last_k=counted(length - (tiles - 1) * block_k, "column")))  # fmt: skip
     show_verdict(st, t("lab.flash.check"), run["diff"], TOLERANCE)
     cols = st.columns(3)
     cols[0].metric(t("lab.flash.metric.tile"), f"{block_q} × {block_k} = {block_q * block_k}")
