@@ -130,9 +130,15 @@ def test_charts_too_big_for_every_head_ask_the_server_at_once(app_url, page):
 
 
 def open_menu(page) -> None:
-    """Unfold the sidebar's menu of the playground and its labs (folded on every page)."""
+    """Unfold the sidebar's menu of the playground and its labs (folded on every page): wait for the page to settle
+    first (after a page switch the old page's menu may still be there, about to be replaced), then unfold it unless
+    it is open, until its links show."""
     menu = t("nav.menu", count=14)
-    page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary', has_text=menu).click()
+    wait_for_app(page)
+    links = page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] a')
+    if not links.first.is_visible():
+        page.locator('[data-testid="stSidebar"] [data-testid="stExpander"] summary', has_text=menu).click()
+    links.first.wait_for(state="visible", timeout=30_000)
 
 
 def test_a_pick_cut_short_by_a_visit_to_a_lab_reaches_the_server_on_the_way_back(app_url, page):
