@@ -167,12 +167,17 @@ def test_the_labs_questions_read_in_chinese(page):
 # ---------------------------------------------------------------- the generation
 @pytest.fixture
 def listed(tiny_gpt2, tiny_llama, tiny_checkpoint, monkeypatch):
+    """The tiny checkpoints listed, and a generation service of this test's own (stopped afterwards), as
+    ``tests/test_generation_page.py`` gives each of its tests."""
     import components.generating as generating
     from mha import jobs
+    from mha.sources.checkpoint.generation_service import GenerationService
 
-    monkeypatch.delitem(jobs._SERVICES, generating.SERVICE_NAME, raising=False)  # a service of this test's own
+    service = GenerationService(generating.generate)
+    monkeypatch.setitem(jobs._SERVICES, generating.SERVICE_NAME, service)
     monkeypatch.setenv("ATTN_PLAYGROUND_CHECKPOINTS", f"gpt2={tiny_gpt2},llama={tiny_llama},tiny={tiny_checkpoint}")
-    return {"gpt2": tiny_gpt2, "llama": tiny_llama}
+    yield {"gpt2": tiny_gpt2, "llama": tiny_llama}
+    service.shutdown()
 
 
 def generated_page(**params: str) -> AppTest:
